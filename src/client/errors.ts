@@ -1,0 +1,179 @@
+/**
+ * The error family of {@link WebhooksClient}. Every error has a stable string `code` (ours, safe to
+ * branch on), plus what the service said when it said anything: `serviceCode`, `msg`, `traceId` and
+ * the HTTP `status`. No error ever carries the access token: messages are written from scratch,
+ * request headers are never attached, and an underlying failure is kept as a sanitized `cause`.
+ */
+
+export type WebhookErrorCode =
+  | "WEBHOOK_API_ERROR"
+  | "WEBHOOK_REQUEST_REFUSED"
+  | "WEBHOOK_AUTH_FAILED"
+  | "WEBHOOK_RATE_LIMITED"
+  | "WEBHOOK_SERVER_ERROR"
+  | "WEBHOOK_INVALID_RESPONSE"
+  | "WEBHOOK_CONNECTION_FAILED"
+  | "WEBHOOK_TIMEOUT"
+  | "WEBHOOK_ABORTED"
+  | "WEBHOOK_CREATE_UNCERTAIN"
+  | "WEBHOOK_PAGING_FAILED"
+  | "WEBHOOK_CONFIG_INVALID";
+
+export interface WebhookErrorDetails {
+  /** The service's own result code from the envelope, when a parsable envelope came back. */
+  serviceCode?: string | undefined;
+  /** The service's own message from the envelope. */
+  msg?: string | undefined;
+  /** The envelope's `trace_id` (or the `x-trace-id` header) for the failing request. */
+  traceId?: string | undefined;
+  /** HTTP status of the response, when there was one. */
+  status?: number | undefined;
+  /** Which operation failed. */
+  operation?: "list" | "create" | undefined;
+  /** The underlying failure, sanitized: same name, code and message, minus anything secret. */
+  cause?: unknown;
+}
+
+export class WebhookApiError extends Error {
+  override name = "WebhookApiError";
+  readonly code: WebhookErrorCode = "WEBHOOK_API_ERROR";
+  readonly serviceCode: string | undefined;
+  readonly msg: string | undefined;
+  readonly traceId: string | undefined;
+  readonly status: number | undefined;
+  readonly operation: "list" | "create" | undefined;
+
+  constructor(message: string, details: WebhookErrorDetails = {}) {
+    super(withTrace(message, details.traceId), details.cause === undefined ? undefined : { cause: details.cause });
+    this.serviceCode = details.serviceCode;
+    this.msg = details.msg;
+    this.traceId = details.traceId;
+    this.status = details.status;
+    this.operation = details.operation;
+  }
+}
+
+function withTrace(message: string, traceId: string | undefined): string {
+  return traceId ? `${message} (trace_id ${traceId})` : message;
+}
+
+/** The service understood the request and refused it (validation, uniqueness, unknown code). */
+export class WebhookRequestRefusedError extends WebhookApiError {
+  override name = "WebhookRequestRefusedError";
+  override readonly code = "WEBHOOK_REQUEST_REFUSED" as const;
+}
+
+/** The service refused the access token (401/403 or an equivalent envelope code). */
+export class WebhookAuthError extends WebhookApiError {
+  override name = "WebhookAuthError";
+  override readonly code = "WEBHOOK_AUTH_FAILED" as const;
+}
+
+/** The service asked us to slow down (429 or an equivalent envelope code). */
+export class WebhookRateLimitError extends WebhookApiError {
+  override name = "WebhookRateLimitError";
+  override readonly code = "WEBHOOK_RATE_LIMITED" as const;
+  /** What `Retry-After` asked for, in milliseconds, when the response carried it. */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, details: WebhookErrorDetails & { retryAfterMs?: number | undefined } = {}) {
+    super(message, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** The service failed (5xx or an equivalent envelope code). */
+export class WebhookServerError extends WebhookApiError {
+  override name = "WebhookServerError";
+  override readonly code = "WEBHOOK_SERVER_ERROR" as const;
+}
+
+/** The response could not be trusted: not JSON, cut short, or not the documented shape. */
+export class WebhookInvalidResponseError extends WebhookApiError {
+  override name = "WebhookInvalidResponseError";
+  override readonly code = "WEBHOOK_INVALID_RESPONSE" as const;
+  /** Path of the first field that failed the schema, e.g. `data.data[2].webhook_id`. */
+  readonly field: string | undefined;
+  constructor(message: string, details: WebhookErrorDetails & { field?: string | undefined } = {}) {
+    super(message, details);
+    this.field = details.field;
+  }
+}
+
+/** The connection failed. `requestSent` says whether the request may have reached the service. */
+export class WebhookConnectionError extends WebhookApiError {
+  override name = "WebhookConnectionError";
+  override readonly code: "WEBHOOK_CONNECTION_FAILED" | "WEBHOOK_TIMEOUT" = "WEBHOOK_CONNECTION_FAILED";
+  readonly requestSent: boolean;
+  constructor(message: string, details: WebhookErrorDetails & { requestSent: boolean }) {
+    super(message, details);
+    this.requestSent = details.requestSent;
+  }
+}
+
+/** No complete response within the time allowed. */
+export class WebhookTimeoutError extends WebhookConnectionError {
+  override name = "WebhookTimeoutError";
+  override readonly code = "WEBHOOK_TIMEOUT" as const;
+}
+
+/** The caller's `AbortSignal` fired. */
+export class WebhookAbortError extends WebhookApiError {
+  override name = "WebhookAbortError";
+  override readonly code = "WEBHOOK_ABORTED" as const;
+}
+
+/**
+ * A create's outcome could not be settled: the endpoint may exist on the service. Nothing was
+ * retried, because a blind retry could make a duplicate that can never be deleted.
+ */
+export class WebhookCreateUncertainError extends WebhookApiError {
+  override name = "WebhookCreateUncertainError";
+  override readonly code = "WEBHOOK_CREATE_UNCERTAIN" as const;
+  /** IDs of endpoints that match the requested name and URL and may be the one just created. */
+  readonly candidateIds: readonly number[];
+  constructor(message: string, details: WebhookErrorDetails & { candidateIds?: readonly number[] } = {}) {
+    super(message, details);
+    this.candidateIds = details.candidateIds ?? [];
+  }
+}
+
+/** Paging could not go on safely: a repeated cursor, a page that repeats itself, or the page cap. */
+export class WebhookPagingError extends WebhookApiError {
+  override name = "WebhookPagingError";
+  override readonly code = "WEBHOOK_PAGING_FAILED" as const;
+}
+
+/** The client was configured wrongly (bad base URL, empty token, ...). */
+export class WebhookConfigError extends WebhookApiError {
+  override name = "WebhookConfigError";
+  override readonly code = "WEBHOOK_CONFIG_INVALID" as const;
+}
+
+/**
+ * Copies an underlying failure into a plain Error with every occurrence of the secrets removed,
+ * keeping `name`, `code` and `message` (and one level of `cause`), so that `cause` chains are
+ * useful for debugging but cannot leak the token.
+ */
+export function sanitizeCause(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
+  if (error === undefined || error === null) return undefined;
+  const scrub = (text: string): string => redact(text, secrets);
+  if (!(error instanceof Error)) return new Error(scrub(String(error)));
+  const copy = new Error(scrub(error.message));
+  copy.name = error.name;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") (copy as Error & { code?: string }).code = scrub(code);
+  if (depth < 2 && error.cause !== undefined) {
+    const inner = sanitizeCause(error.cause, secrets, depth + 1);
+    if (inner) (copy as Error & { cause?: unknown }).cause = inner;
+  }
+  copy.stack = `${copy.name}: ${copy.message}`;
+  return copy;
+}
+
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length > 0) out = out.split(secret).join("[REDACTED]");
+  }
+  return out;
+}

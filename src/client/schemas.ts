@@ -1,0 +1,81 @@
+import { z } from "zod";
+
+/**
+ * Schemas for what the service sends back. Every documented field is checked; fields the
+ * document does not mention are tolerated (loose objects), because a server may add some.
+ */
+
+const integer = z.number().int().refine(Number.isSafeInteger, "must be a safe integer");
+
+/** The webhook endpoint record as the API sends it (section 2 of the API document). */
+export const apiRecordSchema = z.looseObject({
+  webhook_id: integer,
+  webhook_name: z.string(),
+  webhook_url: z.string(),
+  sign_secret: z.string().min(1),
+  creator_id: integer,
+  creator_name: z.string(),
+  create_time: integer,
+  operator_id: integer,
+  operator_name: z.string(),
+  operate_time: integer,
+});
+export type ApiRecord = z.infer<typeof apiRecordSchema>;
+
+/** The success code is documented as the string "200"; a bare number 200 means the same. */
+const successCode = z.union([z.literal("200"), z.literal(200)]);
+
+export const createEnvelopeSchema = z.looseObject({
+  code: successCode,
+  msg: z.string(),
+  trace_id: z.string(),
+  data: apiRecordSchema,
+});
+
+/**
+ * The list payload: `data.data` is the array of records. Whatever continuation the server gives is
+ * read separately (see `readContinuation`), since its name and shape are not documented.
+ */
+export const listEnvelopeSchema = z.looseObject({
+  code: successCode,
+  msg: z.string(),
+  trace_id: z.string(),
+  data: z.looseObject({ data: z.array(apiRecordSchema) }),
+});
+
+/**
+ * An envelope that may describe an error. The error shape is undocumented, so only the envelope
+ * fields are read, leniently: a numeric code is taken as its string form.
+ */
+export const looseEnvelopeSchema = z.looseObject({
+  code: z.union([z.string(), z.number()]).optional(),
+  msg: z.unknown().optional(),
+  message: z.unknown().optional(),
+  trace_id: z.unknown().optional(),
+});
+
+/** Formats the first schema issue as `path: problem`, never including the offending value. */
+export function describeIssue(error: z.ZodError): { field: string; problem: string } {
+  const issue = error.issues[0];
+  if (!issue) return { field: "(body)", problem: "does not match the documented shape" };
+  const field = issue.path.reduce<string>((acc, part) => {
+    if (typeof part === "number") return `${acc}[${part}]`;
+    return acc === "" ? String(part) : `${acc}.${String(part)}`;
+  }, "");
+  return { field: field === "" ? "(body)" : field, problem: problemOf(issue) };
+}
+
+function problemOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return `expected ${issue.expected}`;
+    case "invalid_value":
+      return "has an unexpected value";
+    case "too_small":
+      return "is too small or empty";
+    case "invalid_union":
+      return "has an unexpected type or value";
+    default:
+      return "is invalid";
+  }
+}

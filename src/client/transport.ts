@@ -1,0 +1,135 @@
+import { Agent, request, type Dispatcher } from "undici";
+import {
+  WebhookAbortError,
+  WebhookConnectionError,
+  WebhookTimeoutError,
+  sanitizeCause,
+} from "./errors";
+
+/** One HTTP exchange as received, before any interpretation. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface SendOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  operation: "list" | "create";
+}
+
+/**
+ * Error codes that mean the connection never carried the request, so the service cannot have
+ * acted on it. Everything else after a connection is open is treated as "may have been sent".
+ */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** Largest response body read into memory; a larger one is an unusable response. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Sends JSON POSTs to one origin through one keep-alive dispatcher and reports failures as
+ * typed connection errors. It knows nothing of the API's envelope.
+ */
+export class Transport {
+  readonly #origin: URL;
+  readonly #token: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+
+  constructor(origin: URL, token: string, timeoutMs: number, dispatcher?: Dispatcher) {
+    this.#origin = origin;
+    this.#token = token;
+    this.#ownsDispatcher = dispatcher === undefined;
+    this.#dispatcher =
+      dispatcher ??
+      new Agent({
+        connect: { timeout: timeoutMs },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        keepAliveTimeout: 10_000,
+        maxResponseSize: MAX_RESPONSE_BYTES,
+      });
+  }
+
+  async post(path: string, body: unknown, options: SendOptions): Promise<RawResponse> {
+    const url = new URL(joinPath(this.#origin.pathname, path), this.#origin);
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const response = await request(url, {
+        method: "POST",
+        dispatcher: this.#dispatcher,
+        headers: {
+          authorization: this.#token,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body: JSON.stringify(body),
+        signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      throw this.#connectionError(error, options, timeout);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #connectionError(error: unknown, options: SendOptions, timeout: AbortSignal): Error {
+    const cause = sanitizeCause(error, [this.#token]);
+    const where = `${options.operation} request to ${this.#origin.host}`;
+    if (options.signal?.aborted) {
+      return new WebhookAbortError(
+        options.operation === "create"
+          ? `${where} was cancelled by the caller; the endpoint may have been created`
+          : `${where} was cancelled by the caller`,
+        { operation: options.operation, cause },
+      );
+    }
+    const code = errorCode(error);
+    if (timeout.aborted || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
+      return new WebhookTimeoutError(`${where} timed out after ${options.timeoutMs} ms`, {
+        operation: options.operation,
+        cause,
+        requestSent: code !== "UND_ERR_CONNECT_TIMEOUT",
+      });
+    }
+    const requestSent = !NOT_SENT_CODES.has(code ?? "");
+    return new WebhookConnectionError(
+      `${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`,
+      { operation: options.operation, cause, requestSent },
+    );
+  }
+}
+
+/** The innermost meaningful error code (undici wraps socket errors). */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  let found: string | undefined;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") found = NOT_SENT_CODES.has(code) ? code : (found ?? code);
+    if (typeof code === "string" && NOT_SENT_CODES.has(code)) return code;
+    current = current.cause;
+  }
+  return found;
+}
+
+function joinPath(base: string, path: string): string {
+  return `${base.replace(/\/+$/, "")}${path}`;
+}
