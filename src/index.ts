@@ -3,3 +3,4 @@
  * `WebhooksClient` it is built on. The emulator lives at `pulumi-webhook-endpoints/emulator`.
  */
 export * from "./client";
+export * from "./resource";
