@@ -1,0 +1,70 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
+
+/** A bare HTTP server on port 0 for responses no faithful emulator would send. */
+export async function rawServer(
+  handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<{ url: string; requests: { headers: IncomingMessage["headers"]; body: string }[]; close(): Promise<void> }> {
+  const requests: { headers: IncomingMessage["headers"]; body: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      requests.push({ headers: req.headers, body });
+      handler(req, body, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Everything a caller could see of an error: message, stack, own properties and the whole cause
+ * chain, as one string to search for secrets.
+ */
+export function everythingVisible(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    parts.push(String(current));
+    if (current instanceof Error) {
+      parts.push(current.stack ?? "", current.message);
+      for (const key of Object.getOwnPropertyNames(current)) {
+        parts.push(`${key}=${safeString((current as unknown as Record<string, unknown>)[key])}`);
+      }
+    }
+    parts.push(inspect(current, { depth: 8, showHidden: true }));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join("\n");
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return inspect(value, { depth: 4 });
+  }
+}
+
+export async function captureError(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the promise to reject, but it resolved");
+}
+
+export const TOKEN = "tok_live_5f2c9a71d3e84b06a1c7e2f9b8d4c3a2";
