@@ -301,7 +301,11 @@ export class WebhooksClient {
     const details: WebhookErrorDetails = {
       operation,
       status: raw.status,
-      traceId: (typeof envelope?.trace_id === "string" && envelope.trace_id !== "" ? envelope.trace_id : undefined) ?? headerTrace,
+      traceId:
+        (typeof envelope?.trace_id === "string" && envelope.trace_id !== "" ? envelope.trace_id : undefined) ??
+        headerTrace ??
+        // A cut-short body may still show its trace id.
+        /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text)?.[1],
       serviceCode: envelope?.code === undefined ? undefined : String(envelope.code),
       msg: this.#serviceMessage(envelope),
     };

@@ -97,10 +97,18 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
   configure(request: dynamic.ConfigureRequest): Promise<void> {
     // Assigned synchronously: the provider host caches this provider before configure's promise
     // settles, so concurrent first calls must already see the config.
+    const read = (key: string): string | undefined => {
+      try {
+        return request.config.get(key);
+      } catch {
+        // The host hands over no config at all when Configure was never called.
+        return undefined;
+      }
+    };
     stackConfig = {
-      [CONFIG_BASE_URL]: request.config.get(CONFIG_BASE_URL),
-      [CONFIG_ACCESS_TOKEN]: request.config.get(CONFIG_ACCESS_TOKEN),
-      [CONFIG_ALLOW_INSECURE_HTTP]: request.config.get(CONFIG_ALLOW_INSECURE_HTTP),
+      [CONFIG_BASE_URL]: read(CONFIG_BASE_URL),
+      [CONFIG_ACCESS_TOKEN]: read(CONFIG_ACCESS_TOKEN),
+      [CONFIG_ALLOW_INSECURE_HTTP]: read(CONFIG_ALLOW_INSECURE_HTTP),
     };
     return Promise.resolve();
   },

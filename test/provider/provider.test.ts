@@ -1,0 +1,198 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { EndpointCreatedButFailedError, provider, type WebhookEndpointOutputs } from "../../src/resource/provider";
+import { UNKNOWN, type WebhookEndpointInputs } from "../../src/resource/inputs";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
+
+function configure(values: Record<string, string | undefined>): Promise<void> {
+  return provider.configure({
+    config: {
+      get: (key: string) => values[key],
+      require: (key: string) => values[key] ?? "",
+    },
+  });
+}
+
+const PROFILES = ["default", "partial-filters", "ignored-filters", "has-more", "next-cursor", "no-paging", "small-pages", "errors-in-200", "strict-ascending"];
+
+describe.each(PROFILES)("provider methods under emulator profile %s", (profile) => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ profile, accessToken: TOKEN });
+    await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
+    // Records whose names the service's filter may also match, so matching must be by id.
+    for (const name of ["orders-eu", "xorders", "orders2"]) emulator.addRecord({ webhook_name: name, webhook_url: "https://example.com/hooks/orders" });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  let outs: WebhookEndpointOutputs;
+  let id: string;
+  const inputs: WebhookEndpointInputs = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" };
+
+  it("create makes exactly one create call and returns the record as outputs", async () => {
+    const before = emulator.counters();
+    const result = await provider.create(inputs);
+    const after = emulator.counters();
+    expect(after.create - before.create).toBe(1);
+    expect(after.list - before.list).toBe(0);
+    id = result.id;
+    outs = result.outs as WebhookEndpointOutputs;
+    const stored = emulator.records().find((r) => String(r.webhook_id) === id)!;
+    expect(outs).toEqual({
+      webhookId: stored.webhook_id,
+      webhookName: "orders",
+      webhookUrl: "https://example.com/hooks/orders",
+      signSecret: stored.sign_secret,
+      creatorId: stored.creator_id,
+      creatorName: stored.creator_name,
+      createTime: stored.create_time,
+      operatorId: stored.operator_id,
+      operatorName: stored.operator_name,
+      operateTime: stored.operate_time,
+    });
+  });
+
+  it("diff with nothing changed lists once and reports no changes", async () => {
+    const before = emulator.counters().list;
+    const result = await provider.diff(id, outs, { ...inputs });
+    expect(result).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(emulator.counters().list - before).toBe(1);
+  });
+
+  it("diff replaces on a changed name or URL, and on an unknown one during preview", async () => {
+    expect((await provider.diff(id, outs, { ...inputs, webhookUrl: "https://example.com/v2" })).replaces).toEqual(["webhookUrl"]);
+    expect((await provider.diff(id, outs, { ...inputs, webhookName: "orders-v2" })).replaces).toEqual(["webhookName"]);
+    expect((await provider.diff(id, outs, { ...inputs, webhookUrl: UNKNOWN })).replaces).toEqual(["webhookUrl"]);
+  });
+
+  it("read returns fresh outputs and inputs, matched by id", async () => {
+    const result = await provider.read!(id, outs);
+    expect(result.id).toBe(id);
+    expect(result.props).toEqual(outs);
+    expect(result.inputs).toEqual({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" });
+  });
+
+  it("read follows an endpoint renamed on the service, and diff then replaces it", async () => {
+    emulator.updateRecord(Number(id), { webhook_name: "orders-renamed" });
+    const result = await provider.read!(id, outs);
+    expect(result.id).toBe(id);
+    expect((result.props as WebhookEndpointOutputs).webhookName).toBe("orders-renamed");
+    expect(result.inputs).toMatchObject({ webhookName: "orders-renamed" });
+    const diff = await provider.diff(id, result.props as WebhookEndpointOutputs, { ...inputs });
+    expect(diff.changes).toBe(true);
+    expect(diff.replaces).toEqual(["webhookName"]);
+    emulator.updateRecord(Number(id), { webhook_name: "orders" });
+  });
+
+  it("an endpoint removed on the service is gone for read and a replacement for diff", async () => {
+    emulator.removeRecord(Number(id));
+    expect(await provider.read!(id, outs)).toEqual({ id: "" });
+    const diff = await provider.diff(id, outs, { ...inputs });
+    expect(diff.changes).toBe(true);
+    expect(diff.replaces).toEqual(["webhookId"]);
+  });
+
+  it("update keeps every output and makes no call", async () => {
+    const before = emulator.counters().total;
+    const result = await provider.update!(id, outs, { ...inputs });
+    expect(result.outs).toEqual(outs);
+    expect(emulator.counters().total).toBe(before);
+  });
+
+  it("delete makes no call and says once that the endpoint still exists", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const before = emulator.counters().total;
+    await provider.delete!(id, outs);
+    expect(emulator.counters().total).toBe(before);
+    expect(log).toHaveBeenCalledTimes(1);
+    const line = String(log.mock.calls[0]![0]);
+    expect(line).toContain(`webhook endpoint ${id} ("orders") still exists on the service`);
+    expect(line).not.toContain(outs.signSecret);
+    log.mockRestore();
+  });
+
+  it("adopt takes over an existing endpoint by id without a create call", async () => {
+    const existing = emulator.addRecord({ webhook_name: "legacy", webhook_url: "https://example.com/legacy" });
+    const before = emulator.counters().create;
+    const result = await provider.create({ webhookName: "legacy", webhookUrl: "https://example.com/legacy", adoptWebhookId: existing.webhook_id });
+    expect(emulator.counters().create).toBe(before);
+    expect(result.id).toBe(String(existing.webhook_id));
+    expect((result.outs as WebhookEndpointOutputs).signSecret).toBe(existing.sign_secret);
+    expect((result.outs as WebhookEndpointOutputs).adoptWebhookId).toBe(existing.webhook_id);
+  });
+
+  it("adopt refuses an endpoint whose name or URL differ, and an id that does not exist", async () => {
+    const existing = emulator.addRecord({ webhook_name: "legacy2", webhook_url: "https://example.com/legacy2" });
+    const mismatch = await captureError(provider.create({ webhookName: "legacy2", webhookUrl: "https://example.com/other", adoptWebhookId: existing.webhook_id }));
+    expect((mismatch as Error).message).toMatch(/webhookUrl is "https:\/\/example.com\/other" but the endpoint's URL is "https:\/\/example.com\/legacy2"/);
+    const missing = await captureError(provider.create({ webhookName: "ghost", webhookUrl: "https://example.com/ghost", adoptWebhookId: 987654 }));
+    expect((missing as Error).message).toMatch(/no endpoint with that webhook_id exists/);
+    expect(emulator.records().filter((r) => r.webhook_name === "ghost")).toHaveLength(0);
+  });
+});
+
+describe("connection settings", () => {
+  let emulator: Emulator;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    emulator = await startEmulator({ accessToken: TOKEN });
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it("a missing setting is an error naming all three places", async () => {
+    await configure({});
+    delete process.env.WEBHOOKS_BASE_URL;
+    delete process.env.WEBHOOKS_ACCESS_TOKEN;
+    const error = (await captureError(provider.create({ webhookName: "a", webhookUrl: "https://example.com/a" }))) as Error;
+    expect(error.message).toContain("connection.baseUrl");
+    expect(error.message).toContain("webhooks:baseUrl");
+    expect(error.message).toContain("WEBHOOKS_BASE_URL");
+    expect(error.message).toContain("webhooks:accessToken");
+    expect(error.message).toContain("WEBHOOKS_ACCESS_TOKEN");
+  });
+
+  it("the resource input wins over stack config, which wins over the environment", async () => {
+    process.env.WEBHOOKS_BASE_URL = "http://127.0.0.1:9";
+    process.env.WEBHOOKS_ACCESS_TOKEN = "env-token";
+    await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": "config-token" });
+    const viaConfig = (await captureError(provider.create({ webhookName: "a", webhookUrl: "https://example.com/a" }))) as Error;
+    // The config's base URL was used (the emulator answered) and its token refused, named by source.
+    expect(viaConfig.message).toContain("stack config webhooks:accessToken");
+    expect(everythingVisible(viaConfig)).not.toContain("config-token");
+    const viaInput = await provider.create({ webhookName: "a", webhookUrl: "https://example.com/a", connection: { accessToken: TOKEN } });
+    expect(viaInput.outs).toMatchObject({ webhookName: "a", connection: { accessToken: TOKEN } });
+    await configure({});
+    process.env.WEBHOOKS_BASE_URL = emulator.url;
+    process.env.WEBHOOKS_ACCESS_TOKEN = TOKEN;
+    await expect(provider.create({ webhookName: "b", webhookUrl: "https://example.com/b" })).resolves.toMatchObject({ outs: { webhookName: "b" } });
+  });
+
+  it("an endpoint the service stores differently still reaches state, with its id", async () => {
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          code: "200",
+          msg: "Success",
+          trace_id: "0123456789abcdef0123456789abcdef",
+          data: { webhook_id: 77, webhook_name: "norm", webhook_url: "https://example.com/norm/", sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 },
+        }),
+      );
+    });
+    await configure({ "webhooks:baseUrl": server.url, "webhooks:accessToken": TOKEN });
+    const error = await captureError(provider.create({ webhookName: "norm", webhookUrl: "https://example.com/norm" }));
+    await server.close();
+    expect(error).toBeInstanceOf(EndpointCreatedButFailedError);
+    const created = error as EndpointCreatedButFailedError;
+    expect(created.id).toBe("77");
+    expect(created.properties).toMatchObject({ webhookId: 77, webhookUrl: "https://example.com/norm/" });
+    expect(created.message).toMatch(/recorded in state/);
+  });
+});

@@ -1,0 +1,31 @@
+import { execFileSync } from "node:child_process";
+import Module from "node:module";
+import { join } from "node:path";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { LINKED_DIR, REPO } from "./global-setup";
+
+export interface Registered {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown> & { __provider: string };
+}
+
+/** Declares resources under Pulumi's mocks in a plain node process and returns what was registered. */
+export function registerUnderMocks(env: Record<string, string>): Registered[] {
+  const out = execFileSync(process.execPath, [join(REPO, "test/provider/fixtures/serialize-provider.cjs")], {
+    cwd: LINKED_DIR,
+    env: { ...process.env, ...env, NODE_PATH: join(LINKED_DIR, "node_modules") },
+    encoding: "utf8",
+  });
+  return (JSON.parse(out) as { registered: Registered[] }).registered;
+}
+
+/** Loads a serialized provider the way the dynamic-provider host does: from text, in LINKED_DIR. */
+export function loadProviderText(text: string): dynamic.ResourceProvider {
+  const filename = join(LINKED_DIR, "serialized-provider.js");
+  const mod = new Module(filename) as Module & { _compile(code: string, filename: string): void; paths: string[] };
+  mod.filename = filename;
+  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(LINKED_DIR);
+  mod._compile(text, filename);
+  return (mod.exports as { handler: () => dynamic.ResourceProvider }).handler();
+}
