@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { LINKED_DIR, REPO } from "./global-setup";
+
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any */
+// The generated gRPC stubs ship inside @pulumi/pulumi as untyped CommonJS.
+const pulumiRequire = createRequire(join(REPO, "node_modules/@pulumi/pulumi/package.json"));
+const grpc = pulumiRequire("@grpc/grpc-js");
+const provrpc = pulumiRequire("./proto/provider_grpc_pb");
+const provproto = pulumiRequire("./proto/provider_pb");
+const structproto = pulumiRequire("google-protobuf/google/protobuf/struct_pb");
+
+export interface HostOutput {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The real dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`), spawned the way the
+ * engine's `pulumi-resource-pulumi-nodejs` plugin spawns it, and driven over gRPC.
+ */
+export class ProviderHost {
+  readonly output: HostOutput = { stdout: "", stderr: "" };
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly client: any,
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<ProviderHost> {
+    const entry = join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js");
+    // The engine address is required but unused by the host for these calls.
+    const child = spawn(process.execPath, [entry, "127.0.0.1:1"], {
+      cwd: LINKED_DIR,
+      env: { ...process.env, ...env, PULUMI_PROJECT: "host-test", PULUMI_STACK: "dev" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output: HostOutput = { stdout: "", stderr: "" };
+    child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`provider host did not print its port: ${output.stderr}`)), 30_000);
+      child.stdout!.on("data", (chunk: Buffer) => {
+        output.stdout += chunk.toString();
+        const first = output.stdout.split("\n")[0];
+        if (output.stdout.includes("\n") && first && /^\d+$/.test(first.trim())) {
+          clearTimeout(timer);
+          resolve(Number(first.trim()));
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`provider host exited with ${code}: ${output.stderr}`)));
+    });
+    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const host = new ProviderHost(child, client);
+    Object.assign(host.output, output);
+    child.stdout!.on("data", (chunk: Buffer) => (host.output.stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (host.output.stderr += chunk.toString()));
+    return host;
+  }
+
+  private call<T>(method: string, request: unknown): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.client[method](request, (error: unknown, response: T) => (error ? reject(error) : resolve(response)));
+    });
+  }
+
+  async configure(config: Record<string, string>): Promise<void> {
+    const request = new provproto.ConfigureRequest();
+    request.setArgs(structproto.Struct.fromJavaScript(config));
+    const variables = request.getVariablesMap();
+    for (const [key, value] of Object.entries(config)) variables.set(key, value);
+    await this.call("configure", request);
+  }
+
+  async check(urn: string, olds: object, news: object): Promise<{ inputs: Record<string, unknown>; failures: { property: string; reason: string }[] }> {
+    const request = new provproto.CheckRequest();
+    request.setUrn(urn);
+    request.setOlds(structproto.Struct.fromJavaScript(olds));
+    request.setNews(structproto.Struct.fromJavaScript(news));
+    const response: any = await this.call("check", request);
+    return {
+      inputs: response.getInputs().toJavaScript(),
+      failures: response.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  async diff(id: string, urn: string, olds: object, news: object): Promise<{ changes: "none" | "some" | "unknown"; replaces: string[] }> {
+    const request = new provproto.DiffRequest();
+    request.setId(id);
+    request.setUrn(urn);
+    request.setOlds(structproto.Struct.fromJavaScript(olds));
+    request.setNews(structproto.Struct.fromJavaScript(news));
+    const response: any = await this.call("diff", request);
+    const kinds = provproto.DiffResponse.DiffChanges;
+    const changes = response.getChanges() === kinds.DIFF_SOME ? "some" : response.getChanges() === kinds.DIFF_NONE ? "none" : "unknown";
+    return { changes, replaces: response.getReplacesList() };
+  }
+
+  async create(urn: string, properties: object): Promise<{ id: string; properties: Record<string, unknown> }> {
+    const request = new provproto.CreateRequest();
+    request.setUrn(urn);
+    request.setProperties(structproto.Struct.fromJavaScript(properties));
+    const response: any = await this.call("create", request);
+    return { id: response.getId(), properties: response.getProperties().toJavaScript() };
+  }
+
+  async read(id: string, urn: string, properties: object): Promise<{ id: string; properties: Record<string, unknown>; inputs: Record<string, unknown> | undefined }> {
+    const request = new provproto.ReadRequest();
+    request.setId(id);
+    request.setUrn(urn);
+    request.setProperties(structproto.Struct.fromJavaScript(properties));
+    const response: any = await this.call("read", request);
+    return { id: response.getId(), properties: response.getProperties()?.toJavaScript() ?? {}, inputs: response.getInputs()?.toJavaScript() };
+  }
+
+  async update(id: string, urn: string, olds: object, news: object): Promise<Record<string, unknown>> {
+    const request = new provproto.UpdateRequest();
+    request.setId(id);
+    request.setUrn(urn);
+    request.setOlds(structproto.Struct.fromJavaScript(olds));
+    request.setNews(structproto.Struct.fromJavaScript(news));
+    const response: any = await this.call("update", request);
+    return response.getProperties().toJavaScript();
+  }
+
+  async delete(id: string, urn: string, properties: object): Promise<void> {
+    const request = new provproto.DeleteRequest();
+    request.setId(id);
+    request.setUrn(urn);
+    request.setProperties(structproto.Struct.fromJavaScript(properties));
+    await this.call("delete", request);
+  }
+
+  async stop(): Promise<void> {
+    this.client.close();
+    if (this.child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      this.child.once("exit", () => resolve());
+      this.child.kill("SIGTERM");
+    });
+  }
+}
