@@ -189,11 +189,12 @@ export class WebhooksEmulator implements Emulator {
       entry.fault = fault;
       this.counts.faults[fault] += 1;
     }
-    const extraDelay = fault === "latency" ? (faults?.slowMs ?? DEFAULT_SLOW_MS) : 0;
-    await this.pause(this.settings.latencyMs + extraDelay);
-
     const received = await this.receive(req);
     entry.body = parseJson(received.bytes);
+    // The delay comes after the body is in: a slow service keeps working on a request whose client
+    // gave up waiting, which is exactly the ambiguous case clients must survive.
+    const extraDelay = fault === "latency" ? (faults?.slowMs ?? DEFAULT_SLOW_MS) : 0;
+    await this.pause(this.settings.latencyMs + extraDelay);
 
     if (fault !== undefined && PRE_PROCESSING_FAULTS.has(fault)) {
       this.applyPreFault(res, entry, fault, faults);

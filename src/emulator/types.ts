@@ -30,7 +30,8 @@ export type ListField = "cursor" | "limit" | "webhook_name" | "webhook_url" | "a
  * Injectable failures.
  * - `server-error`: HTTP 500 or 503 (alternating, starting with 500) with an error envelope; nothing processed.
  * - `rate-limit`: HTTP 429 with a `Retry-After` header; nothing processed.
- * - `latency`: waits {@link RouteFaults.slowMs} and then processes normally.
+ * - `latency`: waits {@link RouteFaults.slowMs} after reading the body, then processes normally, even
+ *   if the client has gone away meanwhile (a create is then stored without anyone seeing the answer).
  * - `reset-before`: destroys the socket before processing; nothing stored.
  * - `drop-after-commit`: processes (a create IS stored), then destroys the socket without a response.
  * - `truncated`: processes (a create IS stored), then sends half the body (see {@link RouteFaults.truncation}).
@@ -218,7 +219,8 @@ export interface EmulatorOptions {
    */
   creator?: Creator;
   /**
-   * Delay added before every API response (not admin routes), in milliseconds.
+   * Delay added before every API response (not admin routes), in milliseconds. Like the `latency`
+   * fault it starts once the body is read, and the request is processed even if the client gave up.
    * @default 0
    */
   latencyMs?: number;

@@ -48,6 +48,22 @@ describe("scripted faults", () => {
     expect(emulator.records()).toHaveLength(1);
   });
 
+  it("latency: a client that gives up does not stop the create from being stored", async () => {
+    const emulator = await start({ faults: { create: { rate: 0, slowMs: 300 } } });
+    emulator.injectNext("create", "latency");
+    const aborted = fetch(emulator.url + CREATE, {
+      method: "POST",
+      headers: { authorization: "test-token-0123456789", "content-type": "application/json" },
+      body: JSON.stringify(hook(1)),
+      signal: AbortSignal.timeout(50),
+    });
+    await expect(aborted).rejects.toThrow();
+    expect(emulator.records()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(emulator.records()).toMatchObject([hook(1)]);
+    expect(emulator.counters().created).toBe(1);
+  });
+
   it("reset-before: the client sees a socket error and nothing is stored", async () => {
     const emulator = await start();
     emulator.injectNext("create", "reset-before");

@@ -25,7 +25,7 @@ class SmokeResource extends pulumi.dynamic.Resource {
 
 const config = new pulumi.Config();
 const thing = new SmokeResource("thing");
-pulumi.log.info("engine-smoke: program ran");
+void pulumi.log.info("engine-smoke: program ran");
 
 export const a = thing.a;
 export const secretLength = config.requireSecret("x").apply((v) => v.length);
