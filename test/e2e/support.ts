@@ -42,7 +42,9 @@ export function pulumi(args: string[], options: { cwd: string; env: Record<strin
     child.on("close", (code) => {
       // The command line of `config set --secret` is ours, not the CLI's output: keep the value out.
       const shown = args.includes("--secret") ? [...args.slice(0, -1), "<secret>"] : args;
-      transcript.push(`$ pulumi ${shown.join(" ")}\n${stdout}\n${stderr}`);
+      // --show-secrets reveals them on purpose, for the test to compare: not part of the sweep.
+      const printed = args.includes("--show-secrets") ? "(output with secrets shown on request, not swept)" : `${stdout}\n${stderr}`;
+      transcript.push(`$ pulumi ${shown.join(" ")}\n${printed}`);
       resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started });
     });
   });
