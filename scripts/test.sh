@@ -19,4 +19,5 @@ npm run --silent build
 npx vitest run --config vitest.config.mts
 
 source scripts/engine.sh
+bash scripts/ensure-postgres.sh
 npx vitest run --config vitest.e2e.config.mts

@@ -1,8 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 
-// The producer stack's fully qualified name, e.g. organization/webhooks-producer/dev.
+// The producer stack's fully qualified name, e.g. organization/webhooks-producer/dev: stack config
+// `producerStack`, or the environment variable PRODUCER_STACK in a pipeline.
 const config = new pulumi.Config();
-const producer = new pulumi.StackReference(config.require("producerStack"));
+const producerStack = config.get("producerStack") ?? process.env.PRODUCER_STACK;
+if (!producerStack) {
+  throw new Error("set the producer stack: `pulumi config set producerStack organization/webhooks-producer/dev`, or PRODUCER_STACK");
+}
+const producer = new pulumi.StackReference(producerStack);
 
 // requireOutput keeps the producer's secret a secret here: stack output shows [secret].
 const signSecret = producer.requireOutput("signSecret") as pulumi.Output<string>;
