@@ -39,6 +39,8 @@ EMULATOR_LOG="$DEMO_DIR/emulator.log"
 EMULATOR_DATA="$DEMO_DIR/emulator.json"
 MARKER="$DEMO_DIR/.pwe-demo"
 TOTAL_STEPS=7
+CLEAN_CMD="bash scripts/demo.sh --clean"
+[ -z "${PWE_DEMO_DIR:-}" ] || CLEAN_CMD="PWE_DEMO_DIR='$DEMO_DIR' $CLEAN_CMD"
 
 usage() {
   cat <<EOF
@@ -100,7 +102,7 @@ quietly() {
 is_demo_emulator() {
   local pid="$1" cmdline
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  cmdline="$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" || return 1
   case "$cmdline" in *"emulator/bin.js"*"--persist $EMULATOR_DATA"*) return 0 ;; *) return 1 ;; esac
 }
 
@@ -207,6 +209,11 @@ fi
 # ----------------------------------------------------------------------------------------------------
 # The demo
 
+if [ -e "$DEMO_DIR" ] && [ ! -f "$MARKER" ] && [ -n "$(ls -A "$DEMO_DIR" 2>/dev/null)" ]; then
+  echo "demo: $DEMO_DIR exists and was not made by scripts/demo.sh; set PWE_DEMO_DIR to another directory" >&2
+  exit 1
+fi
+
 on_exit() {
   local rc=$?
   trap - EXIT INT TERM
@@ -214,7 +221,7 @@ on_exit() {
     if [ "$EMULATOR_STARTED_HERE" = 1 ]; then stop_emulator >/dev/null 2>&1 || true; fi
     printf '\ndemo: FAILED at step %d/%d (%s), exit code %d.\n' "$STEP_NO" "$TOTAL_STEPS" "$CURRENT_STEP" "$rc" >&2
     if [ "$EMULATOR_STARTED_HERE" = 1 ]; then echo "demo: the emulator it started has been stopped." >&2; fi
-    echo "demo: fix the problem above and run 'bash scripts/demo.sh' again; 'bash scripts/demo.sh --clean' starts over from nothing." >&2
+    echo "demo: fix the problem above and run the demo again; '$CLEAN_CMD' starts over from nothing." >&2
   fi
   exit "$rc"
 }
@@ -224,10 +231,6 @@ trap 'exit 143' TERM
 
 echo "pulumi-webhook-endpoints demo: a webhook endpoint declared in Pulumi, its signing secret handed to another stack"
 echo "(files: $(show_path "$DEMO_DIR")/; set-up output is kept in $(show_path "$DEMO_DIR")/logs/ and shown only on failure)"
-if [ -e "$DEMO_DIR" ] && [ ! -f "$MARKER" ] && [ -n "$(ls -A "$DEMO_DIR" 2>/dev/null)" ]; then
-  echo "demo: $DEMO_DIR exists and was not made by scripts/demo.sh; set PWE_DEMO_DIR to another directory" >&2
-  exit 1
-fi
 mkdir -p "$DEMO_DIR/logs"
 touch "$MARKER"
 
@@ -314,30 +317,34 @@ info "receivedSignSecret is the producer's signSecret; it arrived as a secret an
 step "Look around, then clean up"
 if [ "${PWE_DEMO_STOP_EMULATOR:-}" = 1 ]; then
   stop_emulator
-  info "(PWE_DEMO_STOP_EMULATOR=1: run the demo again to restart it; its endpoints are kept in $(show_path "$EMULATOR_DATA"))"
-  EMULATOR_NOTE="(the emulator is stopped; run the demo again to start it)"
+  EMULATOR_NOTE="# (the emulator is stopped: PWE_DEMO_STOP_EMULATOR=1; run the demo again to restart it)"
 else
-  EMULATOR_NOTE="(the emulator keeps running in the background, pid $(cat "$PID_FILE"))"
+  EMULATOR_NOTE="# (the emulator keeps running in the background, pid $(cat "$PID_FILE"); --clean stops it)"
 fi
 EMULATOR_STARTED_HERE=0
 cat <<EOF
 
   In your shell, from $ROOT:
 
-    source scripts/node-env.sh && source scripts/engine.sh      # pulumi on PATH
+    # pulumi on PATH, and the demo's backend, PULUMI_HOME and passphrase:
+    source scripts/node-env.sh && source scripts/engine.sh
     export PULUMI_HOME='$PULUMI_HOME'
     export PULUMI_BACKEND_URL='$PULUMI_BACKEND_URL'
-    export PULUMI_CONFIG_PASSPHRASE='$PASSPHRASE'                # the demo passphrase (PWE_DEMO_PASSPHRASE)
+    export PULUMI_CONFIG_PASSPHRASE='$PASSPHRASE'
 
-    pulumi stack output --show-secrets                          # the producer; PRINTS signSecret IN PLAINTEXT
+    # both stacks' outputs; WARNING: --show-secrets prints signSecret in plaintext
+    pulumi stack output --show-secrets
     pulumi stack output --show-secrets --cwd examples/multi-stack/consumer
-    pulumi preview --config-file '$PRODUCER_CONFIG'   # no changes
 
-    curl -s $EMULATOR_URL/__emulator/records            # WARNING: shows every sign_secret in plaintext
+    # the producer's plan against the service: no changes
+    pulumi preview --config-file '$PRODUCER_CONFIG'
+
+    # the emulator's records; WARNING: shows every sign_secret in plaintext
+    curl -s $EMULATOR_URL/__emulator/records
     $EMULATOR_NOTE
 
-  Clean up (stops the emulator, removes $(show_path "$DEMO_DIR")/ with both stacks):
+  Clean up (stops the emulator, removes $(show_path "$DEMO_DIR")/ with both stacks and the emulator's records):
 
-    bash scripts/demo.sh --clean
+    $CLEAN_CMD
 
 EOF

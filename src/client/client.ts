@@ -157,15 +157,17 @@ export class WebhooksClient {
     }
   }
 
-  /** Collects every record of `listAll(filter)`. */
+  /** Collects every record of `listAll(filter)`, each id once (pages may overlap). */
   async scan(filter: Omit<ListParams, "cursor"> = {}, options: CallOptions = {}): Promise<ScanResult> {
-    const records: WebhookEndpointRecord[] = [];
+    const byId = new Map<number, WebhookEndpointRecord>();
     let pages = 0;
+    let traceId = "";
     for await (const page of this.listAll(filter, options)) {
       pages++;
-      records.push(...page.records);
+      traceId = page.traceId;
+      for (const record of page.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
     }
-    return { records, pages };
+    return { records: [...byId.values()], pages, traceId };
   }
 
   /**
@@ -237,16 +239,19 @@ export class WebhooksClient {
     const notBefore = startedAt - this.#settings.clockSkewMs;
     for (let round = 0; ; round++) {
       let candidates: WebhookEndpointRecord[];
-      let traceId = "";
+      let traceId: string;
       try {
-        const found: WebhookEndpointRecord[] = [];
+        // Match before de-duplicating: a listing may repeat an id, and only a matching copy counts.
+        const matching = new Map<number, WebhookEndpointRecord>();
+        traceId = "";
         for await (const page of this.listAll({ webhookName: params.webhookName }, { ...options, signal: options.signal ?? AbortSignal.timeout(60_000) })) {
           traceId = page.traceId;
-          found.push(...page.records);
+          for (const r of page.records) {
+            const ours = r.webhookName === params.webhookName && r.webhookUrl === params.webhookUrl && r.createTime >= notBefore;
+            if (ours && !matching.has(r.webhookId)) matching.set(r.webhookId, r);
+          }
         }
-        candidates = found.filter(
-          (r) => r.webhookName === params.webhookName && r.webhookUrl === params.webhookUrl && r.createTime >= notBefore,
-        );
+        candidates = [...matching.values()];
       } catch (listError) {
         throw new WebhookCreateUncertainError(
           `create of "${params.webhookName}" got no usable answer (${failure.message}) and listing to check whether it was created also failed (${listError instanceof Error ? listError.message : String(listError)}); the endpoint may exist: list endpoints named "${params.webhookName}" before trying again`,
@@ -298,15 +303,18 @@ export class WebhooksClient {
     }
     const loose = parsed ? looseEnvelopeSchema.safeParse(json) : undefined;
     const envelope = loose?.success ? loose.data : undefined;
+    const traceId =
+      (typeof envelope?.trace_id === "string" && envelope.trace_id !== "" ? envelope.trace_id : undefined) ??
+      headerTrace ??
+      // A cut-short body may still show its trace id.
+      /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text)?.[1];
+    // Trace id and code come from the server and end up in messages: a server echoing the token
+    // back there must not put it into an error.
     const details: WebhookErrorDetails = {
       operation,
       status: raw.status,
-      traceId:
-        (typeof envelope?.trace_id === "string" && envelope.trace_id !== "" ? envelope.trace_id : undefined) ??
-        headerTrace ??
-        // A cut-short body may still show its trace id.
-        /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text)?.[1],
-      serviceCode: envelope?.code === undefined ? undefined : String(envelope.code),
+      traceId: traceId === undefined ? undefined : redact(traceId, [this.#token]),
+      serviceCode: envelope?.code === undefined ? undefined : redact(String(envelope.code), [this.#token]),
       msg: this.#serviceMessage(envelope),
     };
     const said = describeServiceAnswer(details);
@@ -331,7 +339,10 @@ export class WebhooksClient {
       const { field, problem } = describeIssue(result.error);
       throw new WebhookInvalidResponseError(`${operation} returned a response whose ${field} ${problem}`, { ...details, field });
     }
-    return result.data as z.infer<S>;
+    // The trace id is returned to the caller and later quoted in errors (paging, create settling).
+    const data = result.data as z.infer<S> & { trace_id: string };
+    data.trace_id = redact(data.trace_id, [this.#token]);
+    return data;
   }
 
   #serviceMessage(envelope: z.infer<typeof looseEnvelopeSchema> | undefined): string | undefined {

@@ -157,7 +157,7 @@ export class WebhookConfigError extends WebhookApiError {
 export function sanitizeCause(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
   if (error === undefined || error === null) return undefined;
   const scrub = (text: string): string => redact(text, secrets);
-  if (!(error instanceof Error)) return new Error(scrub(String(error)));
+  if (!(error instanceof Error)) return new Error(scrub(typeof error === "string" ? error : (JSON.stringify(error) ?? typeof error)));
   const copy = new Error(scrub(error.message));
   copy.name = error.name;
   const code = (error as { code?: unknown }).code;

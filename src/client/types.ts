@@ -146,6 +146,9 @@ export interface CreateResult {
 }
 
 export interface ScanResult {
+  /** Every record listed, each id once. */
   records: WebhookEndpointRecord[];
   pages: number;
+  /** The trace id of the last page. */
+  traceId: string;
 }

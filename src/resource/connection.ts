@@ -6,6 +6,9 @@ import type { ConnectionInputs } from "./inputs";
 export const CONFIG_BASE_URL = "webhooks:baseUrl";
 export const CONFIG_ACCESS_TOKEN = "webhooks:accessToken";
 export const CONFIG_ALLOW_INSECURE_HTTP = "webhooks:allowInsecureHttp";
+/** Opt-in recovery after an interrupted run: see `adoptRecentWindowMs`. */
+export const CONFIG_ADOPT_RECENT_MINUTES = "webhooks:adoptRecentMinutes";
+export const ENV_ADOPT_RECENT_MINUTES = "WEBHOOKS_ADOPT_RECENT_MINUTES";
 export const ENV_BASE_URL = "WEBHOOKS_BASE_URL";
 export const ENV_ACCESS_TOKEN = "WEBHOOKS_ACCESS_TOKEN";
 export const ENV_ALLOW_INSECURE_HTTP = "WEBHOOKS_ALLOW_INSECURE_HTTP";
@@ -105,4 +108,20 @@ export function clientFor(resolved: Resolved, env: NodeJS.ProcessEnv = process.e
     clients.set(key, client);
   }
   return client;
+}
+
+/**
+ * The opt-in window for adopting, instead of creating, an endpoint with exactly the declared name
+ * and URL created within the last N minutes: the endpoint an interrupted run created but never
+ * recorded. Stack config `webhooks:adoptRecentMinutes`, else `WEBHOOKS_ADOPT_RECENT_MINUTES`;
+ * 0 (the default) turns it off.
+ */
+export function adoptRecentWindowMs(config: StackConfig, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = config[CONFIG_ADOPT_RECENT_MINUTES] ?? env[ENV_ADOPT_RECENT_MINUTES];
+  if (raw === undefined || raw.trim() === "") return 0;
+  const minutes = Number(raw);
+  if (!Number.isFinite(minutes) || minutes < 0) {
+    throw new WebhookConfigError(`${CONFIG_ADOPT_RECENT_MINUTES} / ${ENV_ADOPT_RECENT_MINUTES} must be a number of minutes, got "${raw}"`);
+  }
+  return minutes * 60_000;
 }

@@ -145,7 +145,7 @@ function unionReason(issue: z.core.$ZodIssue): string | undefined {
 
 function messagesOf(issue: z.core.$ZodIssue): string[] {
   if (issue.code !== "invalid_union") return [issue.message];
-  return (issue as z.core.$ZodIssueInvalidUnion).errors
+  return (issue).errors
     .filter((branch) => !branch.some((i) => i.code === "invalid_value" && (i as { values?: unknown[] }).values?.includes(UNKNOWN)))
     .flat()
     .flatMap(messagesOf);

@@ -1,7 +1,16 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { WebhooksClient } from "../client/client";
 import type { WebhookEndpointRecord } from "../client/types";
-import { CONFIG_ACCESS_TOKEN, CONFIG_ALLOW_INSECURE_HTTP, CONFIG_BASE_URL, clientFor, resolveConnection, type StackConfig } from "./connection";
+import {
+  CONFIG_ACCESS_TOKEN,
+  CONFIG_ADOPT_RECENT_MINUTES,
+  CONFIG_ALLOW_INSECURE_HTTP,
+  CONFIG_BASE_URL,
+  adoptRecentWindowMs,
+  clientFor,
+  resolveConnection,
+  type StackConfig,
+} from "./connection";
 import { isKnown, validateInputs, type ConnectionInputs, type WebhookEndpointInputs } from "./inputs";
 
 /**
@@ -93,6 +102,29 @@ async function adopt(client: WebhooksClient, inputs: WebhookEndpointInputs, adop
   return record;
 }
 
+/**
+ * Recovery after an interrupted run (opt-in): the engine forgets a create that was in flight when
+ * the CLI was killed, so the next `up` would create the endpoint again. With a window set, one
+ * endpoint with exactly the declared name and URL, created within the window, is adopted instead;
+ * two or more are refused rather than guessed between.
+ */
+async function adoptRecent(client: WebhooksClient, inputs: WebhookEndpointInputs, windowMs: number): Promise<WebhookEndpointRecord | undefined> {
+  if (windowMs <= 0) return undefined;
+  const cutoff = Date.now() - windowMs;
+  const { records } = await client.scan({ webhookName: inputs.webhookName });
+  const matches = records.filter((r) => r.webhookName === inputs.webhookName && r.webhookUrl === inputs.webhookUrl && r.createTime >= cutoff);
+  if (matches.length > 1) {
+    throw new Error(
+      `${matches.length} endpoints named "${inputs.webhookName}" with this URL were created within ${CONFIG_ADOPT_RECENT_MINUTES} (ids ${matches.map((r) => r.webhookId).join(", ")}); cannot tell which one to adopt: set adoptWebhookId on this resource to the right one`,
+    );
+  }
+  const match = matches[0];
+  if (match) {
+    console.log(`webhook endpoint ${match.webhookId} ("${match.webhookName}") matched exactly and was created recently: adopted instead of creating a duplicate (${CONFIG_ADOPT_RECENT_MINUTES} is set).`);
+  }
+  return match;
+}
+
 export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, WebhookEndpointOutputs>> = {
   configure(request: dynamic.ConfigureRequest): Promise<void> {
     // Assigned synchronously: the provider host caches this provider before configure's promise
@@ -109,6 +141,7 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
       [CONFIG_BASE_URL]: read(CONFIG_BASE_URL),
       [CONFIG_ACCESS_TOKEN]: read(CONFIG_ACCESS_TOKEN),
       [CONFIG_ALLOW_INSECURE_HTTP]: read(CONFIG_ALLOW_INSECURE_HTTP),
+      [CONFIG_ADOPT_RECENT_MINUTES]: read(CONFIG_ADOPT_RECENT_MINUTES),
     };
     return Promise.resolve();
   },
@@ -124,7 +157,8 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
     if (inputs.adoptWebhookId !== undefined) {
       record = await adopt(client, inputs, inputs.adoptWebhookId);
     } else {
-      record = (await client.create({ webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl })).record;
+      const recovered = await adoptRecent(client, inputs, adoptRecentWindowMs(stackConfig));
+      record = recovered ?? (await client.create({ webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl })).record;
     }
     const id = String(record.webhookId);
     const outs = outputsOf(record, inputs);

@@ -38,7 +38,7 @@ async function serve(status: number, body: string, headers: Record<string, strin
     res.writeHead(status, { "content-type": "application/json", ...headers });
     res.end(body);
   });
-  closers.push(server.close);
+  closers.push(() => server.close());
   const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 1, retryBaseDelayMs: 1, maxRetryAfterMs: 5 });
   closers.push(() => client.close());
   return { server, client };
@@ -99,7 +99,7 @@ describe("responses that are not what the document promises become typed errors"
 
   it("does not follow a redirect, so the token never reaches another host", async () => {
     const elsewhere = await rawServer((_req, _body, res) => res.end("{}"));
-    closers.push(elsewhere.close);
+    closers.push(() => elsewhere.close());
     const { client, server } = await serve(307, "", { location: `${elsewhere.url}/open-api/v1/webhooks` });
     const error = await captureError(client.list());
     expect(error).toBeInstanceOf(WebhookRequestRefusedError);
@@ -117,7 +117,7 @@ describe("list retries and paging safety", () => {
       res.writeHead(429, { "retry-after": "30", "content-type": "application/json" });
       res.end(JSON.stringify({ code: "429", msg: "slow down", trace_id: TRACE }));
     });
-    closers.push(server.close);
+    closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 2, retryBaseDelayMs: 1, maxRetryAfterMs: 150 });
     closers.push(() => client.close());
     const started = Date.now();
@@ -137,7 +137,7 @@ describe("list retries and paging safety", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(++id)], cursor: "same" } }));
     });
-    closers.push(server.close);
+    closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN });
     closers.push(() => client.close());
     const error = await captureError(client.scan({ limit: 1 }));
@@ -153,7 +153,7 @@ describe("list retries and paging safety", () => {
       id++;
       res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(id)], next_cursor: `c${id}` } }));
     });
-    closers.push(server.close);
+    closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxPages: 7 });
     closers.push(() => client.close());
     const error = await captureError(client.scan({ limit: 1 }));
@@ -166,7 +166,7 @@ describe("list retries and paging safety", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [] } }));
     });
-    closers.push(server.close);
+    closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN });
     closers.push(() => client.close());
     await client.list({ webhookName: "a", ascending: false });

@@ -57,7 +57,7 @@ describe("check refuses bad input before any API call", () => {
   });
 
   it.each(BAD_INPUTS)("$label", async ({ news, property, says }) => {
-    const result = await provider.check({}, news as never);
+    const result = await provider.check({} as never, news as never);
     const failures = result.failures ?? [];
     const forProperty = failures.filter((f) => f.property === property);
     expect(forProperty.length, JSON.stringify(failures)).toBeGreaterThan(0);
@@ -66,20 +66,20 @@ describe("check refuses bad input before any API call", () => {
   });
 
   it("reports every failing property at once", async () => {
-    const result = await provider.check({}, { webhookName: "", webhookUrl: "ftp://x", adoptWebhookId: "a" } as never);
+    const result = await provider.check({} as never, { webhookName: "", webhookUrl: "ftp://x", adoptWebhookId: "a" } as never);
     expect(new Set(result.failures?.map((f) => f.property))).toEqual(new Set(["webhookName", "webhookUrl", "adoptWebhookId"]));
   });
 
   it("lets unknown values through during preview", async () => {
-    const result = await provider.check({}, { webhookName: UNKNOWN, webhookUrl: UNKNOWN, adoptWebhookId: UNKNOWN, connection: UNKNOWN } as never);
+    const result = await provider.check({} as never, { webhookName: UNKNOWN, webhookUrl: UNKNOWN, adoptWebhookId: UNKNOWN, connection: UNKNOWN } as never);
     expect(result.failures).toBeUndefined();
-    const nested = await provider.check({}, { ...good, connection: { baseUrl: UNKNOWN, accessToken: UNKNOWN } } as never);
+    const nested = await provider.check({} as never, { ...good, connection: { baseUrl: UNKNOWN, accessToken: UNKNOWN } });
     expect(nested.failures).toBeUndefined();
   });
 
   it("accepts good input unchanged", async () => {
     const news = { ...good, adoptWebhookId: 5, connection: { baseUrl: "https://api.example.com", accessToken: "t", allowInsecureHttp: false } };
-    expect(await provider.check({}, news as never)).toEqual({ inputs: news });
+    expect(await provider.check({} as never, news as never)).toEqual({ inputs: news });
     expect(emulator.counters().total).toBe(0);
   });
 });

@@ -68,7 +68,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("read returns fresh outputs and inputs, matched by id", async () => {
-    const result = await provider.read!(id, outs);
+    const result = await provider.read(id, outs);
     expect(result.id).toBe(id);
     expect(result.props).toEqual(outs);
     expect(result.inputs).toEqual({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" });
@@ -76,7 +76,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
 
   it("read follows an endpoint renamed on the service, and diff then replaces it", async () => {
     emulator.updateRecord(Number(id), { webhook_name: "orders-renamed" });
-    const result = await provider.read!(id, outs);
+    const result = await provider.read(id, outs);
     expect(result.id).toBe(id);
     expect((result.props as WebhookEndpointOutputs).webhookName).toBe("orders-renamed");
     expect(result.inputs).toMatchObject({ webhookName: "orders-renamed" });
@@ -88,7 +88,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
 
   it("an endpoint removed on the service is gone for read and a replacement for diff", async () => {
     emulator.removeRecord(Number(id));
-    expect(await provider.read!(id, outs)).toEqual({ id: "" });
+    expect(await provider.read(id, outs)).toEqual({ id: "" });
     const diff = await provider.diff(id, outs, { ...inputs });
     expect(diff.changes).toBe(true);
     expect(diff.replaces).toEqual(["webhookId"]);
@@ -96,7 +96,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
 
   it("update keeps every output and makes no call", async () => {
     const before = emulator.counters().total;
-    const result = await provider.update!(id, outs, { ...inputs });
+    const result = await provider.update(id, outs, { ...inputs });
     expect(result.outs).toEqual(outs);
     expect(emulator.counters().total).toBe(before);
   });
@@ -104,7 +104,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   it("delete makes no call and says once that the endpoint still exists", async () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     const before = emulator.counters().total;
-    await provider.delete!(id, outs);
+    await provider.delete(id, outs);
     expect(emulator.counters().total).toBe(before);
     expect(log).toHaveBeenCalledTimes(1);
     const line = String(log.mock.calls[0]![0]);

@@ -37,7 +37,7 @@ export function everythingVisible(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
-    parts.push(String(current));
+    parts.push(current instanceof Error ? current.toString() : inspect(current));
     if (current instanceof Error) {
       parts.push(current.stack ?? "", current.message);
       for (const key of Object.getOwnPropertyNames(current)) {

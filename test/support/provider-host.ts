@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { LINKED_DIR, REPO } from "./global-setup";
 
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any */
 // The generated gRPC stubs ship inside @pulumi/pulumi as untyped CommonJS.
 const pulumiRequire = createRequire(join(REPO, "node_modules/@pulumi/pulumi/package.json"));
 const grpc = pulumiRequire("@grpc/grpc-js");
@@ -36,10 +36,10 @@ export class ProviderHost {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const output: HostOutput = { stdout: "", stderr: "" };
-    child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`provider host did not print its port: ${output.stderr}`)), 30_000);
-      child.stdout!.on("data", (chunk: Buffer) => {
+      child.stdout.on("data", (chunk: Buffer) => {
         output.stdout += chunk.toString();
         const first = output.stdout.split("\n")[0];
         if (output.stdout.includes("\n") && first && /^\d+$/.test(first.trim())) {
@@ -52,14 +52,14 @@ export class ProviderHost {
     const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     const host = new ProviderHost(child, client);
     Object.assign(host.output, output);
-    child.stdout!.on("data", (chunk: Buffer) => (host.output.stdout += chunk.toString()));
-    child.stderr!.on("data", (chunk: Buffer) => (host.output.stderr += chunk.toString()));
+    child.stdout.on("data", (chunk: Buffer) => (host.output.stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (host.output.stderr += chunk.toString()));
     return host;
   }
 
   private call<T>(method: string, request: unknown): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.client[method](request, (error: unknown, response: T) => (error ? reject(error) : resolve(response)));
+      this.client[method](request, (error: Error | null, response: T) => (error ? reject(error) : resolve(response)));
     });
   }
 

@@ -1,0 +1,73 @@
+"use strict";
+// The benchmark program (bench/run.mjs copies it into .e2e/bench/base/projects/<kind>/).
+//   bench:count  number of endpoints
+//   bench:kind   "ours"  -> WebhookEndpoint from the packed package
+//                "floor" -> a no-op dynamic resource with the same inputs, the same outputs and
+//                           the same additionalSecretOutputs: what the engine costs by itself.
+const pulumi = require("@pulumi/pulumi");
+
+const config = new pulumi.Config("bench");
+const count = config.requireNumber("count");
+const kind = config.require("kind");
+
+// Serialized into every floor resource's __provider like any inline dynamic provider: each
+// function is self-contained (the closure serializer would inline anything it captures).
+const floorProvider = {
+  create: async (inputs) => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let secret = "whsec_";
+    for (let i = 0; i < 43; i++) secret += alphabet[Math.floor(Math.random() * 64)];
+    const webhookId = 1 + Math.floor(Math.random() * 2 ** 40);
+    const now = Date.now();
+    return {
+      id: String(webhookId),
+      outs: {
+        webhookId,
+        webhookName: inputs.webhookName,
+        webhookUrl: inputs.webhookUrl,
+        signSecret: secret,
+        creatorId: 1001,
+        creatorName: "open-api",
+        createTime: now,
+        operatorId: 1001,
+        operatorName: "open-api",
+        operateTime: now,
+      },
+    };
+  },
+  diff: async () => ({ changes: false }),
+  read: async (id, props) => ({ id, props }),
+  delete: async () => {},
+};
+
+class FloorEndpoint extends pulumi.dynamic.Resource {
+  constructor(name, args, opts = {}) {
+    // The same props object WebhookEndpoint builds.
+    const props = {
+      webhookName: args.webhookName ?? name,
+      webhookUrl: args.webhookUrl,
+      adoptWebhookId: undefined,
+      connection: undefined,
+      webhookId: undefined,
+      signSecret: undefined,
+      creatorId: undefined,
+      creatorName: undefined,
+      createTime: undefined,
+      operatorId: undefined,
+      operatorName: undefined,
+      operateTime: undefined,
+    };
+    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
+    super(floorProvider, name, props, { ...opts, additionalSecretOutputs }, "webhooks", "WebhookEndpoint");
+  }
+}
+
+if (kind !== "ours" && kind !== "floor") throw new Error(`bench:kind must be "ours" or "floor", got "${kind}"`);
+const Endpoint = kind === "ours" ? require("pulumi-webhook-endpoints").WebhookEndpoint : FloorEndpoint;
+
+const hooks = [];
+for (let i = 0; i < count; i++) {
+  hooks.push(new Endpoint(`hook-${i}`, { webhookName: `bench-${i}`, webhookUrl: `https://example.com/hooks/bench-${i}` }));
+}
+
+module.exports = { endpoints: count, firstWebhookId: hooks[0]?.webhookId };
