@@ -1,10 +1,11 @@
+// Examples are type-checked by tsconfig.examples.json (they import the package by name).
 // Lint runs with type information so floating promises and unsafe any are caught: an unhandled
 // rejection in the provider host kills every resource operation in flight.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-check/**", "node_modules/**", "examples/**/node_modules/**", "examples/**/bin/**", ".e2e/**", ".demo/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  { ignores: ["examples/**", "bench/**", "dist/**", "dist-check/**", "node_modules/**", "examples/**/node_modules/**", "examples/**/bin/**", ".e2e/**", ".demo/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
