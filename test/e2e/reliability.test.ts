@@ -21,6 +21,25 @@ const FLEET_YAML = readFileSync(join(REPO, "examples/quickstart/Pulumi.yaml"), "
 const CLIENT_TUNING = { WEBHOOKS_TIMEOUT_MS: "1000", WEBHOOKS_MAX_RETRIES: "8", WEBHOOKS_CREATE_SETTLE_MS: "2500" };
 const ALL_FAULTS: FaultKind[] = ["server-error", "rate-limit", "latency", "reset-before", "drop-after-commit", "truncated", "malformed"];
 
+/** A fleet project of its own stack and backend, talking to one emulator. */
+function fleetProject(id: string, emulator: Emulator, size: number, prefix: string, extraEnv: Record<string, string> = {}): Project {
+  const backend = backendFor(id);
+  return Project.create(
+    "quickstart",
+    id,
+    {
+      PULUMI_BACKEND_URL: backend.backendUrl,
+      PULUMI_HOME: backend.home,
+      WEBHOOKS_BASE_URL: emulator.url,
+      WEBHOOKS_ACCESS_TOKEN: TOKEN,
+      FLEET_SIZE: String(size),
+      FLEET_PREFIX: prefix,
+      ...extraEnv,
+    },
+    { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
+  );
+}
+
 function duplicateNames(emulator: Emulator): string[] {
   const seen = new Map<string, number>();
   for (const r of emulator.records()) seen.set(r.webhook_name, (seen.get(r.webhook_name) ?? 0) + 1);
@@ -45,16 +64,7 @@ describe("faults under the real engine: 100 endpoints, 20% mixed faults on every
       },
     });
     emulators.push(emulator);
-    const backend = backendFor(`faults-${seed}`);
-    const project = Project.create("quickstart", `faults-${seed}`, {
-      PULUMI_BACKEND_URL: backend.backendUrl,
-      PULUMI_HOME: backend.home,
-      WEBHOOKS_BASE_URL: emulator.url,
-      WEBHOOKS_ACCESS_TOKEN: TOKEN,
-      FLEET_SIZE: "100",
-      FLEET_PREFIX: `s${seed}`,
-      ...CLIENT_TUNING,
-    }, { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML });
+    const project = fleetProject(`faults-${seed}`, emulator, 100, `s${seed}`, CLIENT_TUNING);
     await project.initStack("dev");
 
     const up = await project.ok(["up", "--yes", "--skip-preview"]);
@@ -98,15 +108,7 @@ describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of
   async function scenario(prefix: string, recoverEnv: Record<string, string>) {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
     emulators.push(emulator);
-    const backend = backendFor(`interrupt-${prefix}`);
-    const project = Project.create("quickstart", `interrupt-${prefix}`, {
-      PULUMI_BACKEND_URL: backend.backendUrl,
-      PULUMI_HOME: backend.home,
-      WEBHOOKS_BASE_URL: emulator.url,
-      WEBHOOKS_ACCESS_TOKEN: TOKEN,
-      FLEET_SIZE: "50",
-      FLEET_PREFIX: prefix,
-    }, { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML });
+    const project = fleetProject(`interrupt-${prefix}`, emulator, 50, prefix);
     await project.initStack("dev");
     const createdBeforeKill = await interruptedUp(project, emulator);
     const recordedBeforeRecovery = webhookResources(await project.exportState()).length;
@@ -146,17 +148,7 @@ describe("concurrency: two stacks at once, and a high --parallel", () => {
   it("two stacks of 50 applied at the same time against one emulator: no cross-talk, no duplicates, nothing lost", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 20 });
     emulators.push(emulator);
-    const projects = ["blue", "green"].map((prefix) => {
-      const backend = backendFor(`concurrent-${prefix}`);
-      return Project.create("quickstart", `concurrent-${prefix}`, {
-        PULUMI_BACKEND_URL: backend.backendUrl,
-        PULUMI_HOME: backend.home,
-        WEBHOOKS_BASE_URL: emulator.url,
-        WEBHOOKS_ACCESS_TOKEN: TOKEN,
-        FLEET_SIZE: "50",
-        FLEET_PREFIX: prefix,
-      }, { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML });
-    });
+    const projects = ["blue", "green"].map((prefix) => fleetProject(`concurrent-${prefix}`, emulator, 50, prefix));
     for (const project of projects) await project.initStack("dev");
     await Promise.all(projects.map((project, i) => project.ok(["up", "--yes", "--skip-preview", "--parallel", i === 0 ? "64" : "8"])));
     expect(emulator.records()).toHaveLength(100);
