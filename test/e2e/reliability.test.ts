@@ -112,8 +112,9 @@ describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of
     await project.initStack("dev");
     const createdBeforeKill = await interruptedUp(project, emulator);
     const recordedBeforeRecovery = webhookResources(await project.exportState()).length;
-    // The recovery the README gives: drop the pending creates the engine cannot know the ids of,
-    // then apply again (with the opt-in adoption window when recovering).
+    // The recovery the README gives: release the killed run's lock, drop the pending creates the
+    // engine cannot know the ids of, then apply again (with the opt-in adoption window).
+    await project.ok(["cancel", "--yes"]);
     await project.ok(["refresh", "--yes", "--skip-preview", "--clear-pending-creates"]);
     await project.ok(["up", "--yes", "--skip-preview"], recoverEnv);
     await project.ok(["preview", "--expect-no-changes"]);
