@@ -11,7 +11,8 @@ import { performance } from "node:perf_hooks";
 
 const LIST_PATH = "/open-api/v1/webhooks";
 const CREATE_PATH = "/open-api/v1/webhooks/create";
-const SEEDED = 200;
+const SEEDED = 400;
+const PAGE_STARTS = 300;
 
 export async function startEmulatorProcess(repo, token) {
   const child = spawn(process.execPath, [join(repo, "dist/emulator/bin.js"), "--token", token, "--latency-ms", "0"], {
@@ -77,11 +78,37 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
     if (json.code !== "200") throw new Error(`bare ${path}: code ${json.code}`);
     return json;
   };
+  const admin = async (route, body) => {
+    const response = await request(new URL(`/__emulator/${route}`, emulator.url), {
+      method: "POST",
+      dispatcher: agent,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body ?? {}),
+    });
+    await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`emulator admin ${route}: HTTP ${response.statusCode}`);
+  };
+  const apiRequests = async () => {
+    const response = await request(new URL("/__emulator/counters", emulator.url), { dispatcher: agent });
+    const counters = JSON.parse(await response.body.text());
+    return counters.list + counters.create;
+  };
   const listBody = (name, limit) => ({ cursor: "", limit, webhook_name: name, webhook_url: "", ascending: "true" });
 
   try {
+    // A short request log: trimming a full 10000-entry log costs the emulator on every request.
+    await admin("config", { requestLogLimit: 100 });
     for (let i = 0; i < SEEDED; i++) {
       await bare(CREATE_PATH, { webhook_name: `seed-${i}`, webhook_url: `https://example.com/hooks/seed-${i}` });
+    }
+    // Real cursors, one per starting position, so that the page requests in flight all differ:
+    // identical concurrent lists would be coalesced by the client into one request, which is
+    // not what this compares.
+    const cursors = [];
+    for (let cursor = ""; cursors.length < PAGE_STARTS; ) {
+      const page = await bare(LIST_PATH, { ...listBody("", 1), cursor });
+      cursor = page.data.cursor;
+      cursors.push(cursor);
     }
     let tag = 0;
     const cases = [
@@ -91,15 +118,16 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
         bare: (i) => bare(LIST_PATH, listBody(`seed-${i % SEEDED}`, 100)),
       },
       {
-        // Limits 85..100 so that the calls in flight differ: identical concurrent lists would be
-        // coalesced by the client into one request, which is not what this case measures.
-        name: "list page (~100 records)",
-        client: (i) => client.list({ limit: 100 - (i % 16) }),
-        bare: (i) => bare(LIST_PATH, listBody("", 100 - (i % 16))),
+        name: "list page (100 records)",
+        client: (i) => client.list({ cursor: cursors[i % PAGE_STARTS], limit: 100 }),
+        bare: (i) => bare(LIST_PATH, { ...listBody("", 100), cursor: cursors[i % PAGE_STARTS] }),
       },
       {
-        // Last: creates grow the store, which the list cases scan.
+        // Last, and on an emptied store before every trial: the emulator copies its whole store on
+        // each create (WebhookStore.commit), so a growing store would throttle both sides alike.
         name: "create",
+        before: () => admin("reset"),
+        maxOps: 2000,
         client: (i) => client.create({ webhookName: `c-${tag}-${i}`, webhookUrl: `https://example.com/hooks/c-${tag}-${i}` }),
         bare: (i) => bare(CREATE_PATH, { webhook_name: `b-${tag}-${i}`, webhook_url: `https://example.com/hooks/b-${tag}-${i}` }),
       },
@@ -107,17 +135,43 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
     const results = [];
     for (const c of cases) {
       // Warm-up of both (connections, JIT), not counted.
-      await trial(Math.ceil(ops / 4), concurrency, c.client);
-      await trial(Math.ceil(ops / 4), concurrency, c.bare);
-      const clientRates = [];
-      const bareRates = [];
-      for (let r = 0; r < runs; r++) {
+      const measure = async (count, fn) => {
         tag++;
-        clientRates.push(await trial(ops, concurrency, c.client));
-        bareRates.push(await trial(ops, concurrency, c.bare));
+        await c.before?.();
+        const before = await apiRequests();
+        const cpuBefore = process.cpuUsage();
+        const rate = await trial(count, concurrency, fn);
+        const cpu = process.cpuUsage(cpuBefore);
+        const sent = (await apiRequests()) - before;
+        if (sent !== count) throw new Error(`client benchmark ${c.name}: ${count} calls made ${sent} requests; the comparison needs one each`);
+        // CPU of this process only (the emulator is another process): what each side costs per call.
+        return { rate, cpuMicros: (cpu.user + cpu.system) / count };
+      };
+      const count = Math.min(ops, c.maxOps ?? ops);
+      const warmUp = Math.max(Math.ceil(count / 2), 1000);
+      await measure(warmUp, c.client);
+      await measure(warmUp, c.bare);
+      const clientTrials = [];
+      const bareTrials = [];
+      for (let r = 0; r < runs; r++) {
+        clientTrials.push(await measure(count, c.client));
+        bareTrials.push(await measure(count, c.bare));
       }
-      const row = { name: c.name, client: median(clientRates), bare: median(bareRates), clientRates, bareRates };
-      log(`client ${c.name}: client ${row.client.toFixed(0)} ops/s, bare ${row.bare.toFixed(0)} ops/s`);
+      const clientRates = clientTrials.map((t) => t.rate);
+      const bareRates = bareTrials.map((t) => t.rate);
+      const row = {
+        name: c.name,
+        ops: count,
+        client: median(clientRates),
+        bare: median(bareRates),
+        clientCpuMicros: median(clientTrials.map((t) => t.cpuMicros)),
+        bareCpuMicros: median(bareTrials.map((t) => t.cpuMicros)),
+        clientRates,
+        bareRates,
+      };
+      log(
+        `client ${c.name}: client ${row.client.toFixed(0)} ops/s (${row.clientCpuMicros.toFixed(0)} µs CPU/op), bare ${row.bare.toFixed(0)} ops/s (${row.bareCpuMicros.toFixed(0)} µs CPU/op)`,
+      );
       results.push(row);
     }
     return results;

@@ -226,6 +226,7 @@ function buildRows(engine, client) {
   if (client) {
     for (const c of client) {
       rows.push([`client ${c.name} (ops/s)`, "", 0, fmt.ops(c.client), fmt.ops(c.bare), fmt.ratio(c.client / c.bare), "", ""]);
+      rows.push([`client ${c.name} (CPU µs/op, lower is better)`, "", 0, fmt.ops(c.clientCpuMicros), fmt.ops(c.bareCpuMicros), fmt.ratio(c.clientCpuMicros / c.bareCpuMicros), "", ""]);
     }
   }
   return { rows, notes: [...new Set(notes)] };
@@ -256,7 +257,11 @@ const LEGEND = `- Times: wall time of the CLI command, median of the runs of eac
   runs of that N. On a machine with few cores, CPU is what turns into wall time.
 - client: WebhooksClient vs a bare undici.request loop (keep-alive Agent, same bodies and headers, JSON.parse),
   emulator in a separate process at latency 0, ${settings.clientConcurrency} in flight, ${settings.clientOps} ops per trial,
-  ${settings.runs} trials each alternated after a warm-up; median ops/s.`;
+  ${settings.runs} trials each alternated after a warm-up; median ops/s, and median CPU time of the benchmark process per
+  call (the emulator runs elsewhere, so this is the client's own cost and steadier than ops/s on a busy machine). Every call must reach the emulator as exactly one
+  request (checked), so list pages start at distinct real cursors (the client coalesces identical concurrent lists), and
+  the store is emptied before each create trial, which is capped at 2000 creates (the emulator copies its whole store
+  on every create, so a growing store would throttle both sides alike).`;
 
 async function main() {
   const info = machine();
