@@ -5,7 +5,8 @@ import { z } from "zod";
  * document does not mention are tolerated (loose objects), because a server may add some.
  */
 
-const integer = z.number().int().refine(Number.isSafeInteger, "must be a safe integer");
+// zod 4's int() accepts only safe integers, so ids and times survive JSON round trips exactly.
+const integer = z.number().int();
 
 /** The webhook endpoint record as the API sends it (section 2 of the API document). */
 export const apiRecordSchema = z.looseObject({

@@ -76,6 +76,19 @@ async function findAnywhere(client: WebhooksClient, id: number, name: string | u
   return records.find((record) => record.webhookId === id);
 }
 
+/**
+ * What read just saw, per id, for the diff the engine sends right after it during a refresh: one
+ * list call per endpoint instead of two. Kept only briefly, and used once.
+ */
+const justRead = new Map<string, { record: WebhookEndpointRecord | undefined; at: number }>();
+const JUST_READ_MS = 10_000;
+
+function takeJustRead(id: string): { record: WebhookEndpointRecord | undefined } | undefined {
+  const entry = justRead.get(id);
+  justRead.delete(id);
+  return entry && Date.now() - entry.at <= JUST_READ_MS ? entry : undefined;
+}
+
 function idNumber(id: string): number {
   const value = Number(id);
   if (!Number.isSafeInteger(value) || value <= 0) {
@@ -178,6 +191,7 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
     const old = props ?? ({} as Partial<WebhookEndpointOutputs>);
     const client = clientForProps(old);
     const record = await findAnywhere(client, idNumber(id), old.webhookName);
+    justRead.set(id, { record, at: Date.now() });
     if (!record) return { id: "" };
     const outs = outputsOf(record, old);
     const inputs: Partial<WebhookEndpointInputs> = {
@@ -203,7 +217,8 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
       // Drift: an endpoint removed on the service must be recreated, and preview should say so
       // without --refresh. The filter may be partial or ignored, so match on the id.
       const client = clientForProps({ connection: isKnown(news.connection) ? news.connection : olds.connection });
-      const current = await findByName(client, idNumber(id), olds.webhookName);
+      const seen = takeJustRead(id);
+      const current = seen ? seen.record : await findByName(client, idNumber(id), olds.webhookName);
       if (!current) replaces.push("webhookId");
       else if (current.webhookName !== olds.webhookName || current.webhookUrl !== olds.webhookUrl) replaces.push("webhookName");
     }

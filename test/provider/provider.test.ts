@@ -74,6 +74,18 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
     expect(result.inputs).toEqual({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" });
   });
 
+  it("refresh's read then diff make one list call between them, not two", async () => {
+    const before = emulator.counters().list;
+    await provider.read(id, outs);
+    const afterRead = emulator.counters().list;
+    expect(await provider.diff(id, outs, { ...inputs })).toMatchObject({ changes: false });
+    expect(emulator.counters().list).toBe(afterRead);
+    expect(afterRead - before).toBeGreaterThanOrEqual(1);
+    // Used once: the next diff asks the service again.
+    await provider.diff(id, outs, { ...inputs });
+    expect(emulator.counters().list).toBeGreaterThan(afterRead);
+  });
+
   it("read follows an endpoint renamed on the service, and diff then replaces it", async () => {
     emulator.updateRecord(Number(id), { webhook_name: "orders-renamed" });
     const result = await provider.read(id, outs);
