@@ -18,6 +18,10 @@ export const ENV_TIMEOUT_MS = "WEBHOOKS_TIMEOUT_MS";
 export const ENV_MAX_RETRIES = "WEBHOOKS_MAX_RETRIES";
 /** Client tuning: milliseconds to keep looking for the result of an ambiguous create. */
 export const ENV_CREATE_SETTLE_MS = "WEBHOOKS_CREATE_SETTLE_MS";
+/** For a service whose page size limit is below the default 100: records asked for per page. */
+export const ENV_PAGE_SIZE = "WEBHOOKS_PAGE_SIZE";
+/** For a service that wants another form of `ascending` (its accepted values are undocumented). */
+export const ENV_ASCENDING = "WEBHOOKS_ASCENDING";
 
 /** Stack config as `configure` received it: full keys such as `webhooks:baseUrl`. */
 export type StackConfig = Readonly<Record<string, string | undefined>>;
@@ -89,21 +93,28 @@ const clients = new Map<string, WebhooksClient>();
  * token, never the token.
  */
 export function clientFor(resolved: Resolved, env: NodeJS.ProcessEnv = process.env): WebhooksClient {
+  const timeoutMs = envNumber(env, ENV_TIMEOUT_MS);
+  const maxRetries = envNumber(env, ENV_MAX_RETRIES);
+  const createSettleMs = envNumber(env, ENV_CREATE_SETTLE_MS);
+  const pageSize = envNumber(env, ENV_PAGE_SIZE);
+  const ascending = env[ENV_ASCENDING];
+  const tuning = {
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+    ...(createSettleMs === undefined ? {} : { createSettleMs }),
+    ...(pageSize === undefined ? {} : { pageSize }),
+    ...(ascending === undefined || ascending === "" ? {} : { ascending }),
+  };
   const tokenHash = createHash("sha256").update(resolved.accessToken).digest("hex");
-  const key = `${resolved.baseUrl}\n${tokenHash}\n${resolved.allowInsecureHttp}\n${resolved.tokenSource}`;
+  const key = JSON.stringify([resolved.baseUrl, tokenHash, resolved.allowInsecureHttp, resolved.tokenSource, tuning]);
   let client = clients.get(key);
   if (!client) {
-    const timeoutMs = envNumber(env, ENV_TIMEOUT_MS);
-    const maxRetries = envNumber(env, ENV_MAX_RETRIES);
-    const createSettleMs = envNumber(env, ENV_CREATE_SETTLE_MS);
     client = new WebhooksClient({
       baseUrl: resolved.baseUrl,
       accessToken: resolved.accessToken,
       tokenSource: resolved.tokenSource,
       allowInsecureHttp: resolved.allowInsecureHttp,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-      ...(createSettleMs === undefined ? {} : { createSettleMs }),
+      ...tuning,
     });
     clients.set(key, client);
   }

@@ -186,6 +186,24 @@ describe("connection settings", () => {
     await expect(provider.create({ webhookName: "b", webhookUrl: "https://example.com/b" })).resolves.toMatchObject({ outs: { webhookName: "b" } });
   });
 
+  it("works against the strictest reading of the document once told its page size and ascending form", async () => {
+    const strict = await startEmulator({ profile: "strict", accessToken: TOKEN, ascending: "asc-desc" });
+    try {
+      await configure({ "webhooks:baseUrl": strict.url, "webhooks:accessToken": TOKEN });
+      const refused = await captureError(provider.create({ webhookName: "s", webhookUrl: "https://example.com/s", adoptWebhookId: 1 }));
+      expect((refused as Error).message).toMatch(/limit|ascending/);
+      process.env.WEBHOOKS_PAGE_SIZE = "10";
+      process.env.WEBHOOKS_ASCENDING = "asc";
+      const created = await provider.create({ webhookName: "s", webhookUrl: "https://example.com/s" });
+      for (let i = 0; i < 25; i++) strict.addRecord({ webhook_name: `s-${i}`, webhook_url: `https://example.com/s/${i}` });
+      const read = await provider.read(created.id, created.outs!);
+      expect(read.id).toBe(created.id);
+      expect(await provider.diff(created.id, created.outs!, { webhookName: "s", webhookUrl: "https://example.com/s" })).toMatchObject({ changes: false });
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("an endpoint the service stores differently still reaches state, with its id", async () => {
     const server = await rawServer((_req, _body, res) => {
       res.writeHead(200, { "content-type": "application/json" });
