@@ -20,8 +20,9 @@ import { isKnown, validateInputs, type ConnectionInputs, type WebhookEndpointInp
  *
  * Promises kept, per method:
  * - check never calls the API;
- * - create makes exactly one create call (unless adopting, which makes none) and, if anything
- *   fails once the endpoint exists, fails with its id so the engine records it;
+ * - create makes one create call, repeated only when the service certainly did not act (adopting
+ *   makes none) and, if anything fails once the endpoint exists, fails with its id so the engine
+ *   records it;
  * - read never trusts the service's filter and reports a vanished endpoint as gone;
  * - diff always answers explicitly, so package upgrades never show as changes;
  * - delete never calls the API (there is no delete) and says so once per endpoint.
