@@ -301,6 +301,11 @@ export class WebhooksClient {
         parsed = false;
       }
     }
+    // The common case first: a documented success needs one schema pass, not two.
+    if (parsed && raw.status >= 200 && raw.status < 300 && isSuccessCode(json)) {
+      const result = schema.safeParse(json);
+      if (result.success) return this.#redactedTrace(result.data as z.infer<S> & { trace_id: string });
+    }
     const loose = parsed ? looseEnvelopeSchema.safeParse(json) : undefined;
     const envelope = loose?.success ? loose.data : undefined;
     const traceId =
@@ -339,8 +344,11 @@ export class WebhooksClient {
       const { field, problem } = describeIssue(result.error);
       throw new WebhookInvalidResponseError(`${operation} returned a response whose ${field} ${problem}`, { ...details, field });
     }
-    // The trace id is returned to the caller and later quoted in errors (paging, create settling).
-    const data = result.data as z.infer<S> & { trace_id: string };
+    return this.#redactedTrace(result.data as z.infer<S> & { trace_id: string });
+  }
+
+  /** The trace id is returned to the caller and later quoted in errors (paging, create settling). */
+  #redactedTrace<T extends { trace_id: string }>(data: T): T {
     data.trace_id = redact(data.trace_id, [this.#token]);
     return data;
   }
@@ -385,6 +393,12 @@ export class WebhooksClient {
       details,
     );
   }
+}
+
+function isSuccessCode(json: unknown): boolean {
+  if (typeof json !== "object" || json === null) return false;
+  const code = (json as { code?: unknown }).code;
+  return code === "200" || code === 200;
 }
 
 function describeServiceAnswer(details: WebhookErrorDetails): string {

@@ -90,6 +90,48 @@ function takeJustRead(id: string): { record: WebhookEndpointRecord | undefined }
   return entry && Date.now() - entry.at <= JUST_READ_MS ? entry : undefined;
 }
 
+/**
+ * The engine runs a preview's diffs one after another, so one list per endpoint puts N round
+ * trips on the critical path (and a refresh of N endpoints makes N calls). Past a few lookups on
+ * one connection, one paged scan of the whole service answers the rest of this command's lookups:
+ * a few calls instead of N. The scan is kept briefly (a provider process lives for one command);
+ * an id it does not hold is still looked up by name, since it may be newer than the scan; and a
+ * service whose listing cannot be paged through keeps the by-name lookups.
+ */
+const SCAN_AFTER_LOOKUPS = 8;
+const SCAN_FRESH_MS = 30_000;
+interface Lookups {
+  count: number;
+  scan?: Promise<Map<number, WebhookEndpointRecord> | undefined>;
+  scannedAt?: number;
+}
+const lookupsByClient = new WeakMap<WebhooksClient, Lookups>();
+
+function sharedScan(client: WebhooksClient): Promise<Map<number, WebhookEndpointRecord> | undefined> | undefined {
+  const lookups = lookupsByClient.get(client) ?? { count: 0 };
+  lookupsByClient.set(client, lookups);
+  lookups.count++;
+  if (lookups.count <= SCAN_AFTER_LOOKUPS) return undefined;
+  if (!lookups.scan || Date.now() - (lookups.scannedAt ?? 0) > SCAN_FRESH_MS) {
+    lookups.scannedAt = Date.now();
+    lookups.scan = client.scan({}).then(
+      ({ records }) => new Map(records.map((record) => [record.webhookId, record])),
+      () => undefined,
+    );
+  }
+  return lookups.scan;
+}
+
+/**
+ * Finds an endpoint by id for read (`anywhere`: a full scan when the name filter misses it, since
+ * the name may have changed on the service) or for diff (the name filter only).
+ */
+async function lookup(client: WebhooksClient, id: number, name: string | undefined, anywhere: boolean): Promise<WebhookEndpointRecord | undefined> {
+  const snapshot = await sharedScan(client);
+  if (snapshot) return snapshot.get(id) ?? (await findByName(client, id, name));
+  return anywhere ? findAnywhere(client, id, name) : findByName(client, id, name);
+}
+
 function idNumber(id: string): number {
   const value = Number(id);
   if (!Number.isSafeInteger(value) || value <= 0) {
@@ -191,7 +233,7 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
   async read(id, props) {
     const old = props ?? ({} as Partial<WebhookEndpointOutputs>);
     const client = clientForProps(old);
-    const record = await findAnywhere(client, idNumber(id), old.webhookName);
+    const record = await lookup(client, idNumber(id), old.webhookName, true);
     justRead.set(id, { record, at: Date.now() });
     if (!record) return { id: "" };
     const outs = outputsOf(record, old);
@@ -219,7 +261,7 @@ export const provider: Required<dynamic.ResourceProvider<WebhookEndpointInputs, 
       // without --refresh. The filter may be partial or ignored, so match on the id.
       const client = clientForProps({ connection: isKnown(news.connection) ? news.connection : olds.connection });
       const seen = takeJustRead(id);
-      const current = seen ? seen.record : await findByName(client, idNumber(id), olds.webhookName);
+      const current = seen ? seen.record : await lookup(client, idNumber(id), olds.webhookName, false);
       if (!current) replaces.push("webhookId");
       else if (current.webhookName !== olds.webhookName || current.webhookUrl !== olds.webhookUrl) replaces.push("webhookName");
     }

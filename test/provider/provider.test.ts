@@ -145,6 +145,31 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 });
 
+describe("a preview's many diffs", () => {
+  it("switch from one list per endpoint to one paged scan, and still find endpoints newer than the scan", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
+    try {
+      await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
+      const created: { id: string; outs: WebhookEndpointOutputs }[] = [];
+      for (let i = 0; i < 40; i++) {
+        const result = await provider.create({ webhookName: `many-${i}`, webhookUrl: `https://example.com/many/${i}` });
+        created.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
+      }
+      const before = emulator.counters().list;
+      for (const { id, outs } of created) {
+        expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
+      }
+      // 8 by name, then one scan of 40 records in pages of 10 (and one empty page at most).
+      expect(emulator.counters().list - before).toBeLessThanOrEqual(8 + 5);
+      const late = await provider.create({ webhookName: "late", webhookUrl: "https://example.com/late" });
+      const outs = late.outs as WebhookEndpointOutputs;
+      expect(await provider.diff(late.id, outs, { webhookName: "late", webhookUrl: "https://example.com/late" })).toMatchObject({ changes: false });
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("connection settings", () => {
   let emulator: Emulator;
   const saved = { ...process.env };
