@@ -438,7 +438,9 @@ const HAS_MORE_FIELDS = ["has_more", "hasMore", "has_next", "hasNext"] as const;
 export function readContinuation(data: Record<string, unknown>): Continuation {
   for (const field of CURSOR_FIELDS) {
     const value = data[field];
-    if (typeof value === "string" && value !== "") return { cursor: value, source: `data.${field}` };
+    // An empty cursor field is the server saying there is nothing after this page.
+    if (value === "") return { hasMore: false, source: `data.${field}` };
+    if (typeof value === "string") return { cursor: value, source: `data.${field}` };
     if (typeof value === "number" && Number.isFinite(value)) return { cursor: String(value), source: `data.${field}` };
   }
   for (const field of HAS_MORE_FIELDS) {

@@ -146,6 +146,20 @@ describe("list retries and paging safety", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("takes an empty cursor field as the end, even after a full page", async () => {
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(1), record(2)], cursor: "" } }));
+    });
+    closers.push(() => server.close());
+    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN });
+    closers.push(() => client.close());
+    const { records, pages } = await client.scan({ limit: 2 });
+    expect(records.map((r) => r.webhookId)).toEqual([1, 2]);
+    expect(pages).toBe(1);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("caps the number of pages", async () => {
     let id = 0;
     const server = await rawServer((_req, _body, res) => {

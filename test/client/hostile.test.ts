@@ -187,7 +187,8 @@ function acceptable(response: Hostile, shape: "list" | "create"): Record<string,
 function continuationOf(data: Record<string, Json>): { cursor?: string; hasMore?: boolean } {
   for (const field of ["cursor", "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next"]) {
     const value = data[field];
-    if (typeof value === "string" && value !== "") return { cursor: value };
+    if (value === "") return { hasMore: false };
+    if (typeof value === "string") return { cursor: value };
     if (typeof value === "number" && Number.isFinite(value)) return { cursor: String(value) };
   }
   for (const field of ["has_more", "hasMore", "has_next", "hasNext"]) {
