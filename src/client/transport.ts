@@ -61,10 +61,21 @@ export class Transport {
       });
   }
 
+  /** Absolute URLs per path, parsed once: the client only ever posts to two. */
+  readonly #urls = new Map<string, string>();
+
   async post(path: string, body: unknown, options: SendOptions): Promise<RawResponse> {
-    const url = new URL(joinPath(this.#origin.pathname, path), this.#origin);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let url = this.#urls.get(path);
+    if (url === undefined) {
+      url = new URL(joinPath(this.#origin.pathname, path), this.#origin).href;
+      this.#urls.set(path, url);
+    }
+    // One deadline for the whole attempt (connect, headers, body). A plain timer cleared on
+    // completion, not AbortSignal.timeout: thousands of calls a second would otherwise leave as
+    // many live timers and signals behind until each deadline passed.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
     try {
       const response = await request(url, {
         method: "POST",
@@ -82,7 +93,9 @@ export class Transport {
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
-      throw this.#connectionError(error, options, timeout);
+      throw this.#connectionError(error, options, deadline.signal);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
