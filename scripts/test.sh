@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, with all of its set-up, on a fresh machine: bash scripts/test.sh
 #   1. Node.js 24 on PATH when the system node is older than 22 (scripts/node-env.sh)
-#   2. dependencies from the lockfile, type-check and lint (examples included), build
-#   3. unit, emulator, provider and provider-host tests (vitest)
+#   2. dependencies from the lockfile, type-check and lint (examples included)
+#   3. unit, emulator, provider and provider-host tests (vitest; its global setup builds dist/)
 #   4. end-to-end tests through the real Pulumi CLI (scripts/engine.sh resolves or builds it)
 # Set PWE_SKIP_INSTALL=1 to reuse node_modules while iterating.
 set -euo pipefail
@@ -14,7 +14,7 @@ if [ "${PWE_SKIP_INSTALL:-}" != "1" ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 npm run --silent check
-npm run --silent build
+# Each vitest run builds dist/ itself (its global setup), so the build is not repeated here.
 
 npx vitest run --config vitest.config.mts
 

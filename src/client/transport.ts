@@ -130,17 +130,22 @@ export class Transport {
   }
 }
 
-/** The innermost meaningful error code (undici wraps socket errors). */
+/**
+ * The error's code: a "never sent" code anywhere in the cause chain wins (undici wraps socket
+ * errors), else the outermost code.
+ */
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
-  let found: string | undefined;
+  let outermost: string | undefined;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") found = NOT_SENT_CODES.has(code) ? code : (found ?? code);
-    if (typeof code === "string" && NOT_SENT_CODES.has(code)) return code;
+    if (typeof code === "string") {
+      if (NOT_SENT_CODES.has(code)) return code;
+      outermost ??= code;
+    }
     current = current.cause;
   }
-  return found;
+  return outermost;
 }
 
 function joinPath(base: string, path: string): string {
