@@ -6,8 +6,10 @@
 # What it resolves, in order (first hit wins):
 #   pulumi                         1. `pulumi` already on PATH
 #                                  2. a cached build: $cache/engine/<version>/bin/pulumi
-#                                  3. a build from Go modules: github.com/pulumi/pulumi/pkg/v3 at the exact
-#                                     version of node_modules/@pulumi/pulumi (needs `go`; ~minutes, once)
+#                                  3. a build from Go modules: github.com/pulumi/pulumi/pkg/v3 at
+#                                     $PWE_ENGINE_VERSION (default below: the newest the Go module proxy
+#                                     serves here), independent of the @pulumi/pulumi SDK in node_modules
+#                                     (the CLI and the SDK need not share a version; needs `go`; ~minutes, once)
 #   pulumi-language-nodejs         1. next to the resolved `pulumi` (official installs ship it there)
 #                                  2. on PATH
 #                                  3. our stand-in scripts/engine/pulumi-language-nodejs (see its README)
@@ -25,10 +27,9 @@
 
 _pwe_engine_log() { echo "[engine] $*" >&2; }
 
-_pwe_engine_sdk_version() {
-  # Version of @pulumi/pulumi in node_modules, without needing node.
-  sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$1/node_modules/@pulumi/pulumi/package.json" 2>/dev/null | head -n 1
-}
+# The CLI we build when none is on PATH: the newest github.com/pulumi/pulumi/pkg/v3 the Go module proxy serves
+# here (v3.252.0 and everything from v3.260.0 on are refused). Override with PWE_ENGINE_VERSION=3.x.y.
+_pwe_engine_default_version=3.259.0
 
 _pwe_engine_go() {
   if [ -n "${PWE_ENGINE_NO_BUILD:-}" ]; then return 1
@@ -133,9 +134,14 @@ _pwe_engine_main() {
   local root cache ver dir pulumi="" pulumi_dir plugdir langhost="" standin dynprov="" lock_fd=""
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)" || return 1
   cache="${PWE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-webhook-endpoints}"
-  ver="$(_pwe_engine_sdk_version "$root")"
-  if [ -z "$ver" ]; then
-    _pwe_engine_log "cannot read the @pulumi/pulumi version from $root/node_modules/@pulumi/pulumi/package.json: run npm install first"
+  ver="${PWE_ENGINE_VERSION:-$_pwe_engine_default_version}"
+  ver="${ver#v}"
+  if ! [[ "$ver" =~ ^3\.[0-9]+\.[0-9]+$ ]]; then
+    _pwe_engine_log "PWE_ENGINE_VERSION must look like 3.259.0 (got '$ver')"
+    return 1
+  fi
+  if [ ! -f "$root/node_modules/@pulumi/pulumi/package.json" ]; then
+    _pwe_engine_log "node_modules/@pulumi/pulumi is missing in $root: run npm ci first"
     return 1
   fi
   if ! command -v node >/dev/null 2>&1; then
@@ -222,5 +228,5 @@ _pwe_engine_main() {
 
 _pwe_engine_main
 _pwe_engine_rc=$?
-unset -f _pwe_engine_is_standin _pwe_engine_log _pwe_engine_sdk_version _pwe_engine_go _pwe_engine_install_hint _pwe_engine_build _pwe_engine_link _pwe_engine_main
+unset _pwe_engine_default_version; unset -f _pwe_engine_is_standin _pwe_engine_log _pwe_engine_go _pwe_engine_install_hint _pwe_engine_build _pwe_engine_link _pwe_engine_main
 eval "unset _pwe_engine_rc; return $_pwe_engine_rc 2>/dev/null || exit $_pwe_engine_rc"

@@ -1,2 +1,0 @@
-export { WebhookEndpoint, type WebhookEndpointArgs, type WebhookConnectionArgs } from "./webhook-endpoint";
-export type { WebhookEndpointOutputs } from "./provider";
