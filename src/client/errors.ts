@@ -1,3 +1,5 @@
+import { MAX_MESSAGE_CHARS, showable } from "./redact";
+
 /**
  * The error family of {@link WebhooksClient}. Every error has a stable string `code` (ours, safe to
  * branch on), plus what the service said when it said anything: `serviceCode`, `msg`, `traceId` and
@@ -16,6 +18,7 @@ export type WebhookErrorCode =
   | "WEBHOOK_TIMEOUT"
   | "WEBHOOK_ABORTED"
   | "WEBHOOK_CREATE_UNCERTAIN"
+  | "WEBHOOK_ENDPOINT_EXISTS"
   | "WEBHOOK_PAGING_FAILED"
   | "WEBHOOK_CONFIG_INVALID";
 
@@ -44,7 +47,8 @@ export class WebhookApiError extends Error {
   readonly operation: "list" | "create" | undefined;
 
   constructor(message: string, details: WebhookErrorDetails = {}) {
-    super(withTrace(message, details.traceId), details.cause === undefined ? undefined : { cause: details.cause });
+    // Bounded and free of control characters whatever a service put into the pieces quoted in it.
+    super(showable(withTrace(message, details.traceId), MAX_MESSAGE_CHARS), details.cause === undefined ? undefined : { cause: details.cause });
     this.serviceCode = details.serviceCode;
     this.msg = details.msg;
     this.traceId = details.traceId;
@@ -137,7 +141,24 @@ export class WebhookCreateUncertainError extends WebhookApiError {
   }
 }
 
-/** Paging could not go on safely: a repeated cursor, a page that repeats itself, or the page cap. */
+/**
+ * An endpoint with the requested name and URL already exists, so a create was not sent: a second
+ * one could never be deleted. `existingIds` are the endpoints found.
+ */
+export class WebhookEndpointExistsError extends WebhookApiError {
+  override name = "WebhookEndpointExistsError";
+  override readonly code = "WEBHOOK_ENDPOINT_EXISTS" as const;
+  readonly existingIds: readonly number[];
+  constructor(message: string, details: WebhookErrorDetails & { existingIds: readonly number[] }) {
+    super(message, details);
+    this.existingIds = details.existingIds;
+  }
+}
+
+/**
+ * Paging could not go on safely: a repeated cursor, a page that repeats itself, a page larger than
+ * asked for, or a cap (pages, records or bytes in one listing).
+ */
 export class WebhookPagingError extends WebhookApiError {
   override name = "WebhookPagingError";
   override readonly code = "WEBHOOK_PAGING_FAILED" as const;
@@ -147,33 +168,4 @@ export class WebhookPagingError extends WebhookApiError {
 export class WebhookConfigError extends WebhookApiError {
   override name = "WebhookConfigError";
   override readonly code = "WEBHOOK_CONFIG_INVALID" as const;
-}
-
-/**
- * Copies an underlying failure into a plain Error with every occurrence of the secrets removed,
- * keeping `name`, `code` and `message` (and one level of `cause`), so that `cause` chains are
- * useful for debugging but cannot leak the token.
- */
-export function sanitizeCause(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
-  if (error === undefined || error === null) return undefined;
-  const scrub = (text: string): string => redact(text, secrets);
-  if (!(error instanceof Error)) return new Error(scrub(typeof error === "string" ? error : (JSON.stringify(error) ?? typeof error)));
-  const copy = new Error(scrub(error.message));
-  copy.name = error.name;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") (copy as Error & { code?: string }).code = scrub(code);
-  if (depth < 2 && error.cause !== undefined) {
-    const inner = sanitizeCause(error.cause, secrets, depth + 1);
-    if (inner) (copy as Error & { cause?: unknown }).cause = inner;
-  }
-  copy.stack = `${copy.name}: ${copy.message}`;
-  return copy;
-}
-
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length > 0) out = out.split(secret).join("[REDACTED]");
-  }
-  return out;
 }

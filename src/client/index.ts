@@ -1,3 +1,20 @@
-export { WebhooksClient, LIST_PATH, CREATE_PATH, parseBaseUrl } from "./client";
-export * from "./errors";
+export { WebhooksClient } from "./client";
+export {
+  WebhookAbortError,
+  WebhookApiError,
+  WebhookAuthError,
+  WebhookConfigError,
+  WebhookConnectionError,
+  WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
+  WebhookInvalidResponseError,
+  WebhookPagingError,
+  WebhookRateLimitError,
+  WebhookRequestRefusedError,
+  WebhookServerError,
+  WebhookTimeoutError,
+  type WebhookErrorCode,
+  type WebhookErrorDetails,
+} from "./errors";
+export { LIST_PATH, CREATE_PATH } from "../api/contract";
 export type * from "./types";

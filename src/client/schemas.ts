@@ -9,20 +9,27 @@ import { z } from "zod";
 const integer = z.number().int();
 
 /**
+ * Upper bounds on the text fields of a record. The document gives no limits; these are far above
+ * anything a real service stores and keep a hostile page from holding gigabytes (a record past
+ * them is an invalid response, not a truncated one).
+ */
+export const RECORD_FIELD_LIMITS = { name: 4096, url: 16_384, secret: 4096, principal: 4096 } as const;
+
+/**
  * The webhook endpoint record as the API sends it (section 2 of the API document). Fields the
  * document does not list are accepted and dropped (a strip object validates a page of records
  * about 20% faster than a loose one, and nothing reads them).
  */
 export const apiRecordSchema = z.object({
   webhook_id: integer,
-  webhook_name: z.string(),
-  webhook_url: z.string(),
-  sign_secret: z.string().min(1),
+  webhook_name: z.string().max(RECORD_FIELD_LIMITS.name),
+  webhook_url: z.string().max(RECORD_FIELD_LIMITS.url),
+  sign_secret: z.string().min(1).max(RECORD_FIELD_LIMITS.secret),
   creator_id: integer,
-  creator_name: z.string(),
+  creator_name: z.string().max(RECORD_FIELD_LIMITS.principal),
   create_time: integer,
   operator_id: integer,
-  operator_name: z.string(),
+  operator_name: z.string().max(RECORD_FIELD_LIMITS.principal),
   operate_time: integer,
 });
 export type ApiRecord = z.infer<typeof apiRecordSchema>;
@@ -78,6 +85,8 @@ function problemOf(issue: z.core.$ZodIssue): string {
       return "has an unexpected value";
     case "too_small":
       return "is too small or empty";
+    case "too_big":
+      return "is too long";
     case "invalid_union":
       return "has an unexpected type or value";
     default:

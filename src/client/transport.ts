@@ -1,22 +1,21 @@
 import { Agent, request, type Dispatcher } from "undici";
-import {
-  WebhookAbortError,
-  WebhookConnectionError,
-  WebhookTimeoutError,
-  sanitizeCause,
-} from "./errors";
+import type { ApiOperation } from "../api/contract";
+import { WebhookAbortError, WebhookConnectionError, WebhookInvalidResponseError, WebhookTimeoutError } from "./errors";
+import { sanitizeCause } from "./redact";
 
 /** One HTTP exchange as received, before any interpretation. */
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** Size of the body (in UTF-16 code units, close to bytes for JSON). */
+  bytes: number;
 }
 
 export interface SendOptions {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
-  operation: "list" | "create";
+  operation: ApiOperation;
 }
 
 /**
@@ -33,8 +32,11 @@ const NOT_SENT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
-/** Largest response body read into memory; a larger one is an unusable response. */
-const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest response body read into memory; a larger one is an unusable response. A page of 100
+ * records of the largest sizes the schema accepts stays well below it.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Sends JSON POSTs to one origin through one keep-alive dispatcher and reports failures as
@@ -91,7 +93,7 @@ export class Transport {
         bodyTimeout: options.timeoutMs,
       });
       const text = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, text };
+      return { status: response.statusCode, headers: response.headers, text, bytes: text.length };
     } catch (error) {
       throw this.#connectionError(error, options, deadline.signal);
     } finally {
@@ -115,6 +117,12 @@ export class Transport {
       );
     }
     const code = errorCode(error);
+    if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
+      return new WebhookInvalidResponseError(`${where} returned a body larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`, {
+        operation: options.operation,
+        cause,
+      });
+    }
     if (timeout.aborted || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
       return new WebhookTimeoutError(`${where} timed out after ${options.timeoutMs} ms`, {
         operation: options.operation,

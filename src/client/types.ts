@@ -50,10 +50,23 @@ export interface WebhooksClientOptions {
    */
   pageSize?: number;
   /**
-   * Most pages `listAll` will fetch before stopping with a `WebhookPagingError`.
+   * Most pages one listing (`listAll`, `scan`, a lookup) will fetch before stopping with a
+   * `WebhookPagingError`.
    * @default 1000
    */
   maxPages?: number;
+  /**
+   * Most distinct records one listing will collect before stopping with a `WebhookPagingError`,
+   * so that no server can make a listing grow without bound.
+   * @default 100000
+   */
+  maxScanRecords?: number;
+  /**
+   * Most response bytes one listing will read, summed over its pages, before stopping with a
+   * `WebhookPagingError`. Each response is also capped at 8 MB.
+   * @default 50331648 (48 MB)
+   */
+  maxScanBytes?: number;
   /**
    * Value sent as `ascending` when the caller gives none. The document says only that it is a
    * string in the request; its accepted values are unknown, so it is configurable. No behaviour
@@ -104,12 +117,21 @@ export interface ListParams {
   cursor?: string;
   /** Records wanted in the page. @default the client's `pageSize` */
   limit?: number;
-  /** Name filter; the service may match it exactly or partially. `""` means no filter. */
+  /** Name filter. `""` means no filter. See `match`. */
   webhookName?: string;
-  /** URL filter; the service may match it exactly or partially. `""` means no filter. */
+  /** URL filter. `""` means no filter. See `match`. */
   webhookUrl?: string;
   /** Ordering switch, sent in string form. Booleans are sent as `"true"` / `"false"`. */
   ascending?: boolean | string;
+  /**
+   * How the name and URL filters match. `"exact"`: only records whose name and URL are exactly
+   * the ones given are returned, up to the forms a service may store (surrounding white space and
+   * Unicode normal form of a name; case of scheme and host, default port and one trailing slash of
+   * a URL). `"service"`: whatever the service's own filter returns (it may match partially), for
+   * searching.
+   * @default "exact"
+   */
+  match?: "exact" | "service";
 }
 
 /** What the server said about continuing, in whatever form it used. */
@@ -123,14 +145,32 @@ export interface Continuation {
 }
 
 export interface ListPage {
+  /** The page's records that match the filters (see `ListParams.match`). */
   records: WebhookEndpointRecord[];
+  /** The response's trace id, or `""` when it did not carry one in the documented form. */
   traceId: string;
+  /** What the server said about continuing, as it said it. */
   continuation: Continuation;
+  /**
+   * The cursor to pass for the next page, worked out from the continuation (or, with none, from a
+   * full page's last id); undefined when the listing is complete.
+   */
+  nextCursor?: string | undefined;
 }
 
 export interface CreateParams {
   webhookName: string;
   webhookUrl: string;
+}
+
+/** Options of `create`, on top of the per-call ones. */
+export interface CreateOptions extends CallOptions {
+  /**
+   * Create even when an endpoint with the same name and URL already exists. Off by default: the
+   * API cannot delete, so a second endpoint could never be removed.
+   * @default false
+   */
+  allowDuplicate?: boolean;
 }
 
 export interface CreateResult {
@@ -152,3 +192,6 @@ export interface ScanResult {
   /** The trace id of the last page. */
   traceId: string;
 }
+
+/** A listing to filter and page through: the list parameters without the paging position. */
+export type ListFilter = Omit<ListParams, "cursor">;

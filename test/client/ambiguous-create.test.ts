@@ -52,7 +52,8 @@ describe("create under each fault, one at a time", () => {
 
   it("never retries when the endpoint may exist but the listing cannot be had", async () => {
     emulator.injectNext("create", "drop-after-commit");
-    emulator.injectNext("list", "server-error", 10);
+    // The listing before the create answers; every listing after it fails.
+    emulator.injectNext("list", "server-error", 10, { after: 1 });
     const error = await captureError(
       client.create({ webhookName: "unsettled", webhookUrl: "https://example.com/unsettled" }, { maxRetries: 3 }),
     );
@@ -64,10 +65,15 @@ describe("create under each fault, one at a time", () => {
   });
 
   it("refuses to guess between two endpoints created since the attempt began", async () => {
-    emulator.injectNext("create", "drop-after-commit");
-    // Someone else creates the same name and URL at the same moment.
+    // Our create is slow to commit (the client gives up first); while it is in flight, someone
+    // else creates the same name and URL.
+    emulator.injectNext("create", "latency");
+    const attempt = captureError(client.create({ webhookName: "twin", webhookUrl: "https://example.com/twin" }));
+    while (!emulator.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string })?.webhook_name === "twin")) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     emulator.addRecord({ webhook_name: "twin", webhook_url: "https://example.com/twin" });
-    const error = await captureError(client.create({ webhookName: "twin", webhookUrl: "https://example.com/twin" }));
+    const error = await attempt;
     expect(error).toBeInstanceOf(WebhookCreateUncertainError);
     expect((error as WebhookCreateUncertainError).candidateIds).toHaveLength(2);
     expect(emulator.records().filter((r) => r.webhook_name === "twin")).toHaveLength(2);

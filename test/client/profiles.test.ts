@@ -46,12 +46,10 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
   });
 
   it("finds the exact record among names the filter may also match", async () => {
+    // Each with its own URL: "Orders" at the URL of "orders" may be the same endpoint stored by a
+    // service that folds case, so create refuses it (WebhookEndpointExistsError).
     for (const name of ["orders-eu", "xorders", "Orders"]) {
-      if (profile === "unique-names" || profile === "strict") {
-        await client.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` });
-      } else {
-        await client.create({ webhookName: name, webhookUrl: "https://example.com/hooks/orders" });
-      }
+      await client.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` });
     }
     const { records } = await client.scan({ webhookName: "orders" });
     const exact = records.filter((r) => r.webhookName === "orders");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { provider } from "../../src/resource/provider";
-import { UNKNOWN } from "../../src/resource/inputs";
+import { provider } from "../../src/dynamic/provider";
+import { UNKNOWN } from "../../src/core/inputs";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN } from "../support/helpers";
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { EndpointCreatedButFailedError, provider, type WebhookEndpointOutputs } from "../../src/resource/provider";
-import { UNKNOWN, type WebhookEndpointInputs } from "../../src/resource/inputs";
+import { EndpointCreatedButFailedError, provider, type WebhookEndpointOutputs } from "../../src/dynamic/provider";
+import { UNKNOWN, type WebhookEndpointInputs } from "../../src/core/inputs";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
 
@@ -31,12 +31,13 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   let id: string;
   const inputs: WebhookEndpointInputs = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" };
 
-  it("create makes exactly one create call and returns the record as outputs", async () => {
+  it("create makes exactly one create call, after one listing that finds nothing to duplicate, and returns the record as outputs", async () => {
     const before = emulator.counters();
     const result = await provider.create(inputs);
     const after = emulator.counters();
     expect(after.create - before.create).toBe(1);
-    expect(after.list - before.list).toBe(0);
+    // The one listing by name that proves no endpoint with this name and URL exists yet.
+    expect(after.list - before.list).toBe(1);
     id = result.id;
     outs = result.outs as WebhookEndpointOutputs;
     const stored = emulator.records().find((r) => String(r.webhook_id) === id)!;
@@ -229,25 +230,37 @@ describe("connection settings", () => {
     }
   });
 
-  it("an endpoint the service stores differently still reaches state, with its id", async () => {
-    const server = await rawServer((_req, _body, res) => {
+  /** A service that answers every list with no records and every create with `stored`. */
+  async function storingAs(stored: { webhook_name: string; webhook_url: string }) {
+    return rawServer((req, _body, res) => {
+      const data = req.url?.endsWith("/create")
+        ? { webhook_id: 77, ...stored, sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 }
+        : { data: [] };
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          code: "200",
-          msg: "Success",
-          trace_id: "0123456789abcdef0123456789abcdef",
-          data: { webhook_id: 77, webhook_name: "norm", webhook_url: "https://example.com/norm/", sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 },
-        }),
-      );
+      res.end(JSON.stringify({ code: "200", msg: "Success", trace_id: "0123456789abcdef0123456789abcdef", data }));
     });
+  }
+
+  it("an endpoint the service stores in an equivalent form is created, and the form it stored is the output", async () => {
+    const server = await storingAs({ webhook_name: "norm", webhook_url: "https://example.com/norm/" });
+    await configure({ "webhooks:baseUrl": server.url, "webhooks:accessToken": TOKEN });
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const created = await provider.create({ webhookName: "norm", webhookUrl: "https://example.com/norm" });
+    log.mockRestore();
+    await server.close();
+    expect(created.id).toBe("77");
+    expect(created.outs).toMatchObject({ webhookId: 77, webhookUrl: "https://example.com/norm/", declared: { webhookName: "norm", webhookUrl: "https://example.com/norm" } });
+  });
+
+  it("an endpoint the service stores differently still reaches state, with its id", async () => {
+    const server = await storingAs({ webhook_name: "norm", webhook_url: "https://example.com/elsewhere" });
     await configure({ "webhooks:baseUrl": server.url, "webhooks:accessToken": TOKEN });
     const error = await captureError(provider.create({ webhookName: "norm", webhookUrl: "https://example.com/norm" }));
     await server.close();
     expect(error).toBeInstanceOf(EndpointCreatedButFailedError);
     const created = error as EndpointCreatedButFailedError;
     expect(created.id).toBe("77");
-    expect(created.properties).toMatchObject({ webhookId: 77, webhookUrl: "https://example.com/norm/" });
+    expect(created.properties).toMatchObject({ webhookId: 77, webhookUrl: "https://example.com/elsewhere" });
     expect(created.message).toMatch(/recorded in state/);
   });
 });

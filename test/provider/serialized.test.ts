@@ -38,7 +38,10 @@ describe("the serialized provider", () => {
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
-    expect(text).toContain('require("pulumi-webhook-endpoints/provider")');
+    // It loads the installed package by name (require.resolve from the program's directory and
+    // pnpm's hoisted store), so a package upgrade reaches resources created by older versions.
+    expect(text).toContain('"pulumi-webhook-endpoints/provider"');
+    expect(text).toContain("require.resolve(");
     // Nothing of the package's own code is inlined.
     expect(text).not.toMatch(/WebhooksClient|undici|zod/);
   });

@@ -1,0 +1,126 @@
+import { WebhookCreateUncertainError, WebhookEndpointExistsError, type WebhookApiError } from "./errors";
+import { quoteServiceText } from "./redact";
+import { sleep } from "./retry";
+import { maySameEndpoint, sameEndpoint } from "./rules";
+import type { CreateParams, WebhookEndpointRecord } from "./types";
+
+/**
+ * Create reconciliation: what makes a create safe on an API that can never delete.
+ *
+ * 1. Before the create is sent, one listing by name takes a snapshot of what exists
+ *    ({@link takeSnapshot}). An endpoint that may be the one requested (same name and URL, up to
+ *    the forms a service may rewrite) is never silently taken and never silently duplicated: the
+ *    create is refused with a {@link WebhookEndpointExistsError} naming it.
+ * 2. When a create's outcome is ambiguous, the endpoint it may have made is looked for by
+ *    listing ({@link settleAmbiguousCreate}), and only among endpoints that did not exist before
+ *    the attempt: not in the snapshot, created since the attempt began, and created by our own
+ *    principal when that is known. One such endpoint is the result; none (after a settle window)
+ *    makes a retry safe; more than one is a {@link WebhookCreateUncertainError} that names them.
+ */
+
+/** Lists every record for a filter, with the service's own matching (the caller re-matches). */
+export type ServiceListing = (filter: { webhookName?: string; webhookUrl?: string }, signal: AbortSignal | undefined) => Promise<WebhookEndpointRecord[]>;
+
+export interface CreateSnapshot {
+  /** Ids the name listing returned before the create was sent. */
+  ids: ReadonlySet<number>;
+  /** When the attempt began, by our clock. */
+  startedAt: number;
+}
+
+/**
+ * Lists by name before creating. Throws {@link WebhookEndpointExistsError} when an endpoint that
+ * may be the requested one exists, unless `allowExisting`.
+ */
+export async function takeSnapshot(
+  listing: ServiceListing,
+  params: CreateParams,
+  options: { allowExisting: boolean; signal: AbortSignal | undefined },
+): Promise<CreateSnapshot> {
+  const startedAt = Date.now();
+  const records = await listing({ webhookName: params.webhookName }, options.signal);
+  const existing = records.filter((record) => maySameEndpoint(record, params));
+  if (existing.length > 0 && !options.allowExisting) {
+    throw new WebhookEndpointExistsError(
+      `an endpoint named ${quoteServiceText(params.webhookName)} with this URL already exists (${describeEndpoints(existing, params)}); nothing was created, since a second one could never be deleted`,
+      { operation: "create", existingIds: existing.map((r) => r.webhookId) },
+    );
+  }
+  return { ids: new Set(records.map((record) => record.webhookId)), startedAt };
+}
+
+/** "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)" */
+export function describeEndpoints(records: readonly WebhookEndpointRecord[], declared: CreateParams): string {
+  const shown = records.slice(0, 10).map((record) => {
+    const created = Number.isFinite(record.createTime) ? new Date(record.createTime).toISOString() : "at an unknown time";
+    const stored = sameEndpoint(record, declared)
+      ? ""
+      : ` (stored as name ${quoteServiceText(record.webhookName, [], 100)}, URL ${quoteServiceText(record.webhookUrl, [], 200)})`;
+    return `id ${record.webhookId}, created ${created} by ${quoteServiceText(record.creatorName, [], 60)}${stored}`;
+  });
+  const more = records.length > shown.length ? `; and ${records.length - shown.length} more` : "";
+  return `${shown.join("; ")}${more}`;
+}
+
+export interface SettleOptions {
+  settleMs: number;
+  clockSkewMs: number;
+  /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. */
+  ourCreatorIds: ReadonlySet<number>;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Looks for the endpoint an ambiguous create may have made. Returns it when exactly one new
+ * endpoint matches; undefined when, after the settle window, none does (a retry is then safe);
+ * throws {@link WebhookCreateUncertainError} when it cannot tell.
+ */
+export async function settleAmbiguousCreate(
+  listing: ServiceListing,
+  params: CreateParams,
+  snapshot: CreateSnapshot,
+  failure: WebhookApiError,
+  options: SettleOptions,
+): Promise<WebhookEndpointRecord | undefined> {
+  const deadline = Date.now() + options.settleMs;
+  const notBefore = snapshot.startedAt - options.clockSkewMs;
+  const isNew = (record: WebhookEndpointRecord): boolean =>
+    !snapshot.ids.has(record.webhookId) &&
+    maySameEndpoint(record, params) &&
+    (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
+  for (let round = 0; ; round++) {
+    let candidates: WebhookEndpointRecord[];
+    try {
+      candidates = unique((await listing({ webhookName: params.webhookName }, options.signal)).filter(isNew));
+      if (candidates.length === 0) {
+        // A service that rewrites names may not find the endpoint by the name we sent; its URL
+        // may still find it. The snapshot does not cover this listing, so the creation time must
+        // also fall within the attempt.
+        const byUrl = await listing({ webhookUrl: params.webhookUrl }, options.signal);
+        candidates = unique(byUrl.filter((record) => isNew(record) && record.createTime >= notBefore));
+      }
+    } catch (listError) {
+      throw new WebhookCreateUncertainError(
+        `create of ${quoteServiceText(params.webhookName)} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${listError instanceof Error ? listError.message : String(listError)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${quoteServiceText(params.webhookName)} and adopt the one created just now`,
+        { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
+      );
+    }
+    if (candidates.length === 1) return candidates[0];
+    if (candidates.length > 1) {
+      const ids = candidates.map((r) => r.webhookId);
+      throw new WebhookCreateUncertainError(
+        `create of ${quoteServiceText(params.webhookName)} got no usable answer, and ${candidates.length} endpoints with that name and URL were created since the attempt began (${describeEndpoints(candidates, params)}); one of them may be ours and the others someone else's, so none was taken. Nothing will be created again for this name and URL while they exist`,
+        { operation: "create", traceId: failure.traceId, candidateIds: ids, cause: failure },
+      );
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return undefined;
+    await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
+  }
+}
+
+function unique(records: WebhookEndpointRecord[]): WebhookEndpointRecord[] {
+  const byId = new Map<number, WebhookEndpointRecord>();
+  for (const record of records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+  return [...byId.values()];
+}

@@ -1,0 +1,17 @@
+export { ProviderCore, type DiffOutcome, type ProviderCoreOptions, type ReadOutcome } from "./provider-core";
+export { EndpointCreatedButFailedError, ProviderError } from "./errors";
+export { UNKNOWN, isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
+export type { WebhookEndpointOutputs } from "./state";
+export {
+  CONFIG_NAMESPACE,
+  SETTINGS,
+  SETTING_NAMES,
+  configKey,
+  resolveConnection,
+  retiredSettingsInUse,
+  stackConfig,
+  type Connection,
+  type ConnectionInputs,
+  type ProviderConfig,
+  type SettingName,
+} from "./settings";

@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { baseUrlProblem } from "../client/options";
+import { nameProblems, urlProblems } from "../client/rules";
+import type { ConnectionInputs } from "./settings";
+
+/** The engine's marker for a value not known yet (preview): see @pulumi/pulumi/runtime/rpc. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The provider's view of a resource's inputs (after the name default is applied). */
+export interface WebhookEndpointInputs {
+  webhookName: string;
+  webhookUrl: string;
+  adoptWebhookId?: number;
+  /** Dynamic resource only: per-resource connection settings. */
+  connection?: ConnectionInputs;
+}
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/** Which inputs a face accepts: the dynamic resource takes a `connection`, the native one does not. */
+export interface InputShape {
+  connection: boolean;
+}
+
+export function isKnown(value: unknown): boolean {
+  return value !== UNKNOWN;
+}
+
+/** Passes the engine's unknown marker through: nothing can be said of it until it is known. */
+function orUnknown<T extends z.ZodType>(schema: T) {
+  return z.union([z.literal(UNKNOWN), schema]);
+}
+
+function typeOfInput(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+const nameSchema = z
+  .string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` })
+  .superRefine((value, ctx) => {
+    for (const message of nameProblems(value)) {
+      ctx.addIssue({ code: "custom", message: message.replace(/^webhookName is empty: give the endpoint a name$/, "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name") });
+    }
+  });
+
+const urlSchema = z
+  .string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` })
+  .superRefine((value, ctx) => {
+    for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
+  });
+
+const adoptSchema = z
+  .number({ error: (issue) => `adoptWebhookId must be a number (the endpoint's webhook_id), got ${typeOfInput(issue.input)}` })
+  .refine((id) => Number.isSafeInteger(id) && id > 0, "adoptWebhookId must be a positive whole number: the webhook_id of the endpoint to take over");
+
+const connectionSchema = z
+  .object(
+    {
+      baseUrl: orUnknown(
+        z.string({ error: "connection.baseUrl must be a string" }).superRefine((value, ctx) => {
+          // The structure of the URL here; whether plain http is allowed is decided with every
+          // setting resolved, when the connection is used.
+          const problem = baseUrlProblem(value, true, "connection.baseUrl");
+          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        }),
+      ).optional(),
+      accessToken: orUnknown(
+        z
+          .string({ error: "connection.accessToken must be a string" })
+          .refine((v) => v.trim() !== "", "connection.accessToken is empty: set it or leave it out to use the provider's configuration or WEBHOOKS_ACCESS_TOKEN"),
+      ).optional(),
+      allowInsecureHttp: orUnknown(z.boolean({ error: "connection.allowInsecureHttp must be true or false" })).optional(),
+    },
+    { error: "connection must be an object { baseUrl?, accessToken?, allowInsecureHttp? }" },
+  )
+  .strict();
+
+function inputsSchema(shape: InputShape) {
+  const base = {
+    webhookName: orUnknown(nameSchema),
+    webhookUrl: orUnknown(urlSchema),
+    adoptWebhookId: orUnknown(adoptSchema).optional(),
+  };
+  return shape.connection ? z.object({ ...base, connection: orUnknown(connectionSchema).optional() }) : z.object(base);
+}
+
+const DYNAMIC_SCHEMA = inputsSchema({ connection: true });
+const NATIVE_SCHEMA = inputsSchema({ connection: false });
+
+/**
+ * Validates the inputs without calling the API and returns every failure, one or more per
+ * property. Unknown values (preview) pass.
+ */
+export function validateInputs(news: Record<string, unknown>, shape: InputShape = { connection: true }): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  if (news.webhookName === undefined || news.webhookName === null) {
+    failures.push({ property: "webhookName", reason: "webhookName is missing: give the endpoint a name" });
+  }
+  if (news.webhookUrl === undefined || news.webhookUrl === null) {
+    failures.push({ property: "webhookUrl", reason: "webhookUrl is required: the address that receives the notifications, e.g. https://example.com/hooks/orders" });
+  }
+  const candidate = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null));
+  const result = (shape.connection ? DYNAMIC_SCHEMA : NATIVE_SCHEMA).safeParse(candidate);
+  if (result.success) return failures;
+  for (const issue of result.error.issues) {
+    const property = issue.path.length > 0 ? issue.path.map(String).join(".") : "(inputs)";
+    const topLevelMissing = property.split(".").length === 1 && (news[property] === undefined || news[property] === null);
+    if (topLevelMissing && failures.some((f) => f.property === property)) continue;
+    const reason = unionReason(issue) ?? issue.message;
+    if (!failures.some((f) => f.property === property && f.reason === reason)) failures.push({ property, reason });
+  }
+  return failures;
+}
+
+/** For `literal(UNKNOWN) | schema`, report the schema's own messages, not the literal's. */
+function unionReason(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== "invalid_union") return undefined;
+  const messages = messagesOf(issue);
+  return messages.length > 0 ? [...new Set(messages)].join("; ") : undefined;
+}
+
+function messagesOf(issue: z.core.$ZodIssue): string[] {
+  if (issue.code !== "invalid_union") return [issue.message];
+  return issue.errors
+    .filter((branch) => !branch.some((i) => i.code === "invalid_value" && (i as { values?: unknown[] }).values?.includes(UNKNOWN)))
+    .flat()
+    .flatMap(messagesOf);
+}

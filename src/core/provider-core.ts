@@ -1,0 +1,281 @@
+import { WebhooksClient } from "../client/client";
+import { WebhookCreateUncertainError, WebhookEndpointExistsError } from "../client/errors";
+import { quoteServiceText } from "../client/redact";
+import { sameEndpoint, sameName, sameUrl } from "../client/rules";
+import type { WebhookEndpointRecord } from "../client/types";
+import { EndpointCreatedButFailedError, ProviderError } from "./errors";
+import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
+import { EndpointLookups, type LookupStats } from "./lookups";
+import { EMPTY_CONFIG, resolveConnection, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
+import {
+  createdAddress,
+  declaredAddress,
+  stateAfterCreate,
+  stateAfterRead,
+  stateAfterUpdate,
+  stillAsCreated,
+  type WebhookEndpointOutputs,
+} from "./state";
+
+/**
+ * The provider core: the lifecycle of a webhook endpoint on a list-and-create API, written once
+ * for both faces (the dynamic resource in `src/dynamic`, the native plugin in `src/native`).
+ *
+ * Promises kept, per method:
+ * - check never calls the API;
+ * - create makes one create call, preceded by one listing (nothing that may be the same endpoint
+ *   exists, else it fails naming it); repeated only when the service certainly did not act; never
+ *   settles on an endpoint that existed before; if the endpoint exists but something after fails,
+ *   fails with its id so that it lands in state (adopting makes no create call);
+ * - read never trusts the service's filter and reports a vanished endpoint as gone;
+ * - diff always answers explicitly (an SDK upgrade never shows as a change), compares inputs up to
+ *   the forms a service may store, and looks at the service so drift shows without `--refresh`;
+ * - update and delete never call the API (there is none) and delete says so once per endpoint.
+ *
+ * It holds its configuration and, per connection (base URL and token), a client and that
+ * connection's lookups: nothing is shared between connections, and there is no module-level state.
+ */
+export interface ProviderCoreOptions {
+  /** Which face: decides the input shape (the dynamic resource has `connection`) and the advice in messages. */
+  face: "dynamic" | "native";
+  /** Environment for fallback settings. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Where notices go (delete, stored forms). @default console.log */
+  notify?: (message: string) => void;
+}
+
+/** How the core answers a diff; each face translates it. */
+export interface DiffOutcome {
+  changes: boolean;
+  /** Properties whose change forces a replacement (`webhookId` when the endpoint vanished on the service). */
+  replaces: string[];
+  /** Properties that changed without a replacement. */
+  updates: string[];
+  /** Why, in words, when the service's endpoint drifted or vanished. */
+  drift?: string;
+}
+
+export interface ReadOutcome {
+  id: string;
+  state: WebhookEndpointOutputs;
+  inputs: WebhookEndpointInputs;
+}
+
+interface PerConnection {
+  client: WebhooksClient;
+  lookups: EndpointLookups;
+  /** What a read just saw, reused once by the diff that follows it in a refresh. */
+  justRead: Map<string, { record: WebhookEndpointRecord | undefined; at: number }>;
+}
+
+/** Most connections kept at once; the least recently used one is closed past it. */
+const MAX_CONNECTIONS = 32;
+/** How long a read's result may stand in for the diff that follows it. */
+const JUST_READ_MS = 10_000;
+
+export class ProviderCore {
+  readonly face: "dynamic" | "native";
+  #config: ProviderConfig = EMPTY_CONFIG;
+  readonly #envOverride: NodeJS.ProcessEnv | undefined;
+  readonly #notify: (message: string) => void;
+  readonly #connections = new Map<string, PerConnection>();
+
+  constructor(options: ProviderCoreOptions) {
+    this.face = options.face;
+    this.#envOverride = options.env;
+    this.#notify = options.notify ?? ((message) => console.log(message));
+  }
+
+  /** Replaces the provider configuration (stack config, or an explicit provider's arguments). */
+  configure(config: ProviderConfig): void {
+    this.#config = config;
+  }
+
+  check(news: Record<string, unknown>): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+    return { inputs: news, failures: validateInputs(news, { connection: this.face === "dynamic" }) };
+  }
+
+  async create(inputs: WebhookEndpointInputs): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+    const { client } = this.#connection(inputs.connection);
+    const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(client, inputs) : await this.#adopt(inputs, inputs.adoptWebhookId);
+    const id = String(record.webhookId);
+    const state = stateAfterCreate(record, inputs);
+    if (!sameEndpoint(record, inputs)) {
+      // The endpoint exists, so it must reach state even though this run fails: otherwise the
+      // next run would create a second one, and nothing can delete either.
+      throw new EndpointCreatedButFailedError(
+        `endpoint ${id} was created, but the service stored it as name ${quoteServiceText(record.webhookName)}, URL ${quoteServiceText(record.webhookUrl)} instead of what was declared. It is recorded in state, and later runs will not create another for this declaration; check that the stored address receives your notifications, or declare the stored values`,
+        id,
+        state as unknown as Record<string, unknown>,
+      );
+    }
+    if (record.webhookName !== inputs.webhookName || record.webhookUrl !== inputs.webhookUrl) {
+      this.#notify(
+        `webhook endpoint ${id}: the service stored ${quoteServiceText(`${inputs.webhookName} ${inputs.webhookUrl}`)} as ${quoteServiceText(`${record.webhookName} ${record.webhookUrl}`)}, the same address in its own form; nothing else to do.`,
+      );
+    }
+    return { id, state };
+  }
+
+  async read(id: string, old: Partial<WebhookEndpointOutputs> | undefined): Promise<ReadOutcome | undefined> {
+    const webhookId = idNumber(id);
+    const connection = this.#connection(old?.connection);
+    const record = await connection.lookups.find(webhookId, { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl }, true);
+    connection.justRead.set(id, { record, at: Date.now() });
+    if (record === undefined) return undefined;
+    const state = stateAfterRead(record, old ?? {});
+    const inputs: WebhookEndpointInputs = {
+      webhookName: record.webhookName,
+      webhookUrl: record.webhookUrl,
+      ...(old?.adoptWebhookId === undefined ? {} : { adoptWebhookId: old.adoptWebhookId }),
+      ...(old?.connection === undefined ? {} : { connection: old.connection }),
+    };
+    return { id, state, inputs };
+  }
+
+  /** Diff: inputs compared with what was declared, then the service asked whether the endpoint drifted. */
+  async diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>): Promise<DiffOutcome> {
+    const replaces: string[] = [];
+    const updates: string[] = [];
+    const declared = declaredAddress(olds);
+    if (!isKnown(news.webhookName) || declared === undefined || !sameName(String(news.webhookName), declared.webhookName)) replaces.push("webhookName");
+    if (!isKnown(news.webhookUrl) || declared === undefined || !sameUrl(String(news.webhookUrl), declared.webhookUrl)) replaces.push("webhookUrl");
+    const adoptId = news.adoptWebhookId;
+    if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
+    else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
+    if (this.face === "dynamic" && JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null)) updates.push("connection");
+
+    let drift: string | undefined;
+    if (replaces.length === 0) {
+      // Drift: an endpoint removed or changed on the service must be recreated, and preview should
+      // say so without --refresh. The filter may be partial or ignored, so match on the id.
+      const connection = this.#connection(isKnown(news.connection) && news.connection !== undefined ? news.connection : olds.connection);
+      const seen = takeJustRead(connection, id);
+      const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName }, false);
+      if (current === undefined) {
+        replaces.push("webhookId");
+        drift = `endpoint ${id} no longer exists on the service under its name`;
+      } else if (!stillAsCreated(current, olds)) {
+        const created = createdAddress(olds);
+        replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
+        drift = `endpoint ${id} was changed on the service to name ${quoteServiceText(current.webhookName)}, URL ${quoteServiceText(current.webhookUrl)}`;
+      }
+    }
+    return { changes: replaces.length > 0 || updates.length > 0, replaces, updates, ...(drift === undefined ? {} : { drift }) };
+  }
+
+  /** Only changes that need no API call reach update (connection, adoptWebhookId bookkeeping, a new provider version). */
+  update(olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>): WebhookEndpointOutputs {
+    return stateAfterUpdate(olds, news);
+  }
+
+  delete(id: string, olds: Partial<WebhookEndpointOutputs>): void {
+    const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, [], 100)})` : "";
+    this.#notify(`webhook endpoint ${id}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
+  }
+
+  /** Lookup counters per connection (keyed by base URL), for tests and the benchmark. */
+  lookupStats(): Record<string, LookupStats> {
+    const out: Record<string, LookupStats> = {};
+    for (const state of this.#connections.values()) out[state.client.baseUrl] = { ...state.lookups.stats };
+    return out;
+  }
+
+  /** Closes every connection's keep-alive sockets. */
+  async close(): Promise<void> {
+    const all = [...this.#connections.values()];
+    this.#connections.clear();
+    await Promise.all(all.map((state) => state.client.close()));
+  }
+
+  async #createEndpoint(client: WebhooksClient, inputs: WebhookEndpointInputs): Promise<WebhookEndpointRecord> {
+    const params = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl };
+    try {
+      return (await client.create(params)).record;
+    } catch (error) {
+      if (error instanceof WebhookEndpointExistsError) {
+        throw new ProviderError(
+          `${error.message}. This stack's state does not hold it. ${this.#adoptAdvice(error.existingIds)}; or, to have a separate endpoint, change webhookName or webhookUrl`,
+          error,
+        );
+      }
+      if (error instanceof WebhookCreateUncertainError) {
+        const ids = error.candidateIds;
+        throw new ProviderError(
+          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `Once you know which endpoint is ours (\`npx webhooks list --name ${shellQuote(inputs.webhookName)}\`), ${this.#adoptAdvice([])}`}`,
+          error,
+        );
+      }
+      throw error;
+    }
+  }
+
+  #adoptAdvice(ids: readonly number[]): string {
+    const id = ids.length === 1 ? String(ids[0]) : "<id>";
+    const which = ids.length > 1 ? `the one that is yours among ids ${ids.join(", ")}` : ids.length === 1 ? `endpoint ${id}` : "it";
+    const native = this.face === "native" ? ` (or \`pulumi import webhooks:index:WebhookEndpoint <resource name> ${id}\`)` : "";
+    return `To manage ${which} from this stack, set \`adoptWebhookId: ${id}\` on the resource${native}; if an interrupted run created it, \`npx webhooks recover\` in the project records it`;
+  }
+
+  async #adopt(inputs: WebhookEndpointInputs, adoptId: number): Promise<WebhookEndpointRecord> {
+    const { lookups } = this.#connection(inputs.connection);
+    const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl }, true);
+    if (record === undefined) {
+      throw new ProviderError(
+        `adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`,
+      );
+    }
+    const mismatches: string[] = [];
+    if (!sameName(record.webhookName, inputs.webhookName)) {
+      mismatches.push(`webhookName is ${quoteServiceText(inputs.webhookName)} but the endpoint's name is ${quoteServiceText(record.webhookName)}`);
+    }
+    if (!sameUrl(record.webhookUrl, inputs.webhookUrl)) {
+      mismatches.push(`webhookUrl is ${quoteServiceText(inputs.webhookUrl)} but the endpoint's URL is ${quoteServiceText(record.webhookUrl)}`);
+    }
+    if (mismatches.length > 0) {
+      throw new ProviderError(
+        `adoptWebhookId ${adoptId}: ${mismatches.join("; ")}. The API cannot update an endpoint, so declare exactly the endpoint's current name and URL to adopt it`,
+      );
+    }
+    return record;
+  }
+
+  #connection(resource: ConnectionInputs | undefined): PerConnection {
+    // The environment is read at each call: a long-lived process may have it changed under it.
+    const connection: Connection = resolveConnection(this.#config, resource, this.#envOverride ?? process.env, this.face === "dynamic" ? "the resource's connection" : undefined);
+    let state = this.#connections.get(connection.key);
+    if (state !== undefined) {
+      // Most recently used last.
+      this.#connections.delete(connection.key);
+      this.#connections.set(connection.key, state);
+      return state;
+    }
+    const client = new WebhooksClient(connection.client);
+    state = { client, lookups: new EndpointLookups(client), justRead: new Map() };
+    this.#connections.set(connection.key, state);
+    if (this.#connections.size > MAX_CONNECTIONS) {
+      const [oldestKey, oldest] = this.#connections.entries().next().value as [string, PerConnection];
+      this.#connections.delete(oldestKey);
+      void oldest.client.close().catch(() => undefined);
+    }
+    return state;
+  }
+}
+
+function takeJustRead(connection: PerConnection, id: string): { record: WebhookEndpointRecord | undefined } | undefined {
+  const entry = connection.justRead.get(id);
+  connection.justRead.delete(id);
+  return entry && Date.now() - entry.at <= JUST_READ_MS ? entry : undefined;
+}
+
+function idNumber(id: string): number {
+  const value = Number(id);
+  if (!/^\d+$/.test(id) || !Number.isSafeInteger(value) || value <= 0) {
+    throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not a webhook_id (a positive whole number): this state was not written by WebhookEndpoint, or the ID given to import is wrong`);
+  }
+  return value;
+}
+
+function shellQuote(text: string): string {
+  return /^[\w.:/@-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}

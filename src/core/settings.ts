@@ -1,0 +1,178 @@
+import { createHash } from "node:crypto";
+import { WebhookConfigError } from "../client/errors";
+import { baseUrlProblem } from "../client/options";
+import type { WebhooksClientOptions } from "../client/types";
+
+/**
+ * Where each provider setting comes from, written once for both faces, the operator CLI and the
+ * docs: the provider's own configuration (stack config `webhooks:<name>` for the dynamic resource,
+ * provider config or an explicit provider's arguments for the native one), then the environment.
+ * The dynamic resource's `connection` input comes first of all for the three it can hold.
+ */
+export const SETTINGS = {
+  baseUrl: { env: "WEBHOOKS_BASE_URL", kind: "string" },
+  accessToken: { env: "WEBHOOKS_ACCESS_TOKEN", kind: "string", secret: true },
+  allowInsecureHttp: { env: "WEBHOOKS_ALLOW_INSECURE_HTTP", kind: "boolean" },
+  timeoutMs: { env: "WEBHOOKS_TIMEOUT_MS", kind: "number" },
+  maxRetries: { env: "WEBHOOKS_MAX_RETRIES", kind: "number" },
+  createSettleMs: { env: "WEBHOOKS_CREATE_SETTLE_MS", kind: "number" },
+  pageSize: { env: "WEBHOOKS_PAGE_SIZE", kind: "number" },
+  ascending: { env: "WEBHOOKS_ASCENDING", kind: "string" },
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+/** The Pulumi package (and config namespace) of both faces. */
+export const CONFIG_NAMESPACE = "webhooks";
+/** `webhooks:baseUrl`, ... */
+export function configKey(name: SettingName): string {
+  return `${CONFIG_NAMESPACE}:${name}`;
+}
+
+/** No longer read: kept so that a stack still setting it is told what replaced it. */
+export const RETIRED_SETTINGS = {
+  adoptRecentMinutes: {
+    env: "WEBHOOKS_ADOPT_RECENT_MINUTES",
+    instead:
+      "create never takes an existing endpoint silently any more: after an interrupted run, run `npx webhooks recover` in the project, or set adoptWebhookId on the resource",
+  },
+} as const;
+
+/** Provider configuration: raw values by setting name, and how to name where they came from. */
+export interface ProviderConfig {
+  values: Partial<Record<SettingName, string | undefined>>;
+  /** Names the place a setting is configured, e.g. "stack config webhooks:baseUrl". */
+  describe(name: SettingName): string;
+  /** How to set it there, e.g. "pulumi config set --secret webhooks:accessToken <token>". */
+  howToSet(name: SettingName): string;
+}
+
+/** Stack config as the dynamic provider's `configure` receives it (full keys). */
+export function stackConfig(get: (key: string) => string | undefined): ProviderConfig {
+  const values: ProviderConfig["values"] = {};
+  for (const name of SETTING_NAMES) values[name] = get(configKey(name));
+  return {
+    values,
+    describe: (name) => `stack config ${configKey(name)}`,
+    howToSet: (name) =>
+      SETTINGS[name].kind === "string" && "secret" in SETTINGS[name]
+        ? `pulumi config set --secret ${configKey(name)} <value>`
+        : `pulumi config set ${configKey(name)} <value>`,
+  };
+}
+
+export const EMPTY_CONFIG: ProviderConfig = stackConfig(() => undefined);
+
+/** Settings given on the dynamic resource itself (its `connection` input). */
+export interface ConnectionInputs {
+  baseUrl?: string;
+  accessToken?: string;
+  /** Allow plain http:// to a non-loopback host. @default false */
+  allowInsecureHttp?: boolean;
+}
+
+/** Everything needed to reach one service as one principal. */
+export interface Connection {
+  /** Identifies the connection in caches: base URL, a hash of the token, every client setting. Never the token. */
+  key: string;
+  client: WebhooksClientOptions & { tokenSource: string };
+}
+
+/**
+ * Resolves each setting on its own, first found wins: the resource's `connection` input, then the
+ * provider configuration, then the environment. A missing base URL or token names every place.
+ */
+export function resolveConnection(
+  config: ProviderConfig,
+  resource: ConnectionInputs | undefined,
+  env: NodeJS.ProcessEnv,
+  /** Names the resource's own settings in messages; undefined where a resource has none (native). */
+  resourceLabel?: string,
+): Connection {
+  const baseUrl = first(
+    [resource?.baseUrl, `${resourceLabel ?? "the resource's connection"}.baseUrl input`],
+    [config.values.baseUrl, config.describe("baseUrl")],
+    [env[SETTINGS.baseUrl.env], `environment variable ${SETTINGS.baseUrl.env}`],
+  );
+  const token = first(
+    [resource?.accessToken, `${resourceLabel ?? "the resource's connection"}.accessToken input`],
+    [config.values.accessToken, config.describe("accessToken")],
+    [env[SETTINGS.accessToken.env], `environment variable ${SETTINGS.accessToken.env}`],
+  );
+  const missing: string[] = [];
+  if (!baseUrl) {
+    missing.push(
+      `the API base URL is not set: ${resourceLabel === undefined ? "" : `give ${resourceLabel}.baseUrl, or `}run \`${config.howToSet("baseUrl").replace("<value>", "https://...")}\`, or set ${SETTINGS.baseUrl.env}`,
+    );
+  }
+  if (!token) {
+    missing.push(
+      `the access token is not set: ${resourceLabel === undefined ? "" : `give ${resourceLabel}.accessToken, or `}run \`${config.howToSet("accessToken").replace("<value>", "<token>")}\`, or set ${SETTINGS.accessToken.env}`,
+    );
+  }
+  if (!baseUrl || !token) throw new WebhookConfigError(missing.join("; "));
+  const allowInsecureHttp = resource?.allowInsecureHttp ?? bool(config, env, "allowInsecureHttp") ?? false;
+  const problem = baseUrlProblem(baseUrl.value, allowInsecureHttp, baseUrl.source);
+  if (problem !== undefined) throw new WebhookConfigError(problem);
+  const tuning: Partial<WebhooksClientOptions> = {};
+  for (const name of ["timeoutMs", "maxRetries", "createSettleMs", "pageSize"] as const) {
+    const value = num(config, env, name);
+    if (value !== undefined) tuning[name] = value;
+  }
+  const ascending = str(config, env, "ascending");
+  if (ascending !== undefined) tuning.ascending = ascending;
+  const client = {
+    baseUrl: baseUrl.value,
+    accessToken: token.value,
+    tokenSource: token.source,
+    allowInsecureHttp,
+    ...tuning,
+  };
+  const tokenHash = createHash("sha256").update(token.value).digest("hex");
+  const key = JSON.stringify([baseUrl.value.replace(/\/+$/, ""), tokenHash, allowInsecureHttp, tuning]);
+  return { key, client };
+}
+
+/** The retired settings a configuration still sets, with what replaced each. */
+export function retiredSettingsInUse(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
+  for (const [name, retired] of Object.entries(RETIRED_SETTINGS)) {
+    const where = [get(`${CONFIG_NAMESPACE}:${name}`) ? `${CONFIG_NAMESPACE}:${name}` : "", env[retired.env] ? retired.env : ""].filter(Boolean);
+    if (where.length > 0) found.push(`${where.join(" and ")} is no longer used: ${retired.instead}`);
+  }
+  return found;
+}
+
+function first(...pairs: [string | undefined, string][]): { value: string; source: string } | undefined {
+  for (const [value, source] of pairs) {
+    if (typeof value === "string" && value.trim() !== "") return { value: value.trim(), source };
+  }
+  return undefined;
+}
+
+function raw(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): { value: string; source: string } | undefined {
+  return first([config.values[name], config.describe(name)], [env[SETTINGS[name].env], `environment variable ${SETTINGS[name].env}`]);
+}
+
+function bool(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): boolean | undefined {
+  const found = raw(config, env, name);
+  if (found === undefined) return undefined;
+  const value = found.value.toLowerCase();
+  if (["1", "true", "yes"].includes(value)) return true;
+  if (["0", "false", "no"].includes(value)) return false;
+  throw new WebhookConfigError(`${found.source} must be true or false, got ${JSON.stringify(found.value.slice(0, 40))}`);
+}
+
+function num(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): number | undefined {
+  const found = raw(config, env, name);
+  if (found === undefined) return undefined;
+  const value = Number(found.value);
+  if (!Number.isFinite(value) || value < 0) {
+    throw new WebhookConfigError(`${found.source} must be a number of milliseconds or a count, got ${JSON.stringify(found.value.slice(0, 40))}`);
+  }
+  return value;
+}
+
+function str(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): string | undefined {
+  return raw(config, env, name)?.value;
+}

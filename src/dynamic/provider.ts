@@ -1,0 +1,85 @@
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { EndpointCreatedButFailedError } from "../core/errors";
+import type { WebhookEndpointInputs } from "../core/inputs";
+import { ProviderCore } from "../core/provider-core";
+import { retiredSettingsInUse, stackConfig } from "../core/settings";
+import type { WebhookEndpointOutputs } from "../core/state";
+
+/**
+ * The dynamic face: a thin adapter from Pulumi's dynamic-provider contract to the provider core.
+ * State never holds this code: the serialized shim (shim.ts) requires this module from the
+ * installed package at run time, so a fix here reaches resources created by older versions on
+ * their next refresh or destroy. The package's `./provider` export points here.
+ */
+export type DynamicWebhookProvider = Required<dynamic.ResourceProvider<WebhookEndpointInputs, WebhookEndpointOutputs>>;
+
+/** Builds a dynamic provider over its own core (one per provider-host process, see `provider`). */
+export function createDynamicProvider(core: ProviderCore = new ProviderCore({ face: "dynamic" })): DynamicWebhookProvider {
+  let warned = false;
+  return {
+    configure(request: dynamic.ConfigureRequest): Promise<void> {
+      // Assigned synchronously: the provider host caches this provider before configure's promise
+      // settles, so concurrent first calls must already see the config.
+      const get = (key: string): string | undefined => {
+        try {
+          return request.config.get(key);
+        } catch {
+          // The host hands over no config at all when Configure was never called.
+          return undefined;
+        }
+      };
+      core.configure(stackConfig(get));
+      if (!warned) {
+        warned = true;
+        for (const warning of retiredSettingsInUse(get, process.env)) console.log(`warning: ${warning}`);
+      }
+      return Promise.resolve();
+    },
+
+    async check(_olds, news) {
+      const { failures } = core.check(news as unknown as Record<string, unknown>);
+      return failures.length > 0 ? { inputs: news, failures } : { inputs: news };
+    },
+
+    async create(inputs) {
+      try {
+        const { id, state } = await core.create(inputs);
+        return { id, outs: state };
+      } catch (error) {
+        if (error instanceof EndpointCreatedButFailedError) {
+          // The engine records these properties as the resource's outputs: keep the provider
+          // reference so later operations on it can run.
+          const __provider = (inputs as unknown as Record<string, unknown>).__provider;
+          throw new EndpointCreatedButFailedError(error.message, error.id, { ...error.properties, __provider });
+        }
+        throw error;
+      }
+    },
+
+    async read(id, props) {
+      const found = await core.read(id, props);
+      if (found === undefined) return { id: "" };
+      return { id, props: found.state, inputs: found.inputs as WebhookEndpointOutputs };
+    },
+
+    async diff(id, olds, news) {
+      const outcome = await core.diff(id, olds, news);
+      if (outcome.drift !== undefined) console.log(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`);
+      return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
+    },
+
+    async update(_id, olds, news) {
+      return { outs: core.update(olds, news) };
+    },
+
+    async delete(id, props) {
+      core.delete(id, props);
+    },
+  };
+}
+
+/** The provider every serialized shim reaches: one per provider-host process. */
+export const provider: DynamicWebhookProvider = createDynamicProvider();
+
+export { EndpointCreatedButFailedError };
+export type { WebhookEndpointOutputs };
