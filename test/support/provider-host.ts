@@ -27,8 +27,7 @@ export class ProviderHost {
     private readonly client: any,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<ProviderHost> {
-    const entry = join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js");
+  static async start(env: Record<string, string> = {}, entry = join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js")): Promise<ProviderHost> {
     // The engine address is required but unused by the host for these calls.
     const child = spawn(process.execPath, [entry, "127.0.0.1:1"], {
       cwd: LINKED_DIR,
@@ -63,12 +62,46 @@ export class ProviderHost {
     });
   }
 
-  async configure(config: Record<string, string>): Promise<void> {
+  /** The native plugin `pulumi-resource-webhooks` from the compiled package. */
+  static startNative(env: Record<string, string> = {}): Promise<ProviderHost> {
+    return ProviderHost.start(env, join(REPO, "dist/native/bin.js"));
+  }
+
+  async configure(config: Record<string, unknown>, variables: Record<string, string> = config as Record<string, string>): Promise<Record<string, unknown>> {
     const request = new provproto.ConfigureRequest();
     request.setArgs(structproto.Struct.fromJavaScript(config));
-    const variables = request.getVariablesMap();
-    for (const [key, value] of Object.entries(config)) variables.set(key, value);
-    await this.call("configure", request);
+    const map = request.getVariablesMap();
+    for (const [key, value] of Object.entries(variables)) map.set(key, value);
+    const response: any = await this.call("configure", request);
+    return { acceptSecrets: response.getAcceptsecrets(), supportsPreview: response.getSupportspreview() };
+  }
+
+  async checkConfig(news: object): Promise<{ property: string; reason: string }[]> {
+    const request = new provproto.CheckRequest();
+    request.setUrn("urn:pulumi:dev::host-test::pulumi:providers:webhooks::default");
+    request.setOlds(structproto.Struct.fromJavaScript({}));
+    request.setNews(structproto.Struct.fromJavaScript(news));
+    const response: any = await this.call("checkConfig", request);
+    return response.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() }));
+  }
+
+  async getSchema(): Promise<Record<string, unknown>> {
+    const request = new provproto.GetSchemaRequest();
+    const response: any = await this.call("getSchema", request);
+    return JSON.parse(response.getSchema()) as Record<string, unknown>;
+  }
+
+  /** Raw call for anything else; the error of a failed call is returned, not thrown. */
+  async callRaw(method: string, request: unknown): Promise<{ error?: any; response?: any }> {
+    try {
+      return { response: await this.call(method, request) };
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  get protocol(): { provproto: any; structproto: any; grpc: any } {
+    return { provproto, structproto, grpc };
   }
 
   async check(urn: string, olds: object, news: object): Promise<{ inputs: Record<string, unknown>; failures: { property: string; reason: string }[] }> {

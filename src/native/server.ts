@@ -1,0 +1,313 @@
+import type * as grpcJs from "@grpc/grpc-js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { MAX_MESSAGE_CHARS, showable } from "../client/redact";
+import { EndpointCreatedButFailedError } from "../core/errors";
+import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
+import { ProviderCore } from "../core/provider-core";
+import { retiredSettingsInUse } from "../core/settings";
+import type { WebhookEndpointOutputs } from "../core/state";
+import { checkConfig, nativeConfig } from "./config";
+import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb, type EngineClient, type StructMessage } from "./grpc";
+import { nameFromUrn, secret, unwrapSecrets } from "./properties";
+import schema from "./schema.json";
+
+/**
+ * The native face: a `pulumirpc.ResourceProvider` gRPC server for Pulumi package `webhooks`,
+ * resource `webhooks:index:WebhookEndpoint`, over the same provider core as the dynamic resource.
+ * It is our own small server rather than `@pulumi/pulumi/provider`'s, because that one ignores
+ * Configure's arguments (so explicit provider instances could not be configured) and fails on
+ * `pulumi import` (Read without properties).
+ */
+export const PACKAGE_NAME = "webhooks";
+export const RESOURCE_TYPE = "webhooks:index:WebhookEndpoint";
+
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-explicit-any */
+type Call = grpcJs.ServerUnaryCall<any, any>;
+type Callback = grpcJs.sendUnaryData<any>;
+/** The generated request classes' getters, which the stubs do not type for us. */
+type Request = any;
+
+const DIFF_NONE = 1;
+const DIFF_SOME = 2;
+const LOG_INFO = 1;
+const LOG_WARNING = 2;
+
+/** The package version the plugin reports; the schema's version is set to it. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+/** The schema served by GetSchema: `schema.json` beside this file, with the package's version. */
+export function schemaText(): string {
+  return JSON.stringify({ ...schema, version: packageVersion() });
+}
+
+export class WebhooksProviderServer {
+  readonly #core: ProviderCore;
+  #engine: EngineClient | undefined;
+  #engineAddress: string | undefined;
+  #warned = false;
+
+  constructor(engineAddress: string | undefined, core?: ProviderCore) {
+    this.#engineAddress = engineAddress;
+    this.#core = core ?? new ProviderCore({ face: "native", notify: (message) => this.#log(LOG_INFO, message) });
+  }
+
+  /** The handlers, by gRPC method name; methods left out answer UNIMPLEMENTED. */
+  handlers(): grpcJs.UntypedServiceImplementation {
+    const unary = (handler: (request: Request) => Promise<unknown> | unknown) => (call: Call, callback: Callback) => {
+      Promise.resolve()
+        .then(() => handler(call.request))
+        .then(
+          (response) => callback(null, response),
+          (error: unknown) => callback(grpcError(error)),
+        );
+    };
+    return {
+      handshake: unary((request: Request) => this.#handshake(request)),
+      getPluginInfo: unary(() => {
+        const info = new pluginPb.PluginInfo();
+        info.setVersion(packageVersion());
+        return info;
+      }),
+      getSchema: unary(() => {
+        const response = new providerPb.GetSchemaResponse();
+        response.setSchema(schemaText());
+        return response;
+      }),
+      checkConfig: unary((request: Request) => this.#checkConfig(request)),
+      diffConfig: unary((request: Request) => this.#diffConfig(request)),
+      configure: unary((request: Request) => this.#configure(request)),
+      check: unary((request: Request) => this.#check(request)),
+      diff: unary((request: Request) => this.#diff(request)),
+      create: unary((request: Request) => this.#create(request)),
+      read: unary((request: Request) => this.#read(request)),
+      update: unary((request: Request) => this.#update(request)),
+      delete: unary((request: Request) => this.#delete(request)),
+      cancel: unary(() => new emptypb.Empty()),
+      attach: unary((request: Request) => {
+        this.#engineAddress = request.getAddress();
+        return new emptypb.Empty();
+      }),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#engine?.close();
+    await this.#core.close();
+  }
+
+  #handshake(request: Request) {
+    const address = request.getEngineAddress?.();
+    if (typeof address === "string" && address !== "") this.#engineAddress = address;
+    const response = new providerPb.ProviderHandshakeResponse();
+    response.setAcceptSecrets(true);
+    response.setAcceptResources(true);
+    response.setAcceptOutputs(false);
+    return response;
+  }
+
+  #checkConfig(request: Request) {
+    const news = plain(request.getNews());
+    const response = new providerPb.CheckResponse();
+    response.setInputs(request.getNews());
+    response.setFailuresList(checkConfig(news).map(checkFailure));
+    return response;
+  }
+
+  #diffConfig(request: Request) {
+    const olds = plain(request.getOlds());
+    const news = plain(request.getNews());
+    const changed = [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
+    const response = new providerPb.DiffResponse();
+    // New settings reach the resources through the provider; none of them replaces an endpoint.
+    response.setChanges(changed.length > 0 ? DIFF_SOME : DIFF_NONE);
+    response.setDiffsList(changed);
+    response.setReplacesList([]);
+    return response;
+  }
+
+  #configure(request: Request) {
+    const args = request.getArgs?.() as StructMessage | undefined;
+    const values: Record<string, unknown> = args ? args.toJavaScript() : {};
+    if (!args) for (const [key, value] of request.getVariablesMap().entries() as Iterable<[string, string]>) values[key] = value;
+    this.#core.configure(nativeConfig(values));
+    if (!this.#warned) {
+      this.#warned = true;
+      const get = (key: string): string | undefined => {
+        const bare = key.split(":").pop() ?? key;
+        const value = values[bare] ?? values[key] ?? values[`webhooks:config:${bare}`];
+        return value === undefined ? undefined : String(unwrapSecrets(value));
+      };
+      for (const warning of retiredSettingsInUse(get, process.env)) this.#log(LOG_WARNING, warning);
+    }
+    const response = new providerPb.ConfigureResponse();
+    response.setAcceptsecrets(true);
+    response.setSupportspreview(false);
+    response.setAcceptresources(true);
+    response.setAcceptoutputs(false);
+    return response;
+  }
+
+  #check(request: Request) {
+    const news = plain(request.getNews());
+    if (news.webhookName === undefined || news.webhookName === null) news.webhookName = nameFromUrn(String(request.getUrn()));
+    const { failures } = this.#core.check(news);
+    const response = new providerPb.CheckResponse();
+    response.setInputs(structpb.Struct.fromJavaScript(news));
+    response.setFailuresList(failures.map(checkFailure));
+    return response;
+  }
+
+  async #diff(request: Request) {
+    const olds = plain(request.getOlds()) as unknown as WebhookEndpointOutputs;
+    const news = plain(request.getNews()) as Partial<WebhookEndpointInputs>;
+    const outcome = await this.#core.diff(String(request.getId()), olds, news);
+    if (outcome.drift !== undefined) this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, String(request.getUrn()));
+    const response = new providerPb.DiffResponse();
+    response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);
+    response.setReplacesList(outcome.replaces);
+    response.setDiffsList([...outcome.replaces, ...outcome.updates]);
+    response.setDeletebeforereplace(false);
+    return response;
+  }
+
+  async #create(request: Request) {
+    const inputs = plain(request.getProperties()) as unknown as WebhookEndpointInputs;
+    this.#urn = String(request.getUrn());
+    try {
+      const { id, state } = await this.#core.create(inputs);
+      const response = new providerPb.CreateResponse();
+      response.setId(id);
+      response.setProperties(outputs(state));
+      return response;
+    } catch (error) {
+      if (error instanceof EndpointCreatedButFailedError) throw new InitFailed(error, outputs(error.properties as unknown as WebhookEndpointOutputs));
+      throw error;
+    }
+  }
+
+  async #read(request: Request) {
+    const id = String(request.getId());
+    const properties = plain(request.getProperties());
+    // `pulumi import` sends the id alone: nothing but it is known.
+    const old = Object.keys(properties).length > 0 ? (properties as unknown as WebhookEndpointOutputs) : undefined;
+    const found = await this.#core.read(id, old);
+    const response = new providerPb.ReadResponse();
+    if (found === undefined) {
+      if (old === undefined) {
+        throw new Error(
+          `no webhook endpoint with webhook_id ${id} exists on the service: check the id (\`npx webhooks list\` shows them) and run \`pulumi import\` again`,
+        );
+      }
+      return response;
+    }
+    response.setId(found.id);
+    response.setProperties(outputs(found.state));
+    const inputs: Record<string, unknown> = { webhookName: found.inputs.webhookName, webhookUrl: found.inputs.webhookUrl };
+    if (found.inputs.adoptWebhookId !== undefined) inputs.adoptWebhookId = found.inputs.adoptWebhookId;
+    response.setInputs(structpb.Struct.fromJavaScript(inputs));
+    return response;
+  }
+
+  #update(request: Request) {
+    const olds = plain(request.getOlds()) as unknown as WebhookEndpointOutputs;
+    const news = plain(request.getNews()) as Partial<WebhookEndpointInputs>;
+    const response = new providerPb.UpdateResponse();
+    response.setProperties(outputs(this.#core.update(olds, news)));
+    return response;
+  }
+
+  #delete(request: Request) {
+    this.#urn = String(request.getUrn());
+    this.#core.delete(String(request.getId()), plain(request.getProperties()) as Partial<WebhookEndpointOutputs>);
+    return new emptypb.Empty();
+  }
+
+  /** The URN of the operation in progress, so a notice lands under its resource. */
+  #urn: string | undefined;
+
+  #log(severity: number, message: string, urn = this.#urn): void {
+    const text = showable(message, MAX_MESSAGE_CHARS);
+    if (this.#engineAddress === undefined) {
+      process.stderr.write(`${text}\n`);
+      return;
+    }
+    this.#engine ??= new engineRpc.EngineClient(this.#engineAddress, grpc.credentials.createInsecure());
+    const request = new enginePb.LogRequest();
+    request.setSeverity(severity);
+    request.setMessage(text);
+    if (urn !== undefined) request.setUrn(urn);
+    this.#engine.log(request, (error) => {
+      if (error) process.stderr.write(`${text}\n`);
+    });
+  }
+}
+
+/** Properties from a request, secrets unwrapped (the engine keeps them secret on its side). */
+function plain(struct: StructMessage | undefined): Record<string, unknown> {
+  if (!struct) return {};
+  return unwrapSecrets(struct.toJavaScript()) as Record<string, unknown>;
+}
+
+/** Outputs for the engine: signSecret always wrapped as a secret. */
+function outputs(state: WebhookEndpointOutputs): StructMessage {
+  const out: Record<string, unknown> = { ...state };
+  if (typeof out.signSecret === "string" && out.signSecret !== UNKNOWN) out.signSecret = secret(out.signSecret);
+  delete out.connection;
+  return structpb.Struct.fromJavaScript(out);
+}
+
+function checkFailure(failure: { property: string; reason: string }) {
+  const message = new providerPb.CheckFailure();
+  message.setProperty(failure.property);
+  message.setReason(failure.reason);
+  return message;
+}
+
+/** The endpoint exists but the operation failed: the engine records it in state with these outputs. */
+class InitFailed extends Error {
+  constructor(
+    readonly failure: EndpointCreatedButFailedError,
+    readonly properties: StructMessage,
+  ) {
+    super(failure.message);
+  }
+}
+
+function grpcError(error: unknown): Partial<grpcJs.StatusObject> {
+  const message = showable(error instanceof Error ? error.message : String(error), MAX_MESSAGE_CHARS);
+  if (!(error instanceof InitFailed)) return { code: grpc.status.UNKNOWN, details: message };
+  const detail = new providerPb.ErrorResourceInitFailed();
+  detail.setId(error.failure.id);
+  detail.setProperties(error.properties);
+  detail.setReasonsList(error.failure.reasons);
+  const any = new anypb.Any();
+  any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new statusPb.Status();
+  status.setCode(grpc.status.UNKNOWN);
+  status.setMessage(message);
+  status.addDetails(any);
+  const metadata = new grpc.Metadata();
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return { code: grpc.status.UNKNOWN, details: message, metadata };
+}
+
+/** Starts the server on a free loopback port; resolves to the port. */
+export async function serve(engineAddress: string | undefined): Promise<{ port: number; close(): Promise<void> }> {
+  const provider = new WebhooksProviderServer(engineAddress);
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 1024 * 1024 * 400 });
+  server.addService(providerRpc.ResourceProviderService, provider.handlers());
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  return {
+    port,
+    close: async () => {
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await provider.close();
+    },
+  };
+}
