@@ -72,6 +72,34 @@ describe("the native provider plugin over gRPC", () => {
     expect(state).toMatchObject({ webhookId: stored.webhook_id, webhookName: "orders", creatorName: stored.creator_name });
   });
 
+  it("the schema and the provider's real outputs and settings agree", async () => {
+    const schema = await plugin.getSchema();
+    type Property = { type: string; secret?: boolean };
+    const resource = (schema.resources as Record<string, { properties: Record<string, Property>; required: string[]; inputProperties: Record<string, Property> }>)[
+      "webhooks:index:WebhookEndpoint"
+    ]!;
+    // Every output the provider returns is in the schema with its type, and every required one is returned.
+    const hidden = new Set(["declared", "createdAs"]);
+    for (const [key, value] of Object.entries(state)) {
+      if (hidden.has(key)) continue;
+      const declared = resource.properties[key];
+      expect(declared, `output ${key} is not in the schema`).toBeDefined();
+      const plainValue = key === "signSecret" ? (value as { value: unknown }).value : value;
+      if (declared!.type === "integer") expect(Number.isInteger(plainValue), key).toBe(true);
+      else expect(typeof plainValue, key).toBe(declared!.type === "number" ? "number" : declared!.type);
+      expect(declared!.secret === true, `${key} secret`).toBe(key === "signSecret");
+    }
+    for (const key of resource.required) expect(state, key).toHaveProperty(key);
+    // Every input the provider reads is a schema input, and the schema has no input it ignores.
+    expect(Object.keys(resource.inputProperties).sort()).toEqual(["adoptWebhookId", "webhookName", "webhookUrl"]);
+    // Every provider setting is configurable through the schema, and nothing else is.
+    const { SETTING_NAMES } = await import("../../src/core/settings");
+    const variables = (schema.config as { variables: Record<string, unknown> }).variables;
+    const inputs = (schema.provider as { inputProperties: Record<string, unknown> }).inputProperties;
+    expect(Object.keys(variables).sort()).toEqual([...SETTING_NAMES].sort());
+    expect(Object.keys(inputs).sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
   it("Diff: no change, a changed URL, an unknown name, a vanished endpoint", async () => {
     const inputs = { webhookName: "orders", webhookUrl: "https://example.com/native/orders" };
     expect(await plugin.diff(id, URN("orders"), state, inputs)).toEqual({ changes: "none", replaces: [] });

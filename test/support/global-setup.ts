@@ -11,7 +11,8 @@ export const LINKED_DIR = join(REPO, ".e2e", "linked");
  * the compiled package (dist/) and a node_modules that resolves its name.
  */
 export default function setup(): void {
-  execFileSync(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "-p", join(REPO, "tsconfig.build.json")], { stdio: "inherit" });
+  // The package's own build (src/ and the native SDK), the one npm run build runs.
+  execFileSync(process.execPath, [join(REPO, "scripts/build.mjs")], { stdio: "inherit" });
   rmSync(LINKED_DIR, { recursive: true, force: true });
   mkdirSync(join(LINKED_DIR, "node_modules"), { recursive: true });
   symlinkSync(REPO, join(LINKED_DIR, "node_modules", "pulumi-webhook-endpoints"), "dir");
