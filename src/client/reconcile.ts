@@ -14,8 +14,15 @@ import type { CreateParams, WebhookEndpointRecord } from "./types";
  * 2. When a create's outcome is ambiguous, the endpoint it may have made is looked for by
  *    listing ({@link settleAmbiguousCreate}), and only among endpoints that did not exist before
  *    the attempt: not in the snapshot, created since the attempt began, and created by our own
- *    principal when that is known. One such endpoint is the result; none (after a settle window)
- *    makes a retry safe; more than one is a {@link WebhookCreateUncertainError} that names them.
+ *    principal when that is known. The listing goes on for the whole settle window, because a
+ *    service may still be committing our request while someone else creates the same name and
+ *    URL. At the end of the window: none makes a retry safe; more than one is a
+ *    {@link WebhookCreateUncertainError} that names them; exactly one is the result only if it
+ *    cannot be someone else's: the service said it processed our request (a 2xx status whose body
+ *    was lost or unusable), or it was created by our own principal (learned from this client's
+ *    earlier creates). Otherwise (a 500, a timeout, a dropped connection, with our principal not
+ *    known) it may be another actor's endpoint made at the same moment while ours was never
+ *    created, so it is named in a {@link WebhookCreateUncertainError}, not taken.
  */
 
 /** Lists every record for a filter, with the service's own matching (the caller re-matches). */
@@ -65,9 +72,14 @@ export function describeEndpoints(records: readonly WebhookEndpointRecord[], dec
 export interface SettleOptions {
   settleMs: number;
   clockSkewMs: number;
-  /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. */
+  /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. Read at the end of the window. */
   ourCreatorIds: ReadonlySet<number>;
   signal: AbortSignal | undefined;
+}
+
+/** Whether the failed answer still says the service processed the request: a 2xx status line. */
+export function serviceProcessed(failure: WebhookApiError): boolean {
+  return failure.status !== undefined && failure.status >= 200 && failure.status < 300;
 }
 
 /**
@@ -105,7 +117,15 @@ export async function settleAmbiguousCreate(
         { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
       );
     }
-    if (candidates.length === 1) return candidates[0];
+    const remaining = deadline - Date.now();
+    if (candidates.length === 1 && remaining <= 0) {
+      const [candidate] = candidates as [WebhookEndpointRecord];
+      if (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)) return candidate;
+      throw new WebhookCreateUncertainError(
+        `create of ${quoteServiceText(params.webhookName)} got no usable answer (${failure.message}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
+        { operation: "create", traceId: failure.traceId, candidateIds: [candidate.webhookId], cause: failure },
+      );
+    }
     if (candidates.length > 1) {
       const ids = candidates.map((r) => r.webhookId);
       throw new WebhookCreateUncertainError(
@@ -113,7 +133,6 @@ export async function settleAmbiguousCreate(
         { operation: "create", traceId: failure.traceId, candidateIds: ids, cause: failure },
       );
     }
-    const remaining = deadline - Date.now();
     if (remaining <= 0) return undefined;
     await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
   }

@@ -78,6 +78,8 @@ export class Transport {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    // The status line, once it arrived: a body that then fails still tells what the service said.
+    let status: number | undefined;
     try {
       const response = await request(url, {
         method: "POST",
@@ -92,10 +94,11 @@ export class Transport {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
+      status = response.statusCode;
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text, bytes: text.length };
     } catch (error) {
-      throw this.#connectionError(error, options, deadline.signal);
+      throw this.#connectionError(error, options, deadline.signal, status);
     } finally {
       clearTimeout(timer);
     }
@@ -105,7 +108,7 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  #connectionError(error: unknown, options: SendOptions, timeout: AbortSignal): Error {
+  #connectionError(error: unknown, options: SendOptions, timeout: AbortSignal, status: number | undefined): Error {
     const cause = sanitizeCause(error, [this.#token]);
     const where = `${options.operation} request to ${this.#origin.host}`;
     if (options.signal?.aborted) {
@@ -121,19 +124,21 @@ export class Transport {
       return new WebhookInvalidResponseError(`${where} returned a body larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`, {
         operation: options.operation,
         cause,
+        status,
       });
     }
     if (timeout.aborted || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
       return new WebhookTimeoutError(`${where} timed out after ${options.timeoutMs} ms`, {
         operation: options.operation,
         cause,
+        status,
         requestSent: code !== "UND_ERR_CONNECT_TIMEOUT",
       });
     }
     const requestSent = !NOT_SENT_CODES.has(code ?? "");
     return new WebhookConnectionError(
       `${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`,
-      { operation: options.operation, cause, requestSent },
+      { operation: options.operation, cause, status, requestSent },
     );
   }
 }

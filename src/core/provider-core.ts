@@ -202,7 +202,7 @@ export class ProviderCore {
       if (error instanceof WebhookCreateUncertainError) {
         const ids = error.candidateIds;
         throw new ProviderError(
-          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `Once you know which endpoint is ours (\`npx webhooks list --name ${shellQuote(inputs.webhookName)}\`), ${this.#adoptAdvice([])}`}`,
+          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`npx webhooks list --name ${shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
           error,
         );
       }

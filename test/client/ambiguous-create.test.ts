@@ -17,6 +17,9 @@ describe("create under each fault, one at a time", () => {
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN, faults: { create: { rate: 0, slowMs: 500 } } });
     client = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST });
+    // One create that succeeds: the client now knows its own principal (the creator of what it
+    // created), which lets it take a single endpoint found after a lost answer as its own.
+    await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
   });
   afterAll(async () => {
     await client.close();
@@ -48,6 +51,26 @@ describe("create under each fault, one at a time", () => {
     expect(result.recovered).toBe(recovered);
     expect(result.attempts).toBe(attempts);
     expect(emulator.counters().create - createsBefore).toBe(attempts);
+  });
+
+  it("with its principal unknown, a single endpoint found after a lost answer is named, not taken", async () => {
+    const fresh = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST });
+    emulator.injectNext("create", "drop-after-commit");
+    const error = await captureError(fresh.create({ webhookName: "unknown-principal", webhookUrl: "https://example.com/unknown-principal" }));
+    await fresh.close();
+    expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+    const [stored] = emulator.records().filter((r) => r.webhook_name === "unknown-principal");
+    expect((error as WebhookCreateUncertainError).candidateIds).toEqual([stored!.webhook_id]);
+    expect((error as Error).message).toMatch(/not taken/);
+  });
+
+  it("with its principal unknown, a 2xx answer whose body was lost still settles on the one endpoint", async () => {
+    const fresh = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST });
+    emulator.injectNext("create", "malformed");
+    const result = await fresh.create({ webhookName: "processed", webhookUrl: "https://example.com/processed" });
+    await fresh.close();
+    expect(result.recovered).toBe(true);
+    expect(emulator.records().filter((r) => r.webhook_name === "processed").map((r) => r.webhook_id)).toEqual([result.record.webhookId]);
   });
 
   it("never retries when the endpoint may exist but the listing cannot be had", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/core/inputs";
+import { SETTING_NAMES } from "../../src/core/settings";
 import { REPO } from "../support/global-setup";
 import { TOKEN } from "../support/helpers";
 import { ProviderHost } from "../support/provider-host";
@@ -93,7 +94,6 @@ describe("the native provider plugin over gRPC", () => {
     // Every input the provider reads is a schema input, and the schema has no input it ignores.
     expect(Object.keys(resource.inputProperties).sort()).toEqual(["adoptWebhookId", "webhookName", "webhookUrl"]);
     // Every provider setting is configurable through the schema, and nothing else is.
-    const { SETTING_NAMES } = await import("../../src/core/settings");
     const variables = (schema.config as { variables: Record<string, unknown> }).variables;
     const inputs = (schema.provider as { inputProperties: Record<string, unknown> }).inputProperties;
     expect(Object.keys(variables).sort()).toEqual([...SETTING_NAMES].sort());
