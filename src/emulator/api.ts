@@ -1,210 +1,104 @@
-// The two operations, independent of HTTP: they take a parsed body and either return the envelope's
-// `data` or throw an ApiError. Validation happens completely before anything is stored, so a
-// refused request never changes state.
-import { apiErrors } from "./protocol";
+// The two API routes over HTTP: log the request, decide its fault, read the body, wait the
+// configured latency, check credentials and content type, run the operation, send the outcome
+// (or break it, as the fault says).
+import type http from "node:http";
+import { deliver, failBeforeProcessing, PRE_PROCESSING_FAULTS, type FaultPlanner } from "./faults";
+import type { Journal } from "./journal";
+import { createWebhook, listWebhooks, parseCreate } from "./operations";
+import type { ApiRoute, Creator, ResolvedOptions } from "./options";
+import {
+  ApiError,
+  CREATE_PATH,
+  LIST_PATH,
+  apiErrors,
+  bodyObject,
+  errorOutcome,
+  isJsonContentType,
+  loggedBody,
+  parseJsonBody,
+  presentsToken,
+  successOutcome,
+  type JsonBody,
+  type Outcome,
+} from "./protocol";
+import type { Exchange, ReceivedBody } from "./server";
 import type { WebhookStore } from "./store";
-import type { ResolvedOptions, SortOrder, WebhookInput, WebhookRecord, WebhookRecordPatch } from "./types";
 
-type Body = Record<string, unknown>;
+/** What the API routes work on: the emulator's state, options read afresh at each step. */
+export interface ApiState {
+  readonly settings: ResolvedOptions;
+  readonly store: WebhookStore;
+  readonly planner: FaultPlanner;
+  readonly journal: Journal;
+}
 
-export function listWebhooks(body: Body, options: ResolvedOptions, records: WebhookRecord[]): Body {
-  for (const field of options.requiredListFields) {
-    if (!isPresent(body[field])) throw apiErrors.badRequest(`${field} is required`);
+export async function serveApi(state: ApiState, exchange: Exchange): Promise<void> {
+  const { req, res, path, traceId } = exchange;
+  const route = apiRoute(req.method, path);
+  const entry = state.journal.begin(req, path, route, traceId, state.settings.now());
+
+  if (route === "other") {
+    entry.body = loggedBody(parseJsonBody((await exchange.receive()).bytes));
+    // Unknown paths and methods are the gateway's business, so they stay real HTTP errors even
+    // when the service reports its own errors inside HTTP 200.
+    const error = path === LIST_PATH || path === CREATE_PATH ? apiErrors.methodNotAllowed() : apiErrors.notFound();
+    deliver(res, entry, errorOutcome(error, traceId, "http"));
+    return;
   }
-  const cursor = optionalString(body, "cursor") ?? "";
-  const nameFilter = optionalString(body, "webhook_name") ?? "";
-  const urlFilter = optionalString(body, "webhook_url") ?? "";
-  const limit = pageSize(body.limit, options);
-  const order = sortOrder(body.ascending, options);
 
-  const matching = records
-    .filter((record) => matches(record.webhook_name, nameFilter, options) && matches(record.webhook_url, urlFilter, options))
-    .sort((a, b) => (order === "asc" ? a.webhook_id - b.webhook_id : b.webhook_id - a.webhook_id));
+  const faults = state.settings.faults[route];
+  const fault = state.planner.decide(route, faults);
+  const faultsSoFar = fault === undefined ? 0 : state.journal.countFault(entry, fault);
+  const received = await exchange.receive();
+  const body = parseJsonBody(received.bytes);
+  entry.body = loggedBody(body);
+  // The delay comes after the body is in: a slow service keeps working on a request whose client
+  // gave up waiting, which is exactly the ambiguous case clients must survive.
+  const extraDelay = fault === "latency" ? (faults?.slowMs ?? 0) : 0;
+  await exchange.pause(state.settings.latencyMs + extraDelay);
 
-  if (options.paging === "none") return { data: matching.slice(0, limit) };
-
-  // Keyset paging on webhook_id: records created or deleted between pages neither repeat nor
-  // shift the rest, which is what a client walking all pages should be able to rely on.
-  const after = options.paging === "has-more" ? decimalCursor(cursor) : opaqueCursor(cursor);
-  const remaining =
-    after === undefined
-      ? matching
-      : matching.filter((record) => (order === "asc" ? record.webhook_id > after : record.webhook_id < after));
-  const page = remaining.slice(0, limit);
-  const last = page[page.length - 1];
-  const more = remaining.length > page.length && last !== undefined;
-  switch (options.paging) {
-    case "cursor":
-      return { data: page, cursor: more ? encodeCursor(last.webhook_id) : "" };
-    case "next-cursor":
-      return { data: page, next_cursor: more ? encodeCursor(last.webhook_id) : "" };
-    case "has-more":
-      return { data: page, has_more: more };
+  if (fault !== undefined && PRE_PROCESSING_FAULTS.has(fault)) {
+    failBeforeProcessing(res, entry, fault, faults, state.settings.errorStyle, faultsSoFar);
+    return;
   }
+  const outcome = process(state, route, req, received, body, traceId);
+  deliver(res, entry, outcome, fault, faults, faultsSoFar);
 }
 
-export function parseCreate(body: Body, options: ResolvedOptions): WebhookInput {
-  return {
-    webhook_name: checkName(requiredString(body, "webhook_name"), options),
-    webhook_url: checkUrl(requiredString(body, "webhook_url"), options),
-  };
+function apiRoute(method: string | undefined, path: string): ApiRoute | "other" {
+  if (method !== "POST") return "other";
+  if (path === LIST_PATH) return "list";
+  if (path === CREATE_PATH) return "create";
+  return "other";
 }
 
-export function createWebhook(
-  input: WebhookInput,
-  options: ResolvedOptions,
-  store: WebhookStore,
-  time: number,
-): WebhookRecord {
-  if (options.uniqueNames && store.hasName(input.webhook_name)) throw apiErrors.nameExists();
-  return store.create(input, options.creator, time);
-}
-
-/** Checks a service-side patch (admin route or `updateRecord`) with the create rules for name and URL. */
-export function parsePatch(value: unknown, options: ResolvedOptions): WebhookRecordPatch {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw apiErrors.badRequest("patch must be a JSON object");
-  }
-  const body = value as Body;
-  const patch: WebhookRecordPatch = {};
-  for (const key of Object.keys(body)) {
-    if (!["webhook_name", "webhook_url", "sign_secret", "operator_id", "operator_name"].includes(key)) {
-      throw apiErrors.badRequest(`${key} cannot be patched`);
-    }
-  }
-  const name = optionalString(body, "webhook_name");
-  if (name !== undefined) patch.webhook_name = checkName(name, options);
-  const url = optionalString(body, "webhook_url");
-  if (url !== undefined) patch.webhook_url = checkUrl(url, options);
-  const secret = optionalString(body, "sign_secret");
-  if (secret !== undefined) patch.sign_secret = secret;
-  const operatorName = optionalString(body, "operator_name");
-  if (operatorName !== undefined) patch.operator_name = operatorName;
-  if (isPresent(body.operator_id)) {
-    if (!Number.isInteger(body.operator_id)) throw apiErrors.badRequest("operator_id must be an integer");
-    patch.operator_id = body.operator_id as number;
-  }
-  return patch;
-}
-
-// null counts as absent: many clients serialise unset optional fields as null.
-function isPresent(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-function optionalString(body: Body, field: string): string | undefined {
-  const value = body[field];
-  if (!isPresent(value)) return undefined;
-  if (typeof value !== "string") throw apiErrors.badRequest(`${field} must be a string`);
-  return value;
-}
-
-function requiredString(body: Body, field: string): string {
-  const value = optionalString(body, field);
-  if (value === undefined) throw apiErrors.badRequest(`${field} is required`);
-  return value;
-}
-
-function codePoints(value: string): number {
-  return [...value].length;
-}
-
-function checkName(name: string, options: ResolvedOptions): string {
-  if (name.trim() === "") throw apiErrors.badRequest("webhook_name must not be empty");
-  if (codePoints(name) > options.maxNameLength) {
-    throw apiErrors.badRequest(`webhook_name must be at most ${options.maxNameLength} characters`);
-  }
-  return name;
-}
-
-function checkUrl(url: string, options: ResolvedOptions): string {
-  if (codePoints(url) > options.maxUrlLength) {
-    throw apiErrors.badRequest(`webhook_url must be at most ${options.maxUrlLength} characters`);
-  }
-  // The WHATWG parser forgives surrounding whitespace; the service is assumed not to.
-  let parsed: URL | undefined;
+function process(
+  state: ApiState,
+  route: ApiRoute,
+  req: http.IncomingMessage,
+  received: ReceivedBody,
+  body: JsonBody,
+  traceId: string,
+): Outcome {
+  const options = state.settings;
   try {
-    parsed = url === url.trim() ? new URL(url) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.host === "") {
-    throw apiErrors.badRequest("webhook_url must be an absolute http(s) URL");
-  }
-  return url;
-}
-
-function pageSize(raw: unknown, options: ResolvedOptions): number {
-  const fallback = Math.min(options.defaultPageSize, options.maxPageSize);
-  if (!isPresent(raw)) return fallback;
-  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0) {
-    throw apiErrors.badRequest("limit must be a non-negative integer");
-  }
-  if (raw === 0) return fallback;
-  if (raw <= options.maxPageSize) return raw;
-  if (options.limitAboveMax === "error") {
-    throw apiErrors.badRequest(`limit must be at most ${options.maxPageSize}`);
-  }
-  return options.maxPageSize;
-}
-
-const ASCENDING_WORDS = new Map<string, SortOrder>([
-  ["true", "asc"],
-  ["asc", "asc"],
-  ["ascending", "asc"],
-  ["1", "asc"],
-  ["false", "desc"],
-  ["desc", "desc"],
-  ["descending", "desc"],
-  ["0", "desc"],
-]);
-
-function sortOrder(raw: unknown, options: ResolvedOptions): SortOrder {
-  if (!isPresent(raw) || options.ascending === "ignored") return options.defaultOrder;
-  switch (options.ascending) {
-    case "true-false-string":
-      if (raw === "true") return "asc";
-      if (raw === "false") return "desc";
-      throw apiErrors.badRequest('ascending must be "true" or "false"');
-    case "asc-desc":
-      if (raw === "asc") return "asc";
-      if (raw === "desc") return "desc";
-      throw apiErrors.badRequest('ascending must be "asc" or "desc"');
-    case "any":
-      if (typeof raw === "boolean") return raw ? "asc" : "desc";
-      if (typeof raw !== "string") throw apiErrors.badRequest("ascending must be a string or boolean");
-      return ASCENDING_WORDS.get(raw.trim().toLowerCase()) ?? options.defaultOrder;
+    if (received.tooLarge) throw apiErrors.payloadTooLarge(received.limit);
+    const creator = principal(req.headers.authorization, options);
+    if (creator === undefined) throw apiErrors.unauthorized();
+    if (!isJsonContentType(req.headers["content-type"])) throw apiErrors.unsupportedMediaType();
+    const fields = bodyObject(body);
+    if (route === "list") return successOutcome("list", traceId, listWebhooks(fields, options, state.store));
+    const record = createWebhook(parseCreate(fields, options), options, state.store, creator, options.now());
+    state.journal.countCreated();
+    return successOutcome("create", traceId, record);
+  } catch (error) {
+    if (error instanceof ApiError) return errorOutcome(error, traceId, options.errorStyle);
+    throw error;
   }
 }
 
-function matches(value: string, filter: string, options: ResolvedOptions): boolean {
-  if (filter === "" || options.filterMatch === "ignored") return true;
-  return options.filterMatch === "exact" ? value === filter : value.includes(filter);
-}
-
-const CURSOR_PREFIX = "c1.";
-
-// Opaque on purpose: a client that parses or fabricates cursors is relying on something the
-// document does not promise.
-function encodeCursor(lastId: number): string {
-  return CURSOR_PREFIX + Buffer.from(JSON.stringify({ after: lastId })).toString("base64url");
-}
-
-function opaqueCursor(cursor: string): number | undefined {
-  if (cursor === "") return undefined;
-  try {
-    if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error("prefix");
-    const decoded: unknown = JSON.parse(Buffer.from(cursor.slice(CURSOR_PREFIX.length), "base64url").toString("utf8"));
-    const after = (decoded as { after?: unknown } | null)?.after;
-    if (typeof after !== "number" || !Number.isInteger(after)) throw new Error("shape");
-    return after;
-  } catch {
-    throw apiErrors.badRequest("cursor is invalid");
-  }
-}
-
-function decimalCursor(cursor: string): number | undefined {
-  if (cursor === "") return undefined;
-  if (!/^\d{1,15}$/.test(cursor)) throw apiErrors.badRequest("cursor must be a webhook_id in decimal");
-  return Number(cursor);
+/** The identity a request's token stands for: the main creator, a principal's, or none. */
+function principal(authorization: string | undefined, options: ResolvedOptions): Creator | undefined {
+  if (presentsToken(authorization, options.accessToken)) return options.creator;
+  return options.principals.find((candidate) => presentsToken(authorization, candidate.token))?.creator;
 }

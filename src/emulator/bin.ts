@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startEmulator } from "./index";
-import { EmulatorConfigError, validateOptions } from "./options";
+import { EmulatorConfigError, validateOptions } from "./resolve";
 import type { Emulator, EmulatorOptions, FaultOptions } from "./types";
 
 export const USAGE = `Usage: webhooks-emulator [flags]
@@ -17,7 +17,9 @@ export const USAGE = `Usage: webhooks-emulator [flags]
   --latency-ms <n>    delay added to every API response
   --fault-rate <r>    random fault probability 0..1 on list and create
   --config <file>     JSON file with any EmulatorOptions
-  --help              show this text`;
+  --help              show this text
+The admin routes under /__emulator/ take the admin token printed at start (or the access token)
+in Authorization, from a loopback Host, with Content-Type: application/json on anything but GET.`;
 
 export interface MainIo {
   /** Environment to read WEBHOOKS_ACCESS_TOKEN from. @default process.env */
@@ -40,6 +42,9 @@ export async function main(argv: readonly string[], io: MainIo = {}): Promise<Em
   log(`webhooks emulator listening on ${emulator.url}`);
   // The token is a secret in real use; its length is enough to check the right one was picked up.
   log(`token: set (${(options.accessToken ?? "").length} chars)`);
+  // A generated admin token is shown once, here: it is how the person who started the emulator
+  // (and nobody else on the machine) reaches the admin routes. One they chose is not repeated.
+  log(options.adminToken === undefined ? `admin token: ${emulator.adminToken}` : `admin token: set (${emulator.adminToken.length} chars)`);
   if (io.handleSignals ?? true) stopOnSignals(emulator, log);
   return emulator;
 }

@@ -1,7 +1,7 @@
 // Local emulator of the webhooks open API: the real service has only list and create, documents
 // little else, and cannot be reset, so everything the document leaves open is an option here.
-import { resolveOptions } from "./options";
-import { WebhooksEmulator } from "./server";
+import { WebhooksEmulator } from "./emulator";
+import { resolveOptions } from "./resolve";
 import type { Emulator, EmulatorOptions } from "./types";
 
 /**
@@ -15,6 +15,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 }
 
 export { EMULATOR_PROFILES } from "./profiles";
-export { DEFAULT_OPTIONS, EmulatorConfigError } from "./options";
+export { DEFAULT_OPTIONS, EmulatorConfigError } from "./resolve";
 export { FAULT_KINDS } from "./faults";
 export type * from "./types";

@@ -1,8 +1,10 @@
-import type { EmulatorOptions } from "./types";
+import { LIST_REQUEST_FIELDS } from "../api/contract";
+import type { EmulatorOptions } from "./options";
 
 /**
  * Named option sets, one per plausible reading of the service document. A profile only sets the
- * options it is about; everything else keeps its default.
+ * options it is about; everything else keeps its default. Each is checked by the options schema
+ * when it is applied.
  */
 export const EMULATOR_PROFILES: Record<string, Partial<EmulatorOptions>> = {
   default: {},
@@ -16,7 +18,12 @@ export const EMULATOR_PROFILES: Record<string, Partial<EmulatorOptions>> = {
   "asc-desc": { ascending: "asc-desc" },
   "ignored-filters": { filterMatch: "ignored" },
   "small-pages": { defaultPageSize: 5, maxPageSize: 10 },
-  "strict-required": { requiredListFields: ["cursor", "limit", "webhook_name", "webhook_url", "ascending"] },
+  "strict-required": { requiredListFields: [...LIST_REQUEST_FIELDS] },
+  // The service normalises what it stores: names trimmed, URLs in WHATWG form (lower-case scheme
+  // and host, "/" for an empty path).
+  rewriting: { rewrite: { name: "trim", url: "href" } },
+  // A service that folds case: "Orders" and "orders" are one name, and URLs differ only by case.
+  "rewriting-lowercase": { rewrite: { name: "lowercase", url: "lowercase" } },
   // Every strict reading at once: a client that survives this survives each of them separately.
   strict: {
     filterMatch: "partial",
@@ -27,7 +34,7 @@ export const EMULATOR_PROFILES: Record<string, Partial<EmulatorOptions>> = {
     uniqueNames: true,
     errorStyle: "envelope-200",
     ascending: "true-false-string",
-    requiredListFields: ["cursor", "limit", "webhook_name", "webhook_url", "ascending"],
+    requiredListFields: [...LIST_REQUEST_FIELDS],
   },
   // Short latency faults so a test suite can afford them.
   flaky: { faults: { list: { rate: 0.2, slowMs: 200 }, create: { rate: 0.2, slowMs: 200 } } },

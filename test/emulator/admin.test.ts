@@ -8,7 +8,7 @@ import { LIST, TOKEN, admin, create, emulators, hook, list } from "./helpers";
 
 const start = emulators();
 
-describe("admin routes over HTTP (no token)", () => {
+describe("admin routes over HTTP (with the admin token)", () => {
   it("adds, lists, patches and deletes records", async () => {
     let clock = 1_000;
     const emulator = await start({ now: () => (clock += 10) });

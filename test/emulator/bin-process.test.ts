@@ -101,8 +101,17 @@ describe("compiled bin as a child process", () => {
     const refused = await post(running.url, LIST, LIST_ALL, "wrong-token");
     expect(refused.json.code).toBe("40101");
 
+    // The admin token is printed once, and opens the admin routes; without it they stay shut.
+    const adminToken = /^admin token: ([0-9a-f]{32})$/m.exec(running.output())?.[1];
+    expect(adminToken).toBeDefined();
+    const counters = await fetch(`${running.url}/__emulator/counters`, { headers: { authorization: adminToken! } });
+    expect(counters.status).toBe(200);
+    expect(((await counters.json()) as { list: number }).list).toBe(3);
+    expect((await fetch(`${running.url}/__emulator/counters`)).status).toBe(401);
+
     expect(await stop(running)).toBe(0);
     const output = running.output();
+    expect(output.split(adminToken!)).toHaveLength(2);
     expect(output).toContain(`token: set (${TOKEN.length} chars)`);
     expect(output).toContain("webhooks emulator stopping (SIGTERM)");
     expect(output).not.toContain(TOKEN);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { USAGE, main, optionsFromArgs } from "../../src/emulator/bin";
 import type { Emulator } from "../../src/emulator/index";
-import { list } from "./helpers";
+import { admin, list } from "./helpers";
 
 const running: Emulator[] = [];
 afterEach(async () => {
@@ -31,6 +31,24 @@ describe("CLI main", () => {
     expect(lines.join("\n")).not.toContain("cli-secret-42");
     const reply = await list(emulator, {}, { authorization: "cli-secret-42" });
     expect(reply.json.code).toBe("200");
+  });
+
+  it("prints a generated admin token once, and that token opens the admin routes", async () => {
+    const { emulator, lines } = await run(["--token", "cli-secret-42"]);
+    expect(lines[2]).toMatch(/^admin token: [0-9a-f]{32}$/);
+    expect(lines[2]).toBe(`admin token: ${emulator.adminToken}`);
+    expect(lines.filter((line) => line.includes(emulator.adminToken))).toHaveLength(1);
+    expect((await admin(emulator, "health", "GET", undefined, { authorization: emulator.adminToken })).status).toBe(200);
+    expect((await admin(emulator, "health", "GET", undefined, { authorization: null })).status).toBe(401);
+  });
+
+  it("does not repeat an admin token the config file chose", async () => {
+    const config = join(dir, "admin.json");
+    writeFileSync(config, JSON.stringify({ adminToken: "chosen-admin-secret" }));
+    const { emulator, lines } = await run(["--config", config]);
+    expect(emulator.adminToken).toBe("chosen-admin-secret");
+    expect(lines).toContain("admin token: set (19 chars)");
+    expect(lines.join("\n")).not.toContain("chosen-admin-secret");
   });
 
   it("takes the token from WEBHOOKS_ACCESS_TOKEN, else the default", async () => {

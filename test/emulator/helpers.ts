@@ -50,8 +50,9 @@ export async function call(base: string, path: string, body?: unknown, init: Cal
 
 export const list = (emulator: Emulator, body: unknown = {}, init?: CallInit) => call(emulator.url, LIST, body, init);
 export const create = (emulator: Emulator, body: unknown, init?: CallInit) => call(emulator.url, CREATE, body, init);
-export const admin = (emulator: Emulator, path: string, method = "GET", body?: unknown) =>
-  call(emulator.url, `/__emulator/${path}`, body, { method, authorization: null });
+/** An admin call with the emulator's admin token (pass `init` to send something else). */
+export const admin = (emulator: Emulator, path: string, method = "GET", body?: unknown, init: CallInit = {}) =>
+  call(emulator.url, `/__emulator/${path}`, body, { method, authorization: emulator.adminToken, ...init });
 
 /** The webhook_id of each record in a response's record array. */
 export function idsOf(records: Json): number[] {

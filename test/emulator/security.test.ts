@@ -1,0 +1,209 @@
+// The admin routes on a developer's machine: a web page in the browser can send requests to
+// localhost, so they need a credential, a JSON content type and a loopback Host; every count a
+// caller passes is bounded; the state file, which holds every sign_secret, is private.
+import http from "node:http";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../../src/emulator/index";
+import { TOKEN, admin, create, emulators, hook, list } from "./helpers";
+
+const start = emulators();
+
+/** An admin request with a Host header of our choosing (fetch does not let us set it). */
+function withHost(emulator: Emulator, host: string, path = "records"): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${emulator.url}/__emulator/${path}`, { headers: { host, authorization: emulator.adminToken } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("admin credential", () => {
+  it("refuses a missing or wrong credential with 401 JSON and changes nothing", async () => {
+    const emulator = await start();
+    emulator.addRecord(hook(1));
+    const attempts = [
+      await admin(emulator, "records", "GET", undefined, { authorization: null }),
+      await admin(emulator, "reset", "POST", undefined, { authorization: null }),
+      await admin(emulator, "records", "POST", hook(2), { authorization: "not-it" }),
+      await admin(emulator, "records/1", "DELETE", undefined, { authorization: `Bearer ${emulator.adminToken}x` }),
+      await admin(emulator, "config", "POST", { paging: "none" }, { authorization: null }),
+      await admin(emulator, "inject", "POST", { route: "create", kind: "server-error" }, { authorization: null }),
+    ];
+    for (const reply of attempts) {
+      expect(reply.status).toBe(401);
+      expect(reply.json.error).toMatch(/admin token/);
+      expect(reply.text).not.toContain(emulator.adminToken);
+    }
+    expect(emulator.records().map((r) => r.webhook_name)).toEqual(["hook-1"]);
+    expect(emulator.options().paging).toBe("cursor");
+    expect((await create(emulator, hook(3))).status).toBe(200);
+  });
+
+  it("opens with the admin token (raw or Bearer) and with the API access token", async () => {
+    const emulator = await start();
+    expect(emulator.adminToken).toMatch(/^[0-9a-f]{32}$/);
+    for (const authorization of [emulator.adminToken, `Bearer ${emulator.adminToken}`, TOKEN, `bearer ${TOKEN}`]) {
+      expect((await admin(emulator, "counters", "GET", undefined, { authorization })).status).toBe(200);
+    }
+    expect((await admin(emulator, "records", "POST", hook(1), { authorization: TOKEN })).status).toBe(201);
+    expect(emulator.records()).toHaveLength(1);
+  });
+
+  it("generates a fresh admin token per emulator, takes a chosen one, and never shows it in options", async () => {
+    const a = await start();
+    const b = await start();
+    expect(a.adminToken).not.toBe(b.adminToken);
+    const chosen = await start({ adminToken: "my-admin-secret" });
+    expect(chosen.adminToken).toBe("my-admin-secret");
+    expect((await admin(chosen, "health")).status).toBe(200);
+    const served = (await admin(chosen, "config")).text;
+    expect(chosen.options().adminToken).toBe("<redacted>");
+    for (const text of [served, JSON.stringify(a.options())]) {
+      expect(text).not.toContain("my-admin-secret");
+      expect(text).not.toContain(a.adminToken);
+    }
+  });
+});
+
+describe("admin content type, Host and CORS", () => {
+  it("refuses text/plain and missing content types on requests that change things (415), changing nothing", async () => {
+    const emulator = await start();
+    emulator.addRecord(hook(1));
+    const plain = await admin(emulator, "reset", "POST", undefined, { contentType: "text/plain" });
+    expect(plain.status).toBe(415);
+    expect(plain.json.error).toMatch(/application\/json/);
+    expect((await admin(emulator, "records", "POST", hook(2), { contentType: "text/plain" })).status).toBe(415);
+    expect((await admin(emulator, "config", "POST", undefined, { raw: '{"paging":"none"}', contentType: "text/plain" })).status).toBe(415);
+    expect((await admin(emulator, "records/1", "DELETE", undefined, { contentType: null })).status).toBe(415);
+    expect((await admin(emulator, "records", "POST", hook(3), { contentType: "application/x-www-form-urlencoded" })).status).toBe(415);
+    expect(emulator.records().map((r) => r.webhook_name)).toEqual(["hook-1"]);
+    expect(emulator.options().paging).toBe("cursor");
+    // A GET without a body needs no content type; JSON with parameters is fine.
+    expect((await admin(emulator, "records", "GET", undefined, { contentType: null })).status).toBe(200);
+    expect((await admin(emulator, "records", "POST", hook(4), { contentType: "application/json; charset=utf-8" })).status).toBe(201);
+  });
+
+  it("answers only a loopback Host (403 otherwise: DNS rebinding)", async () => {
+    const emulator = await start();
+    emulator.addRecord(hook(1));
+    for (const host of ["evil.example", "evil.example:80", "localhost.evil.example", "127.0.0.1.evil.example", "10.0.0.5"]) {
+      const reply = await withHost(emulator, host);
+      expect(reply.status, host).toBe(403);
+      expect(reply.text).not.toContain("sign_secret");
+    }
+    expect((await withHost(emulator, "evil.example", "health")).status).toBe(403);
+    for (const host of ["localhost", `localhost:${emulator.port}`, "127.0.0.1", `127.0.0.1:${emulator.port}`, "[::1]", `[::1]:${emulator.port}`, "LOCALHOST"]) {
+      expect((await withHost(emulator, host)).status, host).toBe(200);
+    }
+  });
+
+  it("sends no CORS headers, not even to a preflight", async () => {
+    const emulator = await start();
+    const preflight = await fetch(`${emulator.url}/__emulator/reset`, {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+    });
+    const normal = await admin(emulator, "records");
+    for (const headers of [preflight.headers, normal.headers]) {
+      for (const name of headers.keys()) expect(name).not.toMatch(/^access-control-/);
+    }
+    expect(preflight.status).toBe(401);
+  });
+});
+
+describe("bounded counts", () => {
+  it("refuses inject count 1e8 with 400 and a clear message, queueing nothing", async () => {
+    const emulator = await start();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const reply = await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1e8 });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toBe("inject.count must be an integer from 0 to 10000");
+    expect((await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", after: 1e8 })).status).toBe(400);
+    expect((await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1, extra: 1 })).json.error).toMatch(/inject\.extra is not/);
+    expect(() => emulator.injectNext("create", "server-error", 1e8)).toThrow("injectNext.count must be an integer from 0 to 10000");
+    expect(() => emulator.injectNext("create", "server-error", 1, { after: -1 })).toThrow(/injectNext\.after/);
+    expect(() => emulator.injectNext("create", "server-error", 1.5)).toThrow(/injectNext\.count/);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(50 * 1024 * 1024);
+    // Nothing was queued: the next create is not faulted.
+    expect((await create(emulator, hook(1))).status).toBe(200);
+    expect(emulator.counters().faults["server-error"]).toBe(0);
+  });
+
+  it("bounds the whole queue of a route, not just each call", async () => {
+    const emulator = await start();
+    for (let i = 0; i < 10; i += 1) emulator.injectNext("list", "rate-limit", 10_000);
+    expect(() => emulator.injectNext("list", "rate-limit", 1)).toThrow(/list fault queue holds at most 100000 requests/);
+    const refused = await admin(emulator, "inject", "POST", { route: "list", kind: "server-error" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatch(/at most 100000/);
+    // The create queue is separate, and reset empties both.
+    emulator.injectNext("create", "server-error", 1);
+    emulator.reset();
+    expect((await list(emulator)).status).toBe(200);
+    expect((await create(emulator, hook(1))).status).toBe(200);
+  });
+
+  it.each([
+    [{ requestLogLimit: 100_001 }, /options\.requestLogLimit must be an integer from 0 to 100000/],
+    [{ maxPageSize: 10_001 }, /options\.maxPageSize must be an integer from 1 to 10000/],
+    [{ defaultPageSize: 1e9 }, /options\.defaultPageSize must be an integer from 1 to 10000/],
+    [{ latencyMs: 60_001 }, /options\.latencyMs must be an integer from 0 to 60000/],
+    [{ maxBodyBytes: 16 * 1024 * 1024 + 1 }, /options\.maxBodyBytes must be an integer from 1 to 16777216/],
+    [{ faults: { list: { rate: 0.5, slowMs: 600_000 } } }, /options\.faults\.list\.slowMs must be an integer from 0 to 60000/],
+    [{ faults: { create: { rate: 0.5, retryAfterSeconds: 1e7 } } }, /options\.faults\.create\.retryAfterSeconds must be an integer/],
+    [{ maxNameLength: 1e9 }, /options\.maxNameLength must be an integer from 1 to 65536/],
+    [{ seed: 2 ** 33 }, /options\.seed must be an integer from 0 to 4294967295/],
+    [{ principals: Array.from({ length: 101 }, (_, i) => ({ token: `t${i}`, creator: { id: i, name: "n" } })) }, /options\.principals must have at most 100 entries/],
+    [{ accessToken: "x".repeat(5000) }, /options\.accessToken must be a non-empty string of at most 4096 characters/],
+  ])("refuses %j", async (options, message) => {
+    await expect(startEmulator({ accessToken: TOKEN, ...options })).rejects.toThrow(message);
+  });
+
+  it("refuses an unbounded value through the admin config route and keeps the options", async () => {
+    const emulator = await start();
+    const reply = await admin(emulator, "config", "POST", { requestLogLimit: 1e9, paging: "none" });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toMatch(/configure\.requestLogLimit must be an integer from 0 to 100000/);
+    expect(emulator.options()).toMatchObject({ requestLogLimit: 10000, paging: "cursor" });
+  });
+});
+
+describe("persist file permissions", () => {
+  const dir = mkdtempSync(join(tmpdir(), "webhooks-emulator-mode-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const mode = (path: string) => statSync(path).mode & 0o777;
+
+  it("creates the state file 0600 (in a 0700 directory) and keeps it 0600 after every rewrite", async () => {
+    const persistPath = join(dir, "private", "state.json");
+    const emulator = await start({ persistPath });
+    for (let i = 1; i <= 3; i += 1) {
+      expect((await create(emulator, hook(i))).status).toBe(200);
+      expect(mode(persistPath)).toBe(0o600);
+    }
+    expect(mode(join(dir, "private"))).toBe(0o700);
+    emulator.updateRecord(1, { webhook_name: "renamed" });
+    expect(mode(persistPath)).toBe(0o600);
+    emulator.removeRecord(2);
+    expect(mode(persistPath)).toBe(0o600);
+    emulator.reset();
+    expect(mode(persistPath)).toBe(0o600);
+  });
+
+  it("tightens a file left readable by others at its first rewrite", async () => {
+    const persistPath = join(dir, "loose.json");
+    writeFileSync(persistPath, JSON.stringify({ version: 1, next_id: 1, records: [] }));
+    chmodSync(persistPath, 0o644);
+    const emulator = await start({ persistPath });
+    await create(emulator, hook(1));
+    expect(mode(persistPath)).toBe(0o600);
+    const again = await start({ persistPath });
+    expect(again.records()).toHaveLength(1);
+  });
+});
