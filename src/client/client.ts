@@ -6,7 +6,7 @@ import { settleAmbiguousCreate, takeSnapshot, type ServiceListing } from "./reco
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
-import { createEnvelopeSchema, listEnvelopeSchema, type ApiRecord } from "./schemas";
+import { createEnvelopeSchema, listEnvelopeSchema, toRecord } from "./schemas";
 import { Transport } from "./transport";
 import type {
   CallOptions,
@@ -45,6 +45,11 @@ export class WebhooksClient {
   /** Creator ids of endpoints this client created: our principal, once known. */
   readonly #ourCreatorIds = new Set<number>();
 
+  /**
+   * @param options `baseUrl` and `accessToken`, plus optional tuning (see
+   *   {@link WebhooksClientOptions}). Throws `WebhookConfigError` for a bad base URL, an empty token
+   *   or an out-of-range option; nothing is sent until the first call.
+   */
   constructor(options: WebhooksClientOptions) {
     const token = checkToken(options.accessToken);
     this.#settings = clientSettings(options);
@@ -131,7 +136,7 @@ export class WebhooksClient {
     return run;
   }
 
-  /** Closes the client's keep-alive connections. */
+  /** Closes the client's own keep-alive connections; a `dispatcher` given in the options is left open. */
   async close(): Promise<void> {
     await this.#transport.close();
   }
@@ -139,7 +144,8 @@ export class WebhooksClient {
   async #createNow(params: CreateParams, options: CreateOptions): Promise<CreateResult> {
     const body = { webhook_name: params.webhookName, webhook_url: params.webhookUrl };
     const listing = this.#serviceListing(options);
-    const snapshot = await takeSnapshot(listing, params, { allowExisting: options.allowDuplicate === true, signal: options.signal });
+    const secrets = [this.#context.token];
+    const snapshot = await takeSnapshot(listing, params, { allowExisting: options.allowDuplicate === true, signal: options.signal, secrets });
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
     const nothingCreated = new WeakSet<object>();
     let attempts = 0;
@@ -155,6 +161,7 @@ export class WebhooksClient {
           if (outcome === "refused" || !(error instanceof WebhookApiError)) throw error;
           if (outcome === "ambiguous") {
             const found = await settleAmbiguousCreate(listing, params, snapshot, error, {
+              secrets,
               settleMs: this.#settings.createSettleMs,
               clockSkewMs: this.#settings.clockSkewMs,
               ourCreatorIds: this.#ourCreatorIds,
@@ -243,20 +250,4 @@ export class WebhooksClient {
   #sendOptions(operation: "list" | "create", options: CallOptions) {
     return { operation, timeoutMs: options.timeoutMs ?? this.#settings.timeoutMs, signal: options.signal };
   }
-}
-
-/** The API's record in the package's camelCase. */
-export function toRecord(api: ApiRecord): WebhookEndpointRecord {
-  return {
-    webhookId: api.webhook_id,
-    webhookName: api.webhook_name,
-    webhookUrl: api.webhook_url,
-    signSecret: api.sign_secret,
-    creatorId: api.creator_id,
-    creatorName: api.creator_name,
-    createTime: api.create_time,
-    operatorId: api.operator_id,
-    operatorName: api.operator_name,
-    operateTime: api.operate_time,
-  };
 }

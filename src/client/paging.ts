@@ -37,7 +37,9 @@ export function readContinuation(data: Record<string, unknown>): Continuation {
     // An empty cursor field is the server saying there is nothing after this page.
     if (value === "") return { hasMore: false, source: `data.${field}` };
     if (typeof value === "string") return { cursor: value, source: `data.${field}` };
-    if (typeof value === "number" && Number.isFinite(value)) return { cursor: String(value), source: `data.${field}` };
+    // A number the JSON parser could not hold exactly would send back another position: unusable.
+    if (typeof value === "number" && Number.isSafeInteger(value)) return { cursor: String(value), source: `data.${field}` };
+    if (typeof value === "number") return { unusable: true, source: `data.${field}` };
   }
   for (const field of HAS_MORE_FIELDS) {
     const value = data[field];
@@ -48,14 +50,16 @@ export function readContinuation(data: Record<string, unknown>): Continuation {
 
 /**
  * The cursor for the page after this one, or undefined when the listing is complete: the
- * server's cursor; else, with a has-more flag, the last record's id; else (no continuation at all)
- * the last id when the page was full, since a full page may hide more.
+ * server's cursor (followed even after an empty page: a service that filters after paging returns
+ * those); else, with a has-more flag, the last record's id; else (no continuation at all) the last
+ * id when the page was full, since a full page may hide more.
  */
 export function nextCursor(records: readonly WebhookEndpointRecord[], continuation: Continuation, limit: number): string | undefined {
+  const { cursor, hasMore } = continuation;
+  if (continuation.unusable === true) return undefined;
+  if (cursor !== undefined) return cursor;
   const last = records.at(-1);
   if (last === undefined) return undefined;
-  const { cursor, hasMore } = continuation;
-  if (cursor !== undefined) return cursor;
   if (hasMore === false) return undefined;
   if (hasMore === true) return String(last.webhookId);
   return records.length < limit ? undefined : String(last.webhookId);
@@ -77,6 +81,13 @@ export async function* pagesOf(
       });
     }
     const page = await fetchPage(cursor);
+    const traceId = page.traceId === "" ? undefined : page.traceId;
+    if (page.continuation.unusable === true) {
+      throw new WebhookPagingError(
+        `the service returned a numeric paging cursor in ${page.continuation.source ?? "its answer"} too large to be read exactly (page ${pageNumber}); stopping rather than asking for the wrong page`,
+        { operation: "list", traceId },
+      );
+    }
     let fresh = 0;
     for (const record of page.records) {
       if (!seenIds.has(record.webhookId)) {
@@ -87,14 +98,14 @@ export async function* pagesOf(
     if (page.records.length > 0 && fresh === 0) {
       throw new WebhookPagingError(
         `page ${pageNumber} repeated records already listed: the service ignored the paging position, so the listing may be incomplete; narrow the filter`,
-        { operation: "list", traceId: page.traceId },
+        { operation: "list", traceId },
       );
     }
     bytes += page.bytes;
     if (seenIds.size > limits.maxScanRecords || bytes > limits.maxScanBytes) {
       throw new WebhookPagingError(
         `listing stopped after ${seenIds.size} records and ${Math.round(bytes / 1024)} KB (caps: maxScanRecords ${limits.maxScanRecords}, maxScanBytes ${limits.maxScanBytes}); narrow the filter or raise the caps`,
-        { operation: "list", traceId: page.traceId },
+        { operation: "list", traceId },
       );
     }
     yield page;
@@ -104,13 +115,13 @@ export async function* pagesOf(
     if (next.length > MAX_CURSOR_CHARS) {
       throw new WebhookPagingError(`the service returned a paging cursor of ${next.length} characters (page ${pageNumber}); stopping`, {
         operation: "list",
-        traceId: page.traceId,
+        traceId,
       });
     }
     if (seenCursors.has(next)) {
       throw new WebhookPagingError(
         `the service returned a paging cursor it had already returned (page ${pageNumber}); stopping instead of looping`,
-        { operation: "list", traceId: page.traceId },
+        { operation: "list", traceId },
       );
     }
     seenCursors.add(next);

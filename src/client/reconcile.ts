@@ -42,34 +42,36 @@ export interface CreateSnapshot {
 export async function takeSnapshot(
   listing: ServiceListing,
   params: CreateParams,
-  options: { allowExisting: boolean; signal: AbortSignal | undefined },
+  options: { allowExisting: boolean; signal: AbortSignal | undefined; secrets: readonly string[] },
 ): Promise<CreateSnapshot> {
   const startedAt = Date.now();
   const records = await listing({ webhookName: params.webhookName }, options.signal);
   const existing = records.filter((record) => maySameEndpoint(record, params));
   if (existing.length > 0 && !options.allowExisting) {
     throw new WebhookEndpointExistsError(
-      `an endpoint named ${quoteServiceText(params.webhookName)} with this URL already exists (${describeEndpoints(existing, params)}); nothing was created, since a second one could never be deleted`,
+      `an endpoint named ${quoteServiceText(params.webhookName, options.secrets)} with this URL already exists (${describeEndpoints(existing, params, options.secrets)}); nothing was created, since a second one could never be deleted`,
       { operation: "create", existingIds: existing.map((r) => r.webhookId) },
     );
   }
   return { ids: new Set(records.map((record) => record.webhookId)), startedAt };
 }
 
-/** "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)" */
-export function describeEndpoints(records: readonly WebhookEndpointRecord[], declared: CreateParams): string {
+/** "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)"; service text cleaned and `secrets` redacted. */
+export function describeEndpoints(records: readonly WebhookEndpointRecord[], declared: CreateParams, secrets: readonly string[]): string {
   const shown = records.slice(0, 10).map((record) => {
     const created = Number.isFinite(record.createTime) ? new Date(record.createTime).toISOString() : "at an unknown time";
     const stored = sameEndpoint(record, declared)
       ? ""
-      : ` (stored as name ${quoteServiceText(record.webhookName, [], 100)}, URL ${quoteServiceText(record.webhookUrl, [], 200)})`;
-    return `id ${record.webhookId}, created ${created} by ${quoteServiceText(record.creatorName, [], 60)}${stored}`;
+      : ` (stored as name ${quoteServiceText(record.webhookName, secrets, 100)}, URL ${quoteServiceText(record.webhookUrl, secrets, 200)})`;
+    return `id ${record.webhookId}, created ${created} by ${quoteServiceText(record.creatorName, secrets, 60)}${stored}`;
   });
   const more = records.length > shown.length ? `; and ${records.length - shown.length} more` : "";
   return `${shown.join("; ")}${more}`;
 }
 
 export interface SettleOptions {
+  /** Redacted from every message (the token). */
+  secrets: readonly string[];
   settleMs: number;
   clockSkewMs: number;
   /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. Read at the end of the window. */
@@ -113,7 +115,7 @@ export async function settleAmbiguousCreate(
       }
     } catch (listError) {
       throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName)} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${listError instanceof Error ? listError.message : String(listError)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${quoteServiceText(params.webhookName)} and adopt the one created just now`,
+        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${listError instanceof Error ? listError.message : String(listError)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${quoteServiceText(params.webhookName, options.secrets)} and adopt the one created just now`,
         { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
       );
     }
@@ -122,14 +124,14 @@ export async function settleAmbiguousCreate(
       const [candidate] = candidates as [WebhookEndpointRecord];
       if (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)) return candidate;
       throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName)} got no usable answer (${failure.message}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
+        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${failure.message}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params, options.secrets)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
         { operation: "create", traceId: failure.traceId, candidateIds: [candidate.webhookId], cause: failure },
       );
     }
     if (candidates.length > 1) {
       const ids = candidates.map((r) => r.webhookId);
       throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName)} got no usable answer, and ${candidates.length} endpoints with that name and URL were created since the attempt began (${describeEndpoints(candidates, params)}); one of them may be ours and the others someone else's, so none was taken. Nothing will be created again for this name and URL while they exist`,
+        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer, and ${candidates.length} endpoints with that name and URL were created since the attempt began (${describeEndpoints(candidates, params, options.secrets)}); one of them may be ours and the others someone else's, so none was taken. Nothing will be created again for this name and URL while they exist`,
         { operation: "create", traceId: failure.traceId, candidateIds: ids, cause: failure },
       );
     }

@@ -26,16 +26,34 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** Removes control and invisible characters and caps the length, marking a cut with `…`. */
+/** Removes control and invisible characters and caps the length, marking a cut with `…` (within the cap). */
 export function showable(text: string, maxChars: number = MAX_QUOTED_CHARS): string {
-  const head = text.length > maxChars * 4 ? text.slice(0, maxChars * 4) : text;
-  const clean = head.replace(UNSHOWABLE, "");
-  return clean.length > maxChars || head.length < text.length ? `${clean.slice(0, maxChars)}…` : clean;
+  return cleanServiceText(text, [], maxChars);
 }
 
-/** Service text as it may appear inside a message: secrets redacted, showable, quoted. */
+/**
+ * Text from the outside world, made safe to show: control and invisible characters removed
+ * FIRST (a token split by a newline or a zero-width space must not come back whole), then every
+ * secret redacted, then the length capped. Only as much of a huge text is read as the result
+ * can show, plus enough to redact a secret that starts inside it.
+ */
+export function cleanServiceText(text: string, secrets: readonly string[], maxChars: number): string {
+  const longestSecret = secrets.reduce((longest, secret) => Math.max(longest, secret.length), 0);
+  const wanted = maxChars + 2 * longestSecret + 1;
+  let clean = "";
+  let read = 0;
+  while (read < text.length && clean.length < wanted) {
+    clean += text.slice(read, read + 4096).replace(UNSHOWABLE, "");
+    read += 4096;
+  }
+  const redacted = redact(clean, secrets);
+  const cut = redacted.length > maxChars || read < text.length;
+  return cut ? `${redacted.slice(0, Math.max(0, maxChars - 1))}…` : redacted;
+}
+
+/** Service text as it may appear inside a message: cleaned (see {@link cleanServiceText}) and quoted. */
 export function quoteServiceText(text: string, secrets: readonly string[] = [], maxChars: number = MAX_QUOTED_CHARS): string {
-  return JSON.stringify(showable(redact(text, secrets), maxChars));
+  return JSON.stringify(cleanServiceText(text, secrets, maxChars));
 }
 
 /**
@@ -45,10 +63,10 @@ export function quoteServiceText(text: string, secrets: readonly string[] = [], 
  */
 export function sanitizeCause(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
   if (error === undefined || error === null) return undefined;
-  const scrub = (text: string): string => showable(redact(text, secrets), MAX_MESSAGE_CHARS);
+  const scrub = (text: string): string => cleanServiceText(text, secrets, MAX_MESSAGE_CHARS);
   if (!(error instanceof Error)) return new Error(scrub(typeof error === "string" ? error : (safeJson(error) ?? typeof error)));
   const copy = new Error(scrub(error.message));
-  copy.name = showable(error.name, 100);
+  copy.name = cleanServiceText(error.name, secrets, 100);
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") (copy as Error & { code?: string }).code = scrub(code);
   if (depth < 2 && error.cause !== undefined) {

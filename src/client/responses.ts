@@ -9,7 +9,7 @@ import {
   WebhookServerError,
   type WebhookErrorDetails,
 } from "./errors";
-import { MAX_QUOTED_CHARS, redact, showable } from "./redact";
+import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "./redact";
 import { describeIssue, looseEnvelopeSchema } from "./schemas";
 import type { RawResponse } from "./transport";
 
@@ -31,7 +31,10 @@ export function interpretResponse<S extends z.ZodType>(
 ): z.infer<S> & { trace_id: string } {
   let json: unknown;
   let parsed = false;
-  if (raw.text.trim() !== "") {
+  // A body past the structural bounds is never parsed: it counts as a body that is not JSON, and
+  // the status decides the rest (a 4xx stays a refusal).
+  const shape = jsonShapeProblem(raw.text);
+  if (raw.text.trim() !== "" && shape === undefined) {
     try {
       json = JSON.parse(raw.text);
       parsed = true;
@@ -54,7 +57,7 @@ export function interpretResponse<S extends z.ZodType>(
       field,
     });
   }
-  throw errorFromResponse(operation, raw, parsed ? json : undefined, parsed, context);
+  throw errorFromResponse(operation, raw, parsed ? json : undefined, parsed, context, shape);
 }
 
 /**
@@ -67,16 +70,15 @@ export function errorFromResponse(
   json: unknown,
   parsed: boolean,
   context: InterpretContext,
+  shapeProblem?: string,
 ): WebhookApiError {
   const details = detailsOf(operation, raw, json, context);
   const said = describeServiceAnswer(details);
   const httpError = raw.status < 200 || raw.status >= 300;
   if (!httpError) {
     if (!parsed) {
-      return new WebhookInvalidResponseError(
-        `${operation} returned HTTP ${raw.status} with ${raw.text.trim() === "" ? "an empty body" : "a body that is not JSON"}`,
-        details,
-      );
+      const body = raw.text.trim() === "" ? "an empty body" : shapeProblem !== undefined ? `a body that ${shapeProblem}` : "a body that is not JSON";
+      return new WebhookInvalidResponseError(`${operation} returned HTTP ${raw.status} with ${body}`, details);
     }
     if (details.serviceCode === undefined) {
       return new WebhookInvalidResponseError(`${operation} returned a body without the envelope's code field`, { ...details, field: "code" });
@@ -105,6 +107,35 @@ export function errorFromResponse(
   return new WebhookRequestRefusedError(`${operation} was refused by the service${said}`, details);
 }
 
+/**
+ * Bounds on a body's JSON structure, checked before parsing: the byte cap alone does not bound
+ * memory, since a few MB of `{}` or of nested arrays parse into hundreds of MB. A page of records
+ * is a few containers per record, a few levels deep.
+ */
+export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_CONTAINERS = 200_000;
+
+/** Why the text's JSON structure is past the bounds, or undefined (also for text that is not JSON). */
+export function jsonShapeProblem(text: string): string | undefined {
+  let depth = 0;
+  let containers = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
+      if (++containers > MAX_JSON_CONTAINERS) return `holds more than ${MAX_JSON_CONTAINERS} objects and arrays`;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return undefined;
+}
+
 function isSuccessCode(json: unknown): boolean {
   if (typeof json !== "object" || json === null) return false;
   const code = (json as { code?: unknown }).code;
@@ -117,7 +148,8 @@ function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, con
   const envelope = loose?.success ? loose.data : undefined;
   const secrets = [context.token];
   const rawMsg = typeof envelope?.msg === "string" ? envelope.msg : typeof envelope?.message === "string" ? envelope.message : undefined;
-  const rawCode = envelope?.code === undefined ? undefined : String(envelope.code);
+  // Each field on its own: an unreadable code does not discard the message or the trace id.
+  const rawCode = typeof envelope?.code === "string" || (typeof envelope?.code === "number" && Number.isFinite(envelope.code)) ? String(envelope.code) : undefined;
   // The trace id is only taken in its documented form (32 hex characters), from the envelope, the
   // x-trace-id header, or what survives of a cut-short body; anything else is reported as absent.
   const traceId =
@@ -128,8 +160,8 @@ function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, con
     operation,
     status: raw.status,
     traceId: traceId === undefined ? undefined : redact(traceId, secrets),
-    serviceCode: rawCode === undefined ? undefined : showable(redact(rawCode, secrets), 64),
-    msg: rawMsg === undefined ? undefined : showable(redact(rawMsg, secrets), MAX_QUOTED_CHARS),
+    serviceCode: rawCode === undefined ? undefined : cleanServiceText(rawCode, secrets, 64),
+    msg: rawMsg === undefined ? undefined : cleanServiceText(rawMsg, secrets, MAX_QUOTED_CHARS),
   };
 }
 

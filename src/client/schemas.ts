@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { WebhookEndpointRecord } from "./types";
 
 /**
  * Schemas for what the service sends back. Every documented field is checked; fields the
@@ -34,6 +35,24 @@ export const apiRecordSchema = z.object({
 });
 export type ApiRecord = z.infer<typeof apiRecordSchema>;
 
+// Here rather than in client.ts: client.ts's declarations are public, and a signature naming
+// ApiRecord there would make every user program load zod's declaration files.
+/** The API's record in the package's camelCase. */
+export function toRecord(api: ApiRecord): WebhookEndpointRecord {
+  return {
+    webhookId: api.webhook_id,
+    webhookName: api.webhook_name,
+    webhookUrl: api.webhook_url,
+    signSecret: api.sign_secret,
+    creatorId: api.creator_id,
+    creatorName: api.creator_name,
+    createTime: api.create_time,
+    operatorId: api.operator_id,
+    operatorName: api.operator_name,
+    operateTime: api.operate_time,
+  };
+}
+
 /** The success code is documented as the string "200"; a bare number 200 means the same. */
 const successCode = z.union([z.literal("200"), z.literal(200)]);
 
@@ -60,7 +79,7 @@ export const listEnvelopeSchema = z.looseObject({
  * fields are read, leniently: a numeric code is taken as its string form.
  */
 export const looseEnvelopeSchema = z.looseObject({
-  code: z.union([z.string(), z.number()]).optional(),
+  code: z.unknown().optional(),
   msg: z.unknown().optional(),
   message: z.unknown().optional(),
   trace_id: z.unknown().optional(),

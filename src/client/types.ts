@@ -2,21 +2,29 @@ import type { Dispatcher } from "undici";
 
 /** A webhook endpoint as the service describes it, in camelCase (1:1 with the API record). */
 export interface WebhookEndpointRecord {
+  /** `webhook_id`: the endpoint's id, assigned by the service. */
   webhookId: number;
+  /** `webhook_name`: the name as the service stores it. */
   webhookName: string;
+  /** `webhook_url`: the URL as the service stores it. */
   webhookUrl: string;
-  /** The signing secret. Treat as a secret: never log it. */
+  /** `sign_secret`: the signing secret. Treat as a secret: never log it. */
   signSecret: string;
+  /** `creator_id`: id of the principal that created the endpoint. */
   creatorId: number;
+  /** `creator_name`: name of the principal that created the endpoint. */
   creatorName: string;
-  /** Milliseconds since the Unix epoch. */
+  /** `create_time`: milliseconds since the Unix epoch. */
   createTime: number;
+  /** `operator_id`: id of the principal that last operated on the endpoint. */
   operatorId: number;
+  /** `operator_name`: name of the principal that last operated on the endpoint. */
   operatorName: string;
-  /** Milliseconds since the Unix epoch. */
+  /** `operate_time`: milliseconds since the Unix epoch. */
   operateTime: number;
 }
 
+/** Options of `new WebhooksClient(...)`: only `baseUrl` and `accessToken` are required. */
 export interface WebhooksClientOptions {
   /** Base URL of the service, e.g. `https://api.example.com`; paths `/open-api/v1/...` are appended. */
   baseUrl: string;
@@ -58,13 +66,13 @@ export interface WebhooksClientOptions {
   /**
    * Most distinct records one listing will collect before stopping with a `WebhookPagingError`,
    * so that no server can make a listing grow without bound.
-   * @default 100000
+   * @default 50000
    */
   maxScanRecords?: number;
   /**
    * Most response bytes one listing will read, summed over its pages, before stopping with a
    * `WebhookPagingError`. Each response is also capped at 8 MB.
-   * @default 50331648 (48 MB)
+   * @default 33554432 (32 MB)
    */
   maxScanBytes?: number;
   /**
@@ -98,7 +106,12 @@ export interface WebhooksClientOptions {
    * the user knows what to fix. Never the token itself.
    */
   tokenSource?: string;
-  /** An undici dispatcher to use instead of the client's own keep-alive Agent. */
+  /**
+   * An undici dispatcher (`Agent`, `Pool`, `ProxyAgent`, `MockAgent`, ...) to send requests through
+   * instead of the client's own keep-alive `Agent`. The client never closes a dispatcher it was
+   * given.
+   * @default the client's own keep-alive `Agent`, closed by `close()`
+   */
   dispatcher?: Dispatcher;
 }
 
@@ -108,10 +121,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Milliseconds per HTTP attempt. @default the client's `timeoutMs` */
   timeoutMs?: number;
-  /** @default the client's `maxRetries` */
+  /** Retries allowed for this call. @default the client's `maxRetries` */
   maxRetries?: number;
 }
 
+/** Parameters of `list`: one page, filtered. */
 export interface ListParams {
   /** Paging position; `""` (the default) asks for the first page. */
   cursor?: string;
@@ -142,8 +156,11 @@ export interface Continuation {
   hasMore?: boolean;
   /** The response field the continuation was read from, e.g. `data.next_cursor`. */
   source?: string;
+  /** True when that field held a cursor that cannot be used (a number too large to be exact). */
+  unusable?: boolean;
 }
 
+/** One page of a listing. */
 export interface ListPage {
   /** The page's records that match the filters (see `ListParams.match`). */
   records: WebhookEndpointRecord[];
@@ -158,8 +175,11 @@ export interface ListPage {
   nextCursor?: string | undefined;
 }
 
+/** What to create. */
 export interface CreateParams {
+  /** The endpoint's name, sent as `webhook_name`. */
   webhookName: string;
+  /** The URL that receives notifications, sent as `webhook_url`. */
   webhookUrl: string;
 }
 
@@ -173,8 +193,11 @@ export interface CreateOptions extends CallOptions {
   allowDuplicate?: boolean;
 }
 
+/** The outcome of a successful `create`. */
 export interface CreateResult {
+  /** The endpoint created by this call, signing secret included. */
   record: WebhookEndpointRecord;
+  /** The create response's trace id; `""` when the record was found by listing (`recovered`). */
   traceId: string;
   /**
    * True when the create's response was lost and the endpoint was found by listing instead:
@@ -185,9 +208,11 @@ export interface CreateResult {
   attempts: number;
 }
 
+/** The outcome of `scan`. */
 export interface ScanResult {
   /** Every record listed, each id once. */
   records: WebhookEndpointRecord[];
+  /** Pages fetched. */
   pages: number;
   /** The trace id of the last page. */
   traceId: string;

@@ -63,6 +63,8 @@ export interface ReadOutcome {
 
 interface PerConnection {
   client: WebhooksClient;
+  /** The token, redacted from every message built from service text. */
+  secrets: readonly string[];
   lookups: EndpointLookups;
   /** What a read just saw, reused once by the diff that follows it in a refresh. */
   justRead: Map<string, { record: WebhookEndpointRecord | undefined; at: number }>;
@@ -96,7 +98,8 @@ export class ProviderCore {
   }
 
   async create(inputs: WebhookEndpointInputs): Promise<{ id: string; state: WebhookEndpointOutputs }> {
-    const { client } = this.#connection(inputs.connection);
+    const { client, secrets } = this.#connection(inputs.connection);
+    const quote = (text: string) => quoteServiceText(text, secrets);
     const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(client, inputs) : await this.#adopt(inputs, inputs.adoptWebhookId);
     const id = String(record.webhookId);
     const state = stateAfterCreate(record, inputs);
@@ -104,14 +107,14 @@ export class ProviderCore {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
       throw new EndpointCreatedButFailedError(
-        `endpoint ${id} was created, but the service stored it as name ${quoteServiceText(record.webhookName)}, URL ${quoteServiceText(record.webhookUrl)} instead of what was declared. It is recorded in state, and later runs will not create another for this declaration; check that the stored address receives your notifications, or declare the stored values`,
+        `endpoint ${id} was created, but the service stored it as name ${quote(record.webhookName)}, URL ${quote(record.webhookUrl)} instead of what was declared. It is recorded in state, and later runs will not create another for this declaration; check that the stored address receives your notifications, or declare the stored values`,
         id,
         state as unknown as Record<string, unknown>,
       );
     }
     if (record.webhookName !== inputs.webhookName || record.webhookUrl !== inputs.webhookUrl) {
       this.#notify(
-        `webhook endpoint ${id}: the service stored ${quoteServiceText(`${inputs.webhookName} ${inputs.webhookUrl}`)} as ${quoteServiceText(`${record.webhookName} ${record.webhookUrl}`)}, the same address in its own form; nothing else to do.`,
+        `webhook endpoint ${id}: the service stored ${quote(`${inputs.webhookName} ${inputs.webhookUrl}`)} as ${quote(`${record.webhookName} ${record.webhookUrl}`)}, the same address in its own form; nothing else to do.`,
       );
     }
     return { id, state };
@@ -158,7 +161,7 @@ export class ProviderCore {
       } else if (!stillAsCreated(current, olds)) {
         const created = createdAddress(olds);
         replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
-        drift = `endpoint ${id} was changed on the service to name ${quoteServiceText(current.webhookName)}, URL ${quoteServiceText(current.webhookUrl)}`;
+        drift = `endpoint ${id} was changed on the service to name ${quoteServiceText(current.webhookName, connection.secrets)}, URL ${quoteServiceText(current.webhookUrl, connection.secrets)}`;
       }
     }
     return { changes: replaces.length > 0 || updates.length > 0, replaces, updates, ...(drift === undefined ? {} : { drift }) };
@@ -170,7 +173,13 @@ export class ProviderCore {
   }
 
   delete(id: string, olds: Partial<WebhookEndpointOutputs>): void {
-    const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, [], 100)})` : "";
+    let secrets: readonly string[] = [];
+    try {
+      secrets = this.#connection(olds.connection).secrets;
+    } catch {
+      // No connection configured: delete calls nothing, so it still succeeds.
+    }
+    const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, secrets, 100)})` : "";
     this.#notify(`webhook endpoint ${id}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
   }
 
@@ -218,7 +227,8 @@ export class ProviderCore {
   }
 
   async #adopt(inputs: WebhookEndpointInputs, adoptId: number): Promise<WebhookEndpointRecord> {
-    const { lookups } = this.#connection(inputs.connection);
+    const { lookups, secrets } = this.#connection(inputs.connection);
+    const quote = (text: string) => quoteServiceText(text, secrets);
     const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl }, true);
     if (record === undefined) {
       throw new ProviderError(
@@ -227,10 +237,10 @@ export class ProviderCore {
     }
     const mismatches: string[] = [];
     if (!sameName(record.webhookName, inputs.webhookName)) {
-      mismatches.push(`webhookName is ${quoteServiceText(inputs.webhookName)} but the endpoint's name is ${quoteServiceText(record.webhookName)}`);
+      mismatches.push(`webhookName is ${quote(inputs.webhookName)} but the endpoint's name is ${quote(record.webhookName)}`);
     }
     if (!sameUrl(record.webhookUrl, inputs.webhookUrl)) {
-      mismatches.push(`webhookUrl is ${quoteServiceText(inputs.webhookUrl)} but the endpoint's URL is ${quoteServiceText(record.webhookUrl)}`);
+      mismatches.push(`webhookUrl is ${quote(inputs.webhookUrl)} but the endpoint's URL is ${quote(record.webhookUrl)}`);
     }
     if (mismatches.length > 0) {
       throw new ProviderError(
@@ -251,7 +261,7 @@ export class ProviderCore {
       return state;
     }
     const client = new WebhooksClient(connection.client);
-    state = { client, lookups: new EndpointLookups(client), justRead: new Map() };
+    state = { client, secrets: [connection.client.accessToken], lookups: new EndpointLookups(client), justRead: new Map() };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {
       const [oldestKey, oldest] = this.#connections.entries().next().value as [string, PerConnection];

@@ -1,0 +1,735 @@
+/**
+ * The independent oracle of the hostile-response tests: what a response means and what the client
+ * must do with it, read from the API document (/work/shared/api-spec.md), the product stance
+ * (/work/shared/PRODUCT.md) and the client's stated rules (README and the trust-hardening issue).
+ * It is written from those statements and never from src/client: the rules are data (tables of
+ * fields, clauses and caps) interpreted by small functions, and wherever a statement leaves a case
+ * open the oracle says so ("unsure") instead of guessing, so a property never encodes a guess.
+ *
+ * Where the current client departs from a statement, the departure is named in
+ * {@link KNOWN_DEPARTURES}; each has a failing test in test/hostile/regressions.test.ts, and the
+ * properties accept the current behaviour there only, and count how often it mattered.
+ */
+import type { WebhookEndpointRecord } from "../../src/client";
+
+export type Json = unknown;
+export type Obj = Record<string, Json>;
+export const isObject = (value: Json): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Known departures of the current client from the stated rules (see regressions.test.ts). */
+export const KNOWN_DEPARTURES = {
+  /** paging.ts: an empty page ends a listing even when it carries a cursor (or a has-more flag). */
+  emptyPageEndsListing: false,
+  /** errors.ts / redact.ts: a message cut at 2000 characters gets a "…" appended: 2001 characters. */
+  cutMessageIs2001Chars: false,
+  /** redact.ts / responses.ts: the token is redacted before control characters are removed, so a token split by one comes back whole. */
+  tokenRejoinedAfterStripping: false,
+  /** reconcile.ts: names and creator names quoted in create's errors are not redacted. */
+  recordTextNotRedactedInCreateErrors: false,
+  /** paging.ts: a WebhookPagingError carries traceId "" (not undefined) when the page had no documented trace id. */
+  pagingErrorTraceIdEmpty: false,
+  /** responses.ts: an error envelope whose code is not a string or number is ignored whole, so the error's trace id (and msg) come from elsewhere. */
+  envelopeIgnoredWhenCodeUnreadable: false,
+} as const;
+
+/** How often the properties met each departure (printed with the totals). */
+export const departuresMet: Record<keyof typeof KNOWN_DEPARTURES, number> = {
+  emptyPageEndsListing: 0,
+  cutMessageIs2001Chars: 0,
+  tokenRejoinedAfterStripping: 0,
+  recordTextNotRedactedInCreateErrors: 0,
+  pagingErrorTraceIdEmpty: 0,
+  envelopeIgnoredWhenCodeUnreadable: 0,
+};
+
+// ---------------------------------------------------------------------------------------------
+// 1. The statements, as data.
+
+/** API document, section 2: the record's fields and their JSON types; the issue: the text caps. */
+type FieldRule = { field: string; camel: keyof WebhookEndpointRecord } & ({ type: "integer" } | { type: "text"; min: number; max: number });
+export const RECORD_RULES: readonly FieldRule[] = [
+  { field: "webhook_id", camel: "webhookId", type: "integer" },
+  { field: "webhook_name", camel: "webhookName", type: "text", min: 0, max: 4096 },
+  { field: "webhook_url", camel: "webhookUrl", type: "text", min: 0, max: 16_384 },
+  { field: "sign_secret", camel: "signSecret", type: "text", min: 1, max: 4096 },
+  { field: "creator_id", camel: "creatorId", type: "integer" },
+  { field: "creator_name", camel: "creatorName", type: "text", min: 0, max: 4096 },
+  { field: "create_time", camel: "createTime", type: "integer" },
+  { field: "operator_id", camel: "operatorId", type: "integer" },
+  { field: "operator_name", camel: "operatorName", type: "text", min: 0, max: 4096 },
+  { field: "operate_time", camel: "operateTime", type: "integer" },
+];
+export const RECORD_FIELD_NAMES = RECORD_RULES.map((rule) => rule.field);
+
+export const STATED = {
+  /** Section 2: code "200" on success (a bare number 200 says the same). */
+  successCodes: new Set<Json>(["200", 200]),
+  /** Section 2: "Identifier of the request trace, 32 hexadecimal characters." */
+  traceIdForm: /^[0-9a-fA-F]{32}$/,
+  /** The issue: "Responses over 8 MB are invalid." Read as 8 MiB; bodies between 8,000,000 and 8 MiB are never generated. */
+  maxBodyBytes: 8 * 1024 * 1024,
+  ambiguousBodyBytes: 8_000_000,
+  /** The issue: a cursor over 4096 characters stops a listing. */
+  maxCursorChars: 4096,
+  /** README: cursor fields, first present wins. */
+  cursorFields: ["cursor", "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next"],
+  /** README: has-more flags. */
+  flagFields: ["has_more", "hasMore", "has_next", "hasNext"],
+} as const;
+
+/** An error class by name: the README's error table. */
+export type ErrorName =
+  | "WebhookConnectionError"
+  | "WebhookInvalidResponseError"
+  | "WebhookRequestRefusedError"
+  | "WebhookAuthError"
+  | "WebhookRateLimitError"
+  | "WebhookServerError"
+  | "WebhookPagingError"
+  | "WebhookCreateUncertainError"
+  | "WebhookEndpointExistsError";
+
+/** README error table, by HTTP status, first matching row wins (a redirect is never followed). */
+const STATUS_TABLE: readonly [(status: number) => boolean, ErrorName][] = [
+  [(s) => s >= 300 && s < 400, "WebhookRequestRefusedError"],
+  [(s) => s === 401 || s === 403, "WebhookAuthError"],
+  [(s) => s === 429, "WebhookRateLimitError"],
+  [(s) => s >= 500, "WebhookServerError"],
+  [() => true, "WebhookRequestRefusedError"],
+];
+/** README error table, by the envelope's code (a service may answer errors inside HTTP 200). */
+const CODE_TABLE: readonly [(code: string) => boolean, ErrorName][] = [
+  [(c) => c.startsWith("401") || c.startsWith("403"), "WebhookAuthError"],
+  [(c) => c.startsWith("429"), "WebhookRateLimitError"],
+  [(c) => c.startsWith("5"), "WebhookServerError"],
+  [() => true, "WebhookRequestRefusedError"],
+];
+/** README: list is retried on 429, 5xx, connection failures and unusable bodies. */
+const LIST_RETRIES: ReadonlySet<ErrorName> = new Set(["WebhookRateLimitError", "WebhookServerError", "WebhookConnectionError", "WebhookInvalidResponseError"]);
+
+/**
+ * What a failed create may have done (the issue): a refusal (4xx other than 429) is final; 429,
+ * 503 and a connection that never carried the request processed nothing; a timeout or drop after
+ * sending, another 5xx or an unusable body are ambiguous.
+ */
+export type CreateFailureKind = "refused" | "not-processed" | "ambiguous";
+
+// ---------------------------------------------------------------------------------------------
+// 2. A response as the server sends it.
+
+export interface Hostile {
+  /** What kind of response this is, for a readable counterexample. */
+  kind: string;
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+  /** Send the headers and part of the body, then drop the connection. */
+  cut: boolean;
+}
+
+/** Response headers past about this size make the HTTP parser give up on the exchange (16 KiB). */
+export const HEADER_LIMIT = 16 * 1024;
+
+function headerBytes(response: Hostile): number {
+  return Object.entries(response.headers).reduce(
+    (sum, [name, value]) => sum + name.length + (Array.isArray(value) ? value.join("") : value).length + 4,
+    0,
+  );
+}
+
+/** Statuses whose responses carry no body on the wire. */
+const BODYLESS = new Set([204, 304]);
+
+// ---------------------------------------------------------------------------------------------
+// 3. What one response means.
+
+export type Verdict = "yes" | "no" | "unsure";
+const all = (verdicts: Verdict[]): Verdict => (verdicts.includes("no") ? "no" : verdicts.includes("unsure") ? "unsure" : "yes");
+
+/**
+ * "At most N characters": counted in UTF-16 code units or in code points, the two readings can
+ * disagree on text with characters outside the BMP; there the rule is not settled.
+ */
+export function withinLength(text: string, min: number, max: number): Verdict {
+  const units = text.length >= min && text.length <= max;
+  const points = [...text].length;
+  const byPoints = points >= min && points <= max;
+  return units === byPoints ? (units ? "yes" : "no") : "unsure";
+}
+
+/** Integers must survive a JSON round trip exactly (an id that does not would name another endpoint). */
+const isExactInteger = (value: Json): boolean => typeof value === "number" && Number.isSafeInteger(value);
+
+export function recordVerdict(value: Json): Verdict {
+  if (!isObject(value)) return "no";
+  return all(
+    RECORD_RULES.map((rule) => {
+      const field = value[rule.field];
+      if (rule.type === "integer") return isExactInteger(field) ? "yes" : "no";
+      return typeof field === "string" ? withinLength(field, rule.min, rule.max) : "no";
+    }),
+  );
+}
+
+/** The record in the package's camelCase: the documented fields, nothing else. */
+export function asRecord(value: Json): WebhookEndpointRecord {
+  const source = value as Obj;
+  return Object.fromEntries(RECORD_RULES.map((rule) => [rule.camel, source[rule.field]])) as unknown as WebhookEndpointRecord;
+}
+
+export type Meaning =
+  | { kind: "list-page"; envelope: Obj; data: Obj; records: WebhookEndpointRecord[]; traceId: string; textLength: number; utf8Bytes: number }
+  | { kind: "created"; envelope: Obj; record: WebhookEndpointRecord; traceId: string }
+  | {
+      kind: "failure";
+      error: ErrorName;
+      /** HTTP status the error carries (none when the exchange itself failed). */
+      status: number | undefined;
+      /** The envelope's trace id when it has the documented form. */
+      envelopeTraceId: string | undefined;
+      /** Every documented-form trace id the response carries anywhere. */
+      traceIds: Set<string>;
+      /** The body is an envelope whose code a client can read (a string or a finite number). */
+      codeReadable: boolean;
+      /** The status line said 2xx: the service says it processed the request, whatever became of the body. */
+      processed: boolean;
+      create: CreateFailureKind;
+      why: string;
+    }
+  | { kind: "unsure"; why: string };
+
+/** The body text as a client receives it: UTF-8, a byte-order mark dropped, nothing on 204/304. */
+export function receivedText(response: Hostile): string {
+  return BODYLESS.has(response.status) ? "" : new TextDecoder().decode(response.body);
+}
+
+/**
+ * README: "a body nesting deeper than 64 levels, or holding more than 200,000 objects and arrays,
+ * is not read: it counts as a body that is not JSON".
+ */
+function parse(text: string): { ok: true; json: Json } | { ok: false } {
+  if (text.trim() === "") return { ok: false };
+  let json: Json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false };
+  }
+  let containers = 0;
+  let deepest = 0;
+  const walk = (value: Json, depth: number): void => {
+    if (typeof value !== "object" || value === null) return;
+    containers++;
+    deepest = Math.max(deepest, depth);
+    for (const inner of Array.isArray(value) ? value : Object.values(value)) walk(inner, depth + 1);
+  };
+  walk(json, 1);
+  return deepest > 64 || containers > 200_000 ? { ok: false } : { ok: true, json };
+}
+
+export const documentedTraceId = (value: Json): string | undefined =>
+  typeof value === "string" && STATED.traceIdForm.test(value) ? value : undefined;
+
+function traceIdsIn(response: Hostile, text: string, json: Json): Set<string> {
+  const found = new Set<string>();
+  const add = (value: Json) => {
+    const id = documentedTraceId(value);
+    if (id !== undefined) found.add(id);
+  };
+  if (isObject(json)) add(json.trace_id);
+  const header = response.headers["x-trace-id"];
+  for (const value of Array.isArray(header) ? header : [header]) add(value);
+  for (const match of text.matchAll(/"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/g)) add(match[1]);
+  return found;
+}
+
+/** What a failure of this class, with this status and code, may have done on the service. */
+function createKindOf(error: ErrorName, status: number | undefined, code: string | undefined): CreateFailureKind {
+  if (error === "WebhookConnectionError" || error === "WebhookInvalidResponseError") return "ambiguous";
+  if (error === "WebhookRateLimitError") return "not-processed";
+  if (error === "WebhookServerError") return status === 503 || (code ?? "").startsWith("503") ? "not-processed" : "ambiguous";
+  return "refused";
+}
+
+/** The envelope's code as text, when it has one a client can read (a string or a finite number). */
+function codeText(json: Json): string | undefined {
+  if (!isObject(json)) return undefined;
+  const { code } = json;
+  if (typeof code === "string") return code;
+  if (typeof code === "number" && Number.isFinite(code)) return String(code);
+  return undefined;
+}
+
+/**
+ * The meaning of one response to `operation`. `limit` is the page size asked for (list only): "A
+ * list page with more records than the limit asked for is an invalid response".
+ */
+export function meaningOf(response: Hostile, operation: "list" | "create", limit = Infinity): Meaning {
+  const failure = (error: ErrorName, why: string, status: number | undefined, text = "", json: Json = undefined): Meaning => {
+    const code = codeText(json);
+    return {
+      kind: "failure",
+      error,
+      status,
+      envelopeTraceId: isObject(json) ? documentedTraceId(json.trace_id) : undefined,
+      traceIds: traceIdsIn(response, text, json),
+      codeReadable: code !== undefined,
+      processed: status !== undefined && status >= 200 && status < 300,
+      create: createKindOf(error, status, code),
+      why,
+    };
+  };
+  // An error carries the HTTP status "when there was one": once the status line arrived, even if
+  // the body then failed.
+  const headers = headerBytes(response);
+  if (headers > HEADER_LIMIT) return failure("WebhookConnectionError", "headers past the parser's limit", undefined);
+  if (headers > HEADER_LIMIT - 512) return { kind: "unsure", why: "headers at the parser's limit" };
+  if (response.cut) return failure("WebhookConnectionError", "the connection dropped mid-body", response.status);
+  const wireBytes = BODYLESS.has(response.status) ? 0 : response.body.length;
+  if (wireBytes > STATED.maxBodyBytes) return failure("WebhookInvalidResponseError", "body over 8 MB", response.status);
+  if (wireBytes > STATED.ambiguousBodyBytes) return { kind: "unsure", why: "body between 8 MB and 8 MiB" };
+
+  const text = receivedText(response);
+  const body = parse(text);
+  const json = body.ok ? body.json : undefined;
+  if (response.status < 200 || response.status >= 300) {
+    const [, error] = STATUS_TABLE.find(([applies]) => applies(response.status))!;
+    return failure(error, `HTTP ${response.status}`, response.status, text, json);
+  }
+  if (!body.ok) return failure("WebhookInvalidResponseError", "a body that is not JSON", response.status, text);
+  if (isObject(json) && STATED.successCodes.has(json.code)) {
+    const envelopeShape: Verdict = typeof json.msg === "string" && typeof json.trace_id === "string" ? "yes" : "no";
+    if (operation === "create") {
+      const verdict = all([envelopeShape, recordVerdict(json.data)]);
+      if (verdict === "unsure") return { kind: "unsure", why: "a record field at its length cap" };
+      if (verdict === "no") return failure("WebhookInvalidResponseError", "not the documented create shape", response.status, text, json);
+      return { kind: "created", envelope: json, record: asRecord(json.data), traceId: documentedTraceId(json.trace_id) ?? "" };
+    }
+    const data = json.data;
+    const items = isObject(data) && Array.isArray(data.data) ? (data.data as Json[]) : undefined;
+    const verdict = all([envelopeShape, items === undefined ? "no" : all(items.map(recordVerdict))]);
+    if (verdict === "unsure") return { kind: "unsure", why: "a record field at its length cap" };
+    if (verdict === "no") return failure("WebhookInvalidResponseError", "not the documented list shape", response.status, text, json);
+    if (items!.length > limit) return failure("WebhookInvalidResponseError", "more records than the limit", response.status, text, json);
+    return {
+      kind: "list-page",
+      envelope: json,
+      data: data as Obj,
+      records: items!.map(asRecord),
+      traceId: documentedTraceId(json.trace_id) ?? "",
+      textLength: text.length,
+      utf8Bytes: Buffer.byteLength(text),
+    };
+  }
+  const code = codeText(json);
+  if (code === undefined) return failure("WebhookInvalidResponseError", "no readable envelope code", response.status, text, json);
+  const [, error] = CODE_TABLE.find(([applies]) => applies(code))!;
+  return failure(error, `envelope code ${code}`, response.status, text, json);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Continuation: the README's three clauses, in order, the first that applies decides.
+
+export type Next = { ends: true } | { cursor: string } | { unsure: string } | { unusable: string };
+
+export interface ContinuationReading {
+  next: Next;
+  /** What `ListPage.continuation` must report. */
+  reported: { cursor: string | undefined; hasMore: boolean | undefined | "false-or-absent" };
+  /** The stated rule and the client's known departure disagree on this page. */
+  departure: boolean;
+}
+
+/**
+ * README: "a number is used in decimal when it is a whole number JSON holds exactly (a safe
+ * integer); any other number is unusable and stops the listing with a WebhookPagingError".
+ */
+function decimal(value: number): string | undefined {
+  return Number.isSafeInteger(value) ? String(value) : undefined;
+}
+
+export function continuationOf(data: Obj, records: readonly WebhookEndpointRecord[], limit: number): ContinuationReading {
+  // "first present wins": a field is present when it holds a cursor, i.e. a string or a number.
+  const cursorEntry = STATED.cursorFields.map((field) => data[field]).find((value) => typeof value === "string" || typeof value === "number");
+  const flag = STATED.flagFields.map((field) => data[field]).find((value): value is boolean => typeof value === "boolean");
+  const last = records.at(-1);
+  const clauses: readonly { applies: boolean; reading: () => Omit<ContinuationReading, "departure"> }[] = [
+    {
+      // "follows a cursor field ... a number is used in decimal; an empty string means the listing ended"
+      applies: cursorEntry !== undefined,
+      reading: () => {
+        if (cursorEntry === "") return { next: { ends: true }, reported: { cursor: undefined, hasMore: "false-or-absent" } };
+        const text = typeof cursorEntry === "number" ? decimal(cursorEntry) : (cursorEntry as string);
+        return text === undefined
+          ? { next: { unusable: `numeric cursor ${String(cursorEntry)}` }, reported: { cursor: undefined, hasMore: undefined } }
+          : { next: { cursor: text }, reported: { cursor: text, hasMore: undefined } };
+      },
+    },
+    {
+      // "else a has-more flag (true: the next cursor is the last record's webhook_id in decimal)";
+      // with no record there is nothing to continue past.
+      applies: flag !== undefined,
+      reading: () => ({
+        next: flag === true && last !== undefined ? { cursor: String(last.webhookId) } : { ends: true },
+        reported: { cursor: undefined, hasMore: flag },
+      }),
+    },
+    {
+      // "else nothing (a page shorter than the limit, or empty, ends the listing; a full page continues past its last id)"
+      applies: true,
+      reading: () => ({
+        next: last === undefined || records.length < limit ? { ends: true } : { cursor: String(last.webhookId) },
+        reported: { cursor: undefined, hasMore: undefined },
+      }),
+    },
+  ];
+  const stated = clauses.find((clause) => clause.applies)!.reading();
+  if (KNOWN_DEPARTURES.emptyPageEndsListing && records.length === 0 && "cursor" in stated.next) {
+    return { next: { ends: true }, reported: stated.reported, departure: true };
+  }
+  return { ...stated, departure: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Matching: "exact" (the default filters) and "may be the same endpoint" (create's checks).
+
+/** Name: "exact up to surrounding white space and Unicode NFC". */
+const exactNameForm = (name: string) => name.replace(/^\s+|\s+$/gu, "").normalize("NFC");
+
+/**
+ * URL: "exact up to the scheme/host case, default port, and one trailing slash of the path",
+ * applied to the text's parts (scheme, authority, path, rest). Undefined when the text has no
+ * scheme://authority form.
+ */
+function exactUrlForm(url: string): string | undefined {
+  const parts = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(.*)$/s.exec(url);
+  if (!parts) return undefined;
+  const scheme = parts[1]!.toLowerCase();
+  const defaultPort = ({ https: ":443", http: ":80" } as Record<string, string>)[scheme];
+  let authority = parts[2]!.toLowerCase();
+  if (defaultPort !== undefined && authority.endsWith(defaultPort)) authority = authority.slice(0, -defaultPort.length);
+  const path = parts[3]!.endsWith("/") ? parts[3]!.slice(0, -1) : parts[3]!;
+  return `${scheme}://${authority}${path}${parts[4]!}`;
+}
+
+/**
+ * A standard URL reader (WHATWG) may treat more forms as one URL than the stated rule lists (dot
+ * segments, percent-escape case, surrounding blanks, ...). Where the two disagree the rule is not
+ * settled: the oracle answers "unsure" there rather than pick one.
+ */
+function whatwgForm(url: string, loose: boolean): string | undefined {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = "";
+    const upper = (text: string) => text.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+    const path = loose ? upper(parsed.pathname).replace(/\/+$/, "") : upper(parsed.pathname).replace(/\/$/, "");
+    const form = `${parsed.protocol}//${parsed.host}${path}${upper(parsed.search)}`;
+    return loose ? form.toLowerCase() : form;
+  } catch {
+    return undefined;
+  }
+}
+
+function agree(stated: boolean, reader: boolean): Verdict {
+  return stated === reader ? (stated ? "yes" : "no") : "unsure";
+}
+
+export function sameNameExact(a: string, b: string): Verdict {
+  return a === b || exactNameForm(a) === exactNameForm(b) ? "yes" : "no";
+}
+
+export function sameUrlExact(a: string, b: string): Verdict {
+  if (a === b) return "yes";
+  const [fa, fb] = [exactUrlForm(a), exactUrlForm(b)];
+  const [wa, wb] = [whatwgForm(a, false), whatwgForm(b, false)];
+  return agree(fa !== undefined && fa === fb, wa !== undefined && wa === wb);
+}
+
+/** "same name ignoring case/whitespace/NFKC": surrounding white space; inner blanks or invisible characters are not settled. */
+export function mayBeSameName(a: string, b: string): Verdict {
+  const form = (name: string) => name.normalize("NFKC").replace(/^\s+|\s+$/gu, "").toLowerCase();
+  if (form(a) === form(b)) return "yes";
+  const wider = (name: string) => name.normalize("NFKC").replace(/[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/gu, "").toLowerCase();
+  return wider(a) === wider(b) ? "unsure" : "no";
+}
+
+/** "same URL ignoring case and trailing slashes" (and whatever "exact" already ignores). */
+export function mayBeSameUrl(a: string, b: string): Verdict {
+  if (sameUrlExact(a, b) === "yes") return "yes";
+  const form = (url: string) => {
+    const exact = exactUrlForm(url.toLowerCase());
+    return exact === undefined ? url.toLowerCase().replace(/\/+$/, "") : exact.replace(/\/+((?=[?#])|$)/, "");
+  };
+  const [wa, wb] = [whatwgForm(a, true), whatwgForm(b, true)];
+  return agree(form(a) === form(b), wa !== undefined && wa === wb);
+}
+
+export interface Filter {
+  webhookName?: string;
+  webhookUrl?: string;
+  match?: "exact" | "service";
+}
+
+/** Whether a record passes the client-side filter ("exact" by default; "service": whatever the service returned). */
+export function passesFilter(record: WebhookEndpointRecord, filter: Filter): Verdict {
+  if (filter.match === "service") return "yes";
+  const checks: Verdict[] = [];
+  if (filter.webhookName) checks.push(sameNameExact(record.webhookName, filter.webhookName));
+  if (filter.webhookUrl) checks.push(sameUrlExact(record.webhookUrl, filter.webhookUrl));
+  return all(checks);
+}
+
+export function mayBeSameEndpoint(record: WebhookEndpointRecord, wanted: { webhookName: string; webhookUrl: string }): Verdict {
+  return all([mayBeSameName(record.webhookName, wanted.webhookName), mayBeSameUrl(record.webhookUrl, wanted.webhookUrl)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. A listing: the pages the client must fetch, the cursors it must send, where it must stop.
+
+export interface ListingLimits {
+  limit: number;
+  maxPages: number;
+  maxScanRecords: number;
+  maxScanBytes: number;
+  maxRetries: number;
+}
+
+/** Responses in the order the server hands them out; one per list request. */
+export interface ResponseQueue {
+  next(): Hostile;
+}
+
+export interface ForecastPage {
+  /** The page's records as the service sent them. */
+  service: WebhookEndpointRecord[];
+  /** The records the client must hand back for it (after its filter). */
+  records: WebhookEndpointRecord[];
+  traceId: string;
+  continuation: ContinuationReading;
+  /** The next cursor `ListPage.nextCursor` must carry. */
+  nextCursor: string | undefined;
+}
+
+export type Ending =
+  | { ok: true }
+  | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
+
+export interface ListingForecast {
+  /** The cursor of every list request, in order (a retried request repeats its cursor). */
+  cursors: string[];
+  pages: ForecastPage[];
+  ending: Ending;
+  /** Set when a statement does not settle what happens next: the forecast stops there. */
+  unsure?: string;
+  departures: number;
+}
+
+/** The records a scan must return: every listed record passing the filter, each id once (its first such copy). */
+export function scanRecords(pages: readonly ForecastPage[]): WebhookEndpointRecord[] {
+  const byId = new Map<number, WebhookEndpointRecord>();
+  for (const record of pages.flatMap((page) => page.records)) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+  return [...byId.values()];
+}
+
+/**
+ * One list page, as the client must fetch it: a response that is retryable (README) is asked for
+ * again, up to `maxRetries` times.
+ */
+function fetchForecast(queue: ResponseQueue, cursor: string, limits: ListingLimits, cursors: string[], wasted: { textLength: number }): Meaning {
+  let meaning: Meaning = { kind: "unsure", why: "no request" };
+  for (let attempt = 0; attempt <= limits.maxRetries; attempt++) {
+    cursors.push(cursor);
+    const response = queue.next();
+    meaning = meaningOf(response, "list", limits.limit);
+    if (meaning.kind !== "failure" || !LIST_RETRIES.has(meaning.error)) return meaning;
+    // A response given up on still counts as "response bytes" in one reading of maxScanBytes.
+    if (!response.cut && response.body.length <= STATED.maxBodyBytes) wasted.textLength += receivedText(response).length;
+  }
+  return meaning;
+}
+
+/** A fetched page as the client must hand it back: its records through the filter, its continuation read. */
+function readPage(meaning: Extract<Meaning, { kind: "list-page" }>, filter: Filter, limit: number): { page: ForecastPage; unsure?: string } | { unsure: string } {
+  const records: WebhookEndpointRecord[] = [];
+  for (const record of meaning.records) {
+    const verdict = passesFilter(record, filter);
+    if (verdict === "unsure") return { unsure: `filter match of ${JSON.stringify(record.webhookUrl.slice(0, 60))}` };
+    if (verdict === "yes") records.push(record);
+  }
+  const continuation = continuationOf(meaning.data, meaning.records, limit);
+  const next = continuation.next;
+  const page: ForecastPage = { service: meaning.records, records, traceId: meaning.traceId, continuation, nextCursor: "cursor" in next ? next.cursor : undefined };
+  return "unsure" in next ? { page, unsure: next.unsure } : { page };
+}
+
+/** One page as `list` must return it: fetched (with retries) and read. No paging rule applies to a single page. */
+export function forecastPage(
+  queue: ResponseQueue,
+  filter: Filter,
+  limits: ListingLimits,
+  cursor = "",
+): { cursors: string[]; page?: ForecastPage; meaning: Meaning; unsure?: string } {
+  const cursors: string[] = [];
+  const meaning = fetchForecast(queue, cursor, limits, cursors, { textLength: 0 });
+  if (meaning.kind === "unsure") return { cursors, meaning, unsure: meaning.why };
+  if (meaning.kind !== "list-page") return { cursors, meaning };
+  return { cursors, meaning, ...readPage(meaning, filter, limits.limit) };
+}
+
+/**
+ * The issue: a listing "stops with WebhookPagingError on: more than maxPages pages, more than
+ * maxScanRecords distinct records, more than maxScanBytes response bytes in total, a cursor over
+ * 4096 characters, a cursor the service already returned, or a page that only repeats records
+ * already listed". The first request's cursor is "".
+ */
+export function forecastListing(queue: ResponseQueue, filter: Filter, limits: ListingLimits): ListingForecast {
+  const forecast: ListingForecast = { cursors: [], pages: [], ending: { ok: true }, departures: 0 };
+  const sentCursors = new Set<string>();
+  const listedIds = new Set<number>();
+  const bytes = { textLength: 0, utf8: 0, wasted: { textLength: 0 } };
+  const stop = (ending: Ending): ListingForecast => Object.assign(forecast, { ending });
+  const unsure = (why: string): ListingForecast => Object.assign(forecast, { unsure: why });
+  for (let cursor = ""; ; ) {
+    if (forecast.pages.length === limits.maxPages) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    sentCursors.add(cursor);
+    const meaning = fetchForecast(queue, cursor, limits, forecast.cursors, bytes.wasted);
+    if (meaning.kind === "unsure") return unsure(meaning.why);
+    if (meaning.kind === "failure") return stop({ ok: false, error: meaning.error, failure: meaning, beforeYield: true });
+    if (meaning.kind !== "list-page") throw new Error("a list forecast met a create meaning");
+
+    const ids = meaning.records.map((record) => record.webhookId);
+    if (ids.length > 0 && ids.every((id) => listedIds.has(id))) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    for (const id of ids) listedIds.add(id);
+    bytes.textLength += meaning.textLength;
+    bytes.utf8 += meaning.utf8Bytes;
+    const readings = [bytes.textLength, bytes.utf8, bytes.textLength + bytes.wasted.textLength].map((total) => total > limits.maxScanBytes);
+    if (new Set(readings).size > 1) return unsure("maxScanBytes: characters, UTF-8 bytes and bytes of retried responses disagree");
+    if (listedIds.size > limits.maxScanRecords || readings[0]) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+
+    const read = readPage(meaning, filter, limits.limit);
+    if (!("page" in read)) return unsure(read.unsure);
+    if ("unusable" in read.page.continuation.next) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    forecast.pages.push(read.page);
+    if (read.page.continuation.departure) forecast.departures++;
+    const next = read.page.continuation.next;
+    if ("unsure" in next) return unsure(next.unsure);
+    if ("ends" in next) return forecast;
+    if (next.cursor.length > STATED.maxCursorChars || sentCursors.has(next.cursor)) {
+      return stop({ ok: false, error: "WebhookPagingError", beforeYield: false });
+    }
+    cursor = next.cursor;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. create: list first, post once, settle an ambiguous answer by listing (the issue, in order).
+
+export interface CreateSettings extends ListingLimits {
+  clockSkewMs: number;
+  /** Creator ids of endpoints this client created before (its principal, once known); empty when unknown. */
+  ourCreatorIds: ReadonlySet<number>;
+  /** When the call began, by the test's clock (the records' times are generated far from the edges). */
+  startedAt: number;
+}
+
+export type CreateOutcome =
+  | { kind: "created"; record: WebhookEndpointRecord; traceId: string; attempts: number }
+  | { kind: "recovered"; record: WebhookEndpointRecord; attempts: number; because: "the service said it processed the request" | "our principal created it" }
+  | { kind: "exists"; ids: number[] }
+  | { kind: "uncertain"; ids: number[] | undefined }
+  | { kind: "failed"; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }> };
+
+export interface CreateForecast {
+  /** Every list request: its cursor and filters, in order. */
+  listRequests: { cursor: string; webhook_name: string; webhook_url: string }[];
+  createPosts: number;
+  outcome?: CreateOutcome;
+  unsure?: string;
+  departures: number;
+}
+
+export function forecastCreate(
+  params: { webhookName: string; webhookUrl: string },
+  creates: readonly Hostile[],
+  lists: ResponseQueue,
+  settings: CreateSettings,
+): CreateForecast {
+  const forecast: CreateForecast = { listRequests: [], createPosts: 0, departures: 0 };
+  const list = (filter: { webhookName?: string; webhookUrl?: string }) => {
+    const listing = forecastListing(lists, { ...filter, match: "service" }, settings);
+    forecast.departures += listing.departures;
+    for (const cursor of listing.cursors) {
+      forecast.listRequests.push({ cursor, webhook_name: filter.webhookName ?? "", webhook_url: filter.webhookUrl ?? "" });
+    }
+    return listing;
+  };
+  const done = (outcome: CreateOutcome) => Object.assign(forecast, { outcome });
+  const unsure = (why: string) => Object.assign(forecast, { unsure: why });
+
+  // "FIRST lists by name (with the service's own matching, all pages)"
+  const before = list({ webhookName: params.webhookName });
+  if (before.unsure !== undefined) return unsure(`listing before the create: ${before.unsure}`);
+  if (!before.ending.ok) return done({ kind: "failed", error: before.ending.error, ...(before.ending.failure ? { failure: before.ending.failure } : {}) });
+  const listedBefore = scanRecords(before.pages);
+  const lookalikes = listedBefore.map((record) => ({ record, verdict: mayBeSameEndpoint(record, params) }));
+  if (lookalikes.some((entry) => entry.verdict === "unsure")) return unsure("a listed record is not settled as the same endpoint or not");
+  const existing = lookalikes.filter((entry) => entry.verdict === "yes").map((entry) => entry.record.webhookId);
+  // "refuses with WebhookEndpointExistsError (nothing sent) when a listed record may be the same endpoint"
+  if (existing.length > 0) return done({ kind: "exists", ids: existing });
+  const idsBefore = new Set(listedBefore.map((record) => record.webhookId));
+
+  for (let attempt = 0; attempt <= settings.maxRetries; attempt++) {
+    forecast.createPosts++;
+    const response = creates[attempt];
+    if (response === undefined) throw new Error("the generator gave fewer create responses than attempts");
+    const meaning = meaningOf(response, "create");
+    if (meaning.kind === "unsure") return unsure(`create response: ${meaning.why}`);
+    if (meaning.kind === "created") return done({ kind: "created", record: meaning.record, traceId: meaning.traceId, attempts: attempt + 1 });
+    if (meaning.kind !== "failure") throw new Error("a create forecast met a list meaning");
+    // "a refusal (4xx other than 429) is final"
+    if (meaning.create === "refused") return done({ kind: "failed", error: meaning.error, failure: meaning });
+    if (meaning.create === "ambiguous") {
+      // "only records NOT in the pre-create listing, loosely the same endpoint, (and when found by the
+      // URL listing, created since the attempt began minus clockSkewMs) count", and "created by our
+      // own principal when that is known".
+      const ours = (record: WebhookEndpointRecord) => settings.ourCreatorIds.size === 0 || settings.ourCreatorIds.has(record.creatorId);
+      const candidates = (listing: ListingForecast, sinceAttempt: boolean): number[] | string => {
+        const found: number[] = [];
+        for (const record of scanRecords(listing.pages)) {
+          if (idsBefore.has(record.webhookId) || !ours(record)) continue;
+          const verdict = mayBeSameEndpoint(record, params);
+          if (verdict === "unsure") return "a new record is not settled as the same endpoint or not";
+          if (verdict === "yes" && (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs)) found.push(record.webhookId);
+        }
+        return found;
+      };
+      const byName = list({ webhookName: params.webhookName });
+      if (byName.unsure !== undefined) return unsure(`settling listing: ${byName.unsure}`);
+      if (!byName.ending.ok) return done({ kind: "uncertain", ids: undefined });
+      let found = candidates(byName, false);
+      let listing = byName;
+      if (typeof found !== "string" && found.length === 0) {
+        const byUrl = list({ webhookUrl: params.webhookUrl });
+        if (byUrl.unsure !== undefined) return unsure(`settling listing: ${byUrl.unsure}`);
+        if (!byUrl.ending.ok) return done({ kind: "uncertain", ids: undefined });
+        found = candidates(byUrl, true);
+        listing = byUrl;
+      }
+      if (typeof found === "string") return unsure(found);
+      // "exactly one is the result only if it cannot be someone else's: the service said it processed
+      // our request (a 2xx status whose body was lost or unusable), or it was created by our own
+      // principal; otherwise it is named in a WebhookCreateUncertainError, not taken"; "more ->
+      // WebhookCreateUncertainError naming them"
+      if (found.length === 1) {
+        const record = scanRecords(listing.pages).find((r) => r.webhookId === found[0])!;
+        if (meaning.processed) return done({ kind: "recovered", record, attempts: attempt + 1, because: "the service said it processed the request" });
+        if (settings.ourCreatorIds.has(record.creatorId)) return done({ kind: "recovered", record, attempts: attempt + 1, because: "our principal created it" });
+        return done({ kind: "uncertain", ids: found });
+      }
+      if (found.length > 1) return done({ kind: "uncertain", ids: found });
+      // "none after createSettleMs -> retry" (the tests run with createSettleMs 0: one round)
+    }
+    if (attempt === settings.maxRetries) return done({ kind: "failed", error: meaning.error, failure: meaning });
+  }
+  throw new Error("unreachable");
+}
