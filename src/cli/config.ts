@@ -1,0 +1,160 @@
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { WebhookConfigError } from "../client/errors";
+import {
+  SETTINGS,
+  SETTING_NAMES,
+  configKey,
+  resolveConnection,
+  retiredSettingsInUse,
+  stackConfig,
+  type Connection,
+  type ProviderConfig,
+  type SettingName,
+} from "../core/settings";
+import { CliError, EXIT } from "./exit";
+import { PulumiMissingError, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
+
+/**
+ * Where `webhooks` finds its connection, like the provider does, each setting on its own, first
+ * found wins:
+ * 1. the flags `--base-url` and `--access-token` (the token flag is discouraged: shell history);
+ * 2. the stack's config (`webhooks:baseUrl`, `webhooks:accessToken`, and the tuning settings), read
+ *    with `pulumi config --json --show-secrets [--stack S]` when run in a Pulumi project;
+ * 3. the environment: `WEBHOOKS_BASE_URL`, `WEBHOOKS_ACCESS_TOKEN`, and the other `WEBHOOKS_*`.
+ * The settings and their environment variables are the provider core's (`SETTINGS`); the core's
+ * `resolveConnection` does the validation.
+ */
+export interface ConnectionFlags {
+  baseUrl?: string | undefined;
+  accessToken?: string | undefined;
+}
+
+/** A Pulumi project directory: where Pulumi.yaml is, here or above. */
+export interface ProjectDir {
+  dir: string;
+  file: string;
+}
+
+export function findProject(cwd: string): ProjectDir | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
+      const file = join(dir, name);
+      if (existsSync(file)) return { dir, file };
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+export interface CliConnection {
+  connection: Connection;
+  /** Where the base URL and the token came from (never the token). */
+  sources: { baseUrl: string; accessToken: string };
+  /** The token, so that everything printed can be scrubbed of it. */
+  secrets: string[];
+}
+
+export interface ResolveOptions {
+  flags: ConnectionFlags;
+  /** `--stack`: the stack whose config is read. */
+  stack?: string | undefined;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  pulumi: PulumiRunner;
+  /** Notices on stderr: pulumi missing or failing, a retired setting. */
+  warn: (message: string) => void;
+}
+
+/** Resolves the connection; a missing or invalid setting is a CliError (exit 3) naming every place. */
+export async function resolveCliConnection(options: ResolveOptions): Promise<CliConnection> {
+  const project = findProject(options.cwd);
+  const stackValues = project === undefined ? {} : await readStackConfig(options, project);
+  if (project === undefined && options.stack !== undefined) {
+    options.warn(`--stack ${options.stack}: no Pulumi.yaml in ${options.cwd} or above, so no stack config is read`);
+  }
+  const stackLabel = options.stack === undefined ? "" : ` (stack ${options.stack})`;
+  const fromStack = stackConfig((key) => stackValues[key]);
+  const flagValues: Partial<Record<SettingName, string>> = {};
+  if (nonEmpty(options.flags.baseUrl)) flagValues.baseUrl = options.flags.baseUrl;
+  if (nonEmpty(options.flags.accessToken)) flagValues.accessToken = options.flags.accessToken;
+
+  const config: ProviderConfig = {
+    values: { ...fromStack.values, ...flagValues },
+    describe: (name) => (flagValues[name] !== undefined ? `the ${flagName(name)} flag` : `${fromStack.describe(name)}${stackLabel}`),
+    howToSet: (name) => fromStack.howToSet(name),
+  };
+  for (const warning of retiredSettingsInUse((key) => stackValues[key], options.env)) options.warn(`warning: ${warning}`);
+
+  const missing = (["baseUrl", "accessToken"] as const).filter((name) => !nonEmpty(config.values[name]) && !nonEmpty(options.env[SETTINGS[name].env]));
+  if (missing.length > 0) {
+    throw new CliError(
+      EXIT.config,
+      missing
+        .map(
+          (name) =>
+            `the ${name === "baseUrl" ? "API base URL" : "access token"} is not set: pass ${flagName(name)}${name === "accessToken" ? " (discouraged: it lands in shell history)" : ""}, or set stack config ${configKey(name)} in the Pulumi project (\`${fromStack.howToSet(name)}\`${project === undefined ? ", run from the project directory" : ""}), or set ${SETTINGS[name].env}`,
+        )
+        .join("; "),
+    );
+  }
+  let connection: Connection;
+  try {
+    connection = resolveConnection(config, undefined, options.env);
+  } catch (error) {
+    if (error instanceof WebhookConfigError) throw new CliError(EXIT.config, error.message);
+    throw error;
+  }
+  const baseUrlSource = nonEmpty(config.values.baseUrl) ? config.describe("baseUrl") : `environment variable ${SETTINGS.baseUrl.env}`;
+  return {
+    connection,
+    sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
+    secrets: [connection.client.accessToken],
+  };
+}
+
+/** The `webhooks:*` values of the stack's config; empty (with a notice) when pulumi is missing or fails. */
+async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<Record<string, string>> {
+  const args = ["config", "--json", "--show-secrets", ...stackArgs(options.stack)];
+  let stdout: string;
+  try {
+    const result = await options.pulumi.run(args, { cwd: project.dir });
+    if (result.code !== 0) {
+      options.warn(`could not read the stack's config (\`pulumi ${args.join(" ")}\`: ${pulumiFailure(result)}); using flags and environment only`);
+      return {};
+    }
+    stdout = result.stdout;
+  } catch (error) {
+    if (error instanceof PulumiMissingError) {
+      options.warn(`${project.file} is here, but ${error.message}: the stack's config is not read; using flags and environment only`);
+      return {};
+    }
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    options.warn("`pulumi config --json` did not print JSON; the stack's config is not used");
+    return {};
+  }
+  const values: Record<string, string> = {};
+  if (typeof parsed !== "object" || parsed === null) return values;
+  for (const name of SETTING_NAMES) {
+    const entry = (parsed as Record<string, unknown>)[configKey(name)];
+    const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
+    if (typeof value === "string") values[configKey(name)] = value;
+    else if (typeof value === "number" || typeof value === "boolean") values[configKey(name)] = String(value);
+  }
+  // Retired settings are only reported, never used.
+  const retired = (parsed as Record<string, { value?: unknown }>)["webhooks:adoptRecentMinutes"];
+  if (typeof retired?.value === "string") values["webhooks:adoptRecentMinutes"] = retired.value;
+  return values;
+}
+
+function flagName(name: SettingName): string {
+  return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function nonEmpty(value: string | undefined): value is string {
+  return typeof value === "string" && value.trim() !== "";
+}

@@ -1,0 +1,75 @@
+import type { ListFilter, WebhookEndpointRecord } from "../client/types";
+import { listEndpoints, type ListingClient } from "./listing";
+import { MAX_CELL, Progress, cell, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
+
+/**
+ * `webhooks list`: the endpoints on the service, sorted by id. Filters match exactly by default
+ * (the client's `match: "exact"`: the same name and URL up to the forms a service may store);
+ * `--match service` shows whatever the service's own filter returns (it may match partially).
+ * `signSecret` is shown only with `--show-secrets`.
+ */
+export interface ListOptions {
+  name?: string | undefined;
+  url?: string | undefined;
+  match: "exact" | "service";
+  json: boolean;
+  showSecrets: boolean;
+  progress: boolean;
+  /** Scrubbed from everything shown (the token). */
+  secrets?: readonly string[];
+}
+
+export const LIST_USAGE = `Usage: webhooks list [--name N] [--url U] [--match exact|service] [--json] [--show-secrets]
+
+Lists the endpoints on the service, sorted by id: id, name, URL, creator, created, last operated.
+  --name N            only endpoints with this name
+  --url U             only endpoints with this URL
+  --match exact       (default) the same name/URL, up to the forms a service may store
+                      (surrounding white space, Unicode form; case of scheme and host, one trailing slash)
+  --match service     whatever the service's own filter returns (it may match partially)
+  --json              JSON for scripts: {"endpoints": [records]}, camelCase record fields
+  --show-secrets      include signSecret (table column and JSON field); hidden otherwise`;
+
+export async function runList(client: ListingClient, sink: Sink, options: ListOptions): Promise<WebhookEndpointRecord[]> {
+  const filter: ListFilter = { match: options.match };
+  if (options.name !== undefined) filter.webhookName = options.name;
+  if (options.url !== undefined) filter.webhookUrl = options.url;
+  const records = await listEndpoints(client, filter, Progress.for(sink, options.progress));
+  if (options.json) {
+    sink.stdout(jsonText({ endpoints: records.map((record) => recordView(record, options.showSecrets)) }));
+  } else {
+    sink.stdout(endpointTable(records, options.showSecrets, options.secrets ?? []));
+    sink.stderr(`${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options)}\n`);
+  }
+  return records;
+}
+
+/** The people's table of endpoints. */
+export function endpointTable(records: readonly WebhookEndpointRecord[], showSecrets: boolean, secrets: readonly string[] = []): string {
+  const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "OPERATED", ...(showSecrets ? ["SIGN SECRET"] : [])];
+  const rows = records.map((r) => [
+    String(r.webhookId),
+    cell(r.webhookName, MAX_CELL.name, secrets),
+    cell(r.webhookUrl, MAX_CELL.url, secrets),
+    principal(r.creatorName, r.creatorId),
+    isoTime(r.createTime),
+    operated(r),
+    ...(showSecrets ? [cell(r.signSecret, 200)] : []),
+  ]);
+  return table(headers, rows);
+}
+
+/** When it was last operated on, and by whom when that is not its creator. */
+function operated(record: WebhookEndpointRecord): string {
+  const when = isoTime(record.operateTime);
+  const sameActor = record.operatorId === record.creatorId && record.operatorName === record.creatorName;
+  return sameActor ? when : `${when} by ${principal(record.operatorName, record.operatorId)}`;
+}
+
+function describeFilter(options: ListOptions): string {
+  const parts: string[] = [];
+  if (options.name !== undefined) parts.push(`name ${JSON.stringify(cell(options.name, MAX_CELL.name))}`);
+  if (options.url !== undefined) parts.push(`URL ${JSON.stringify(cell(options.url, MAX_CELL.url))}`);
+  if (parts.length === 0) return "";
+  return ` with ${parts.join(" and ")} (${options.match === "exact" ? "exact match" : "the service's own matching"})`;
+}

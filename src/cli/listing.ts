@@ -1,0 +1,24 @@
+import type { WebhooksClient } from "../client/client";
+import type { ListFilter, WebhookEndpointRecord } from "../client/types";
+import { Progress } from "./output";
+
+/** The part of the client the commands use: listing. Commands never create. */
+export type ListingClient = Pick<WebhooksClient, "listAll">;
+
+/**
+ * Every endpoint matching the filter, each id once, sorted by id, with "listed N endpoints…" on
+ * stderr as the pages come in (see {@link Progress}).
+ */
+export async function listEndpoints(client: ListingClient, filter: ListFilter, progress: Progress): Promise<WebhookEndpointRecord[]> {
+  const byId = new Map<number, WebhookEndpointRecord>();
+  try {
+    for await (const page of client.listAll(filter)) {
+      for (const record of page.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+      const listed = byId.size;
+      progress.update(`listed ${listed} endpoint${listed === 1 ? "" : "s"}…`);
+    }
+  } finally {
+    progress.done();
+  }
+  return [...byId.values()].sort((a, b) => a.webhookId - b.webhookId);
+}

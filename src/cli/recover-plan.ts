@@ -1,0 +1,104 @@
+import { sameEndpoint } from "../client/rules";
+import type { WebhookEndpointRecord } from "../client/types";
+import { usageError } from "./exit";
+import type { PendingCreate } from "./deployment";
+
+/**
+ * Matching the pending creates of a killed `pulumi up` to endpoints on the service, written so that
+ * it can be wrong only towards "not found" (the pending create is cleared; the next `pulumi up`
+ * then refuses to create a second endpoint with that name and URL, naming it) and never towards
+ * taking an endpoint that is not the one the killed run created. A candidate must:
+ * - have exactly the declared name and URL (`sameEndpoint`: up to the forms a service may store);
+ * - have been created inside the run's window: not before the interrupted update started (less the
+ *   clock skew the client allows between us and the service);
+ * - be held by no resource of the stack's state;
+ * - have been created by the stack's principal, when the state shows it (the creators of the
+ *   endpoints the stack created itself).
+ * A pending create with `adoptWebhookId` would have adopted exactly that endpoint: that one, if it
+ * exists with the declared name and URL and nothing holds it. One candidate for one pending create
+ * is recorded; two candidates for one, or one candidate for two, is a question for a person.
+ */
+export interface MatchRules {
+  /** Earliest create time (ms) of a candidate: the window's start less the clock skew. */
+  createdSince: number;
+  /** Endpoint ids held by resources of the stack's state. */
+  held: ReadonlySet<number>;
+  /** The stack's principal(s); empty when the state shows none. */
+  creators: ReadonlySet<number>;
+  /** Choices a person made (`--pick <resource>=<id>`), by resource name or URN. */
+  picks: ReadonlyMap<string, number>;
+}
+
+export type Outcome =
+  | { kind: "record"; pending: PendingCreate; record: WebhookEndpointRecord; how: string }
+  | { kind: "clear"; pending: PendingCreate; reason: string }
+  | { kind: "ambiguous"; pending: PendingCreate; candidates: WebhookEndpointRecord[]; reason: string };
+
+export function matchPendingCreates(pending: readonly PendingCreate[], records: readonly WebhookEndpointRecord[], rules: MatchRules): Outcome[] {
+  const byId = new Map(records.map((record) => [record.webhookId, record]));
+  const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: string; reason?: string }[] = pending.map((p) => {
+    const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
+    if (pick !== undefined) return { pending: p, candidates: [picked(p, pick, byId, rules)], how: "chosen with --pick" };
+    if (p.unmatchable !== undefined) return { pending: p, candidates: [], how: "", reason: `not looked for: ${p.unmatchable}` };
+    const target = { webhookName: p.webhookName!, webhookUrl: p.webhookUrl! };
+    if (p.adoptWebhookId !== undefined) {
+      const record = byId.get(p.adoptWebhookId);
+      const usable = record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
+      return usable
+        ? { pending: p, candidates: [record], how: `its adoptWebhookId` }
+        : { pending: p, candidates: [], how: "", reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it` };
+    }
+    const candidates = records.filter(
+      (r) =>
+        !rules.held.has(r.webhookId) &&
+        r.createTime >= rules.createdSince &&
+        sameEndpoint(r, target) &&
+        (rules.creators.size === 0 || rules.creators.has(r.creatorId)),
+    );
+    return { pending: p, candidates, how: "the same name and URL, created in the run's window" };
+  });
+
+  // One endpoint cannot be two resources.
+  const claims = new Map<number, number>();
+  for (const entry of first) for (const c of entry.candidates) claims.set(c.webhookId, (claims.get(c.webhookId) ?? 0) + 1);
+
+  return first.map((entry): Outcome => {
+    const { pending: p, candidates } = entry;
+    if (candidates.length === 0) {
+      return { kind: "clear", pending: p, reason: entry.reason ?? "no endpoint with its name and URL was created in the run's window: the create never reached the service" };
+    }
+    if (candidates.length > 1) {
+      return { kind: "ambiguous", pending: p, candidates, reason: `${candidates.length} endpoints with its name and URL were created in the run's window` };
+    }
+    const only = candidates[0]!;
+    if ((claims.get(only.webhookId) ?? 0) > 1) {
+      return { kind: "ambiguous", pending: p, candidates, reason: `endpoint ${only.webhookId} matches more than one pending create (resources declaring the same name and URL)` };
+    }
+    return { kind: "record", pending: p, record: only, how: entry.how };
+  });
+}
+
+function picked(p: PendingCreate, id: number, byId: ReadonlyMap<number, WebhookEndpointRecord>, rules: MatchRules): WebhookEndpointRecord {
+  const record = byId.get(id);
+  const label = `--pick ${p.resourceName}=${id}`;
+  if (record === undefined) throw usageError(`${label}: no endpoint with that webhook_id exists on the service`);
+  if (rules.held.has(id)) throw usageError(`${label}: endpoint ${id} is already held by a resource of this stack`);
+  if (p.webhookName !== undefined && p.webhookUrl !== undefined && !sameEndpoint(record, { webhookName: p.webhookName, webhookUrl: p.webhookUrl })) {
+    throw usageError(`${label}: endpoint ${id} does not have the name and URL this resource declares`);
+  }
+  return record;
+}
+
+/** Parses `--pick <resource>=<id>` values. */
+export function parsePicks(values: readonly string[]): Map<string, number> {
+  const picks = new Map<string, number>();
+  for (const value of values) {
+    const at = value.lastIndexOf("=");
+    const id = Number(value.slice(at + 1));
+    if (at <= 0 || !/^\d+$/.test(value.slice(at + 1)) || !Number.isSafeInteger(id) || id <= 0) {
+      throw usageError(`--pick ${value}: expected <resource name or URN>=<webhook_id>`);
+    }
+    picks.set(value.slice(0, at), id);
+  }
+  return picks;
+}

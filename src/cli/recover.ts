@@ -1,0 +1,353 @@
+import { readFileSync } from "node:fs";
+import { CLIENT_DEFAULTS } from "../client/options";
+import { findProject } from "./config";
+import {
+  endpointResources,
+  heldId,
+  parseState,
+  pendingCreates,
+  recordedResource,
+  recoveredDeployment,
+  stackCreators,
+  urnName,
+  urnStackProject,
+  type UntypedDeployment,
+} from "./deployment";
+import { CliError, EXIT, usageError } from "./exit";
+import { listEndpoints, type ListingClient } from "./listing";
+import { judgeLock, localProcesses, lockFromError, readFileBackendLocks, type LockInfo, type LockVerdict, type ProcessProbe } from "./lock";
+import { Progress, type Sink } from "./output";
+import { backendUrl, parsePulumiJson, pulumiFailure, pulumiOk, stackArgs, type PulumiRunner } from "./pulumi";
+import { matchPendingCreates, type Outcome } from "./recover-plan";
+import { printReport, type RecoverReport } from "./recover-report";
+import { brokenCheckpoints, repairCheckpoint } from "./repair";
+
+/**
+ * `webhooks recover`: after a killed `pulumi up`, records in state the endpoints its creates made
+ * and clears the creates that made none, so that a plain `pulumi up` converges with no duplicate.
+ *
+ * Why a state edit (`pulumi stack export` → `pulumi stack import`) and not the engine's
+ * `pulumi refresh --import-pending-creates <urn> <id>`: in Pulumi 3.259 that flag only rewrites the
+ * pending operation from "creating" to "importing" (cmd/pulumi/operations/refresh.go,
+ * pendingCreatesToImports); nothing in the engine reads a pending "importing" operation back (no use
+ * of OperationTypeImporting in resource/deploy), and the snapshot written after the refresh keeps
+ * only the base's pending *creates* (backend/snapshot.go and backend/journal.go: "Track pending
+ * create operations from the base snapshot"). The endpoint is silently forgotten, for dynamic and
+ * native resources alike (tested: it leaves neither a resource nor a pending operation). `pulumi
+ * stack import` reads the deployment from stdin, checks its integrity, encrypts secrets given in
+ * plaintext form, and drops every pending operation (cmd/pulumi/stack/io.go, SaveSnapshot). So the
+ * export is read without `--show-secrets` (existing secrets stay ciphertext), the found endpoints'
+ * sign secrets are added in plaintext form, and the result goes to `pulumi stack import` through a
+ * pipe: no plaintext secret touches the disk.
+ */
+export interface RecoverOptions {
+  stack?: string | undefined;
+  yes: boolean;
+  dryRun: boolean;
+  json: boolean;
+  progress: boolean;
+  /** Release a lock whose holder cannot be checked from here (another machine, a service backend). */
+  releaseLock: boolean;
+  /** Overrides the window's start (ms since the epoch). */
+  since?: number | undefined;
+  picks: ReadonlyMap<string, number>;
+  /** How long to let creates in flight land after stopping left-over provider hosts. */
+  settleMs?: number;
+}
+
+export interface RecoverDeps {
+  /** The service, or how to reach it once the stack can be read (its config may live in the stack). */
+  client: ListingClient | (() => Promise<ListingClient>);
+  pulumi: PulumiRunner;
+  sink: Sink;
+  /** The project directory (where Pulumi.yaml is). */
+  cwd: string;
+  processes?: ProcessProbe;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const RECOVER_USAGE = `Usage: webhooks recover [--stack S] [--yes] [--dry-run] [--json] [--pick RESOURCE=ID ...] [--since TIME] [--release-lock]
+
+Run in the stack's project directory after a \`pulumi up\` was killed. For each pending create of a
+WebhookEndpoint (either face) in the stack's state, it looks on the service for the endpoint with
+exactly the declared name and URL, created since the interrupted update started (the backend's
+lock; else the end of the last recorded update; 60 s allowed for clock skew), held by no resource of
+the stack, and created by the stack's principal when the state shows it. One match is recorded in
+state (through \`pulumi stack export\` / \`pulumi stack import\`), none is cleared (the next
+\`pulumi up\` creates it). Two candidates are never guessed between: it changes nothing and exits 5,
+printing the candidates and the adopt commands. Before looking, it stops provider hosts the killed
+run left running in this directory (their engine is gone) and waits for creates in flight to land;
+it releases the killed run's lock (\`pulumi cancel\`) when its process is gone. Then run \`pulumi up\`.
+  --stack S          the stack (default: the current one)
+  --yes              apply without asking (required when stdin is not a terminal)
+  --dry-run          show what it would do; change nothing
+  --json             the report as JSON
+  --pick R=ID        a person's choice for resource R (name or URN) among ambiguous candidates
+  --since TIME       the interrupted update's start (ISO time), when neither lock nor history shows it
+  --release-lock     release the lock even though its holder cannot be checked from here`;
+
+export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Promise<RecoverReport> {
+  const { sink, pulumi } = deps;
+  const processes = deps.processes ?? localProcesses;
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  if (!options.yes && !options.dryRun && !sink.stdinIsTTY) {
+    throw usageError("recover changes the stack's state: pass --yes to apply (or --dry-run to only look)");
+  }
+  const project = findProject(deps.cwd);
+  if (project === undefined) throw new CliError(EXIT.config, `no Pulumi.yaml in ${deps.cwd} or above: run recover in the stack's project directory`);
+  const stackFlag = stackArgs(options.stack);
+  const backend = await backendUrl(pulumi);
+  const { state: original, repaired } = await readState(deps, options, project.file, backend, processes);
+  const deployment = original.deployment;
+  const client = typeof deps.client === "function" ? await deps.client() : deps.client;
+  const { ours, foreign } = pendingCreates(deployment);
+  if (foreign.length > 0) {
+    throw new CliError(
+      EXIT.refused,
+      `the state also has pending creates of other resources (${foreign.map((op) => op.resource.urn).slice(0, 10).join(", ")}): \`pulumi stack import\` would drop them too, and only their providers can say whether they exist. Resolve those first (export the state, move each into resources with its ID or delete it, import), keeping the WebhookEndpoint ones, then run recover again`,
+    );
+  }
+  const names = stackNames(original, options.stack, project.file);
+  const report: RecoverReport = {
+    stack: names.stack,
+    project: names.project,
+    pendingCreates: ours.length,
+    window: null,
+    lock: null,
+    providers: [],
+    recorded: [],
+    cleared: [],
+    ambiguous: [],
+    droppedOperations: (deployment.pending_operations ?? []).length - ours.length,
+    repaired,
+    dryRun: options.dryRun,
+    changed: repaired !== null && !options.dryRun,
+  };
+
+  // The lock, when the backend's lock files can be read from here.
+  const locks = backend === undefined ? undefined : readFileBackendLocks(backend, names.project, names.stack);
+  const lock = locks && locks.length > 0 ? locks.reduce((a, b) => (a.startedAt <= b.startedAt ? a : b)) : undefined;
+  let verdict: LockVerdict | undefined;
+  if (lock !== undefined) {
+    verdict = worstVerdict((locks ?? []).map((l) => judgeLock(l, processes)));
+    report.lock = lockReport(lock, verdict);
+    checkLockMayGo(verdict, options.releaseLock);
+  }
+  if (ours.length === 0 && lock === undefined) {
+    printReport(sink, report, options.json);
+    return report;
+  }
+
+  // The window: the interrupted update's start, from the lock, else the end of the last recorded update.
+  const window = options.since !== undefined ? { since: options.since, source: "--since" } : lock ? { since: lock.startedAt, source: "the lock: when the interrupted update started" } : await historyBound(pulumi, stackFlag);
+  if (window !== undefined) report.window = { since: new Date(window.since).toISOString(), source: window.source, skewMs: CLIENT_DEFAULTS.clockSkewMs };
+  const needsWindow = ours.some((p) => p.adoptWebhookId === undefined && p.unmatchable === undefined && !options.picks.has(p.resourceName) && !options.picks.has(p.urn));
+  if (window === undefined && needsWindow) {
+    throw new CliError(
+      EXIT.refused,
+      "cannot tell when the interrupted update started (no lock, no recorded update in the stack's history), so endpoints created by others could not be told apart: pass --since <ISO time of the start of the killed run>",
+    );
+  }
+
+  // Provider hosts the killed run left in this directory: they may still be creating.
+  for (const host of processes.providerHosts(project.dir)) {
+    if (await processes.listening(host.engine)) continue;
+    report.providers.push({ pid: host.pid, engine: host.engine, kind: host.kind, stopped: false });
+  }
+
+  if (!options.dryRun && !options.yes) {
+    const question = `Recover stack ${names.stack}: ${ours.length} pending create(s)${report.providers.length > 0 ? `, stop ${report.providers.length} left-over provider host(s)` : ""}${lock ? ", release the lock" : ""}, then edit the state. Proceed?`;
+    if (!(await (sink.confirm?.(question) ?? Promise.resolve(false)))) throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
+  }
+  if (!options.dryRun && report.providers.length > 0) {
+    for (const host of report.providers) {
+      processes.terminate(host.pid);
+      host.stopped = await gone(processes, host.pid, sleep);
+    }
+    await sleep(options.settleMs ?? CLIENT_DEFAULTS.createSettleMs);
+  }
+
+  const records = ours.length === 0 ? [] : await listEndpoints(client, {}, Progress.for(sink, options.progress));
+  const held = new Set<number>();
+  for (const resource of endpointResources(deployment)) {
+    const id = heldId(resource);
+    if (id !== undefined) held.add(id);
+  }
+  const creators = stackCreators(deployment);
+  if (report.window !== null && creators.size > 0) report.window.creators = [...creators].sort((a, b) => a - b);
+  const outcomes = matchPendingCreates(ours, records, {
+    createdSince: (window?.since ?? 0) - CLIENT_DEFAULTS.clockSkewMs,
+    held,
+    creators,
+    picks: options.picks,
+  });
+  fillReport(report, outcomes);
+  if (report.ambiguous.length > 0) {
+    printReport(sink, report, options.json);
+    throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) match more than one endpoint (or share one): nothing was changed; choose with --pick, or adopt as printed above`);
+  }
+  if (options.dryRun) {
+    printReport(sink, report, options.json);
+    return report;
+  }
+
+  if (lock !== undefined && report.lock !== null) {
+    await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", { exitCode: EXIT.unexpected });
+    report.lock.released = true;
+  }
+  if (ours.length > 0) {
+    // The import replaces the whole state: it must be the state the matching was done against.
+    const again = await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the stack's state again", { exitCode: EXIT.unexpected });
+    if (JSON.stringify(parseState(again, "`pulumi stack export`").deployment) !== JSON.stringify(deployment)) {
+      throw new CliError(EXIT.refused, "the stack's state changed while recover ran (another pulumi command?): nothing was written; run recover again");
+    }
+    const stamp = new Date(now());
+    const recorded = outcomes.flatMap((o) => (o.kind === "record" ? [recordedResource(o.pending, o.record, stamp)] : []));
+    await importState(pulumi, stackFlag, recoveredDeployment(original, recorded), options, report, processes);
+    await verify(pulumi, stackFlag, report);
+  }
+  report.changed = true;
+  printReport(sink, report, options.json);
+  return report;
+}
+
+/**
+ * The stack's state from `pulumi stack export`. When a `file://` backend's checkpoint cannot be
+ * loaded because the killed run left its metadata broken (see repair.ts), the metadata is removed
+ * first (a dry run reads the checkpoint file instead), unless a live run holds the stack's lock.
+ */
+async function readState(
+  deps: RecoverDeps,
+  options: RecoverOptions,
+  projectFile: string,
+  backend: string | undefined,
+  processes: ProcessProbe,
+): Promise<{ state: UntypedDeployment; repaired: RecoverReport["repaired"] }> {
+  const args = ["stack", "export", ...stackArgs(options.stack)];
+  const first = await pulumiOk(deps.pulumi, args, "reading the stack's state").catch((error: unknown) => error);
+  if (typeof first === "string") return { state: parseState(first, "`pulumi stack export`"), repaired: null };
+  const message = first instanceof Error ? first.message : String(first);
+  const project = projectNameOf(projectFile);
+  const broken = backend !== undefined && /failed to load checkpoint/i.test(message) ? brokenCheckpoints(backend, project, options.stack) : [];
+  if (broken.length !== 1) throw first;
+  const target = broken[0]!;
+  const locks = readFileBackendLocks(backend!, project, target.stack) ?? [];
+  const live = locks.map((l) => judgeLock(l, processes)).find((v) => v.kind === "live");
+  if (live !== undefined) throw new CliError(EXIT.refused, `the stack's checkpoint cannot be read while a run still holds its lock (${live.why}): wait for it to end`);
+  const repaired = { file: target.attrsFile, why: "the killed run left the checkpoint's metadata file empty, so pulumi could not load the stack (\"failed to load checkpoint\"); the checkpoint itself is intact" };
+  if (options.dryRun) return { state: parseState(readFileSync(target.stateFile, "utf8"), target.stateFile), repaired };
+  if (!options.yes && !(await (deps.sink.confirm?.(`Remove the broken metadata file ${target.attrsFile} so that pulumi can load the stack?`) ?? Promise.resolve(false)))) {
+    throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
+  }
+  repairCheckpoint(target);
+  return { state: parseState(await pulumiOk(deps.pulumi, args, "reading the stack's state after the repair"), "`pulumi stack export`"), repaired };
+}
+
+function projectNameOf(projectFile: string): string {
+  return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(projectFile, "utf8"))?.[1] ?? "";
+}
+
+function stackNames(state: UntypedDeployment, stackOption: string | undefined, projectFile: string): { stack: string; project: string } {
+  const urns = [...(state.deployment.resources ?? []).map((r) => r.urn), ...(state.deployment.pending_operations ?? []).map((op) => op.resource.urn)];
+  const fromUrn = urns.map(urnStackProject).find((x) => x !== undefined);
+  const project = fromUrn?.project ?? projectNameOf(projectFile);
+  const stack = stackOption?.split("/").pop() ?? fromUrn?.stack ?? "";
+  return { stack, project };
+}
+
+/** The end of the last update the stack's history records: the interrupted one started after it. */
+async function historyBound(pulumi: PulumiRunner, stackFlag: string[]): Promise<{ since: number; source: string } | undefined> {
+  const result = await pulumi.run(["stack", "history", "--json", ...stackFlag]).catch(() => undefined);
+  if (result === undefined || result.code !== 0) return undefined;
+  const entries = parsePulumiJson<{ kind?: string; startTime?: string; endTime?: string; result?: string }[]>(result.stdout, "`pulumi stack history --json`");
+  let best: { since: number; source: string } | undefined;
+  for (const entry of Array.isArray(entries) ? entries : []) {
+    // An update still shown in progress (a service backend) is the interrupted one: its start.
+    const inProgress = entry.result === "in-progress" || entry.endTime === undefined;
+    const time = Date.parse((inProgress ? entry.startTime : entry.endTime) ?? "");
+    if (!Number.isFinite(time)) continue;
+    if (best === undefined || time > best.since) {
+      best = { since: time, source: inProgress ? `the start of the ${entry.kind ?? "update"} still recorded as in progress` : `the end of the last recorded ${entry.kind ?? "update"} (the interrupted one started after it)` };
+    }
+  }
+  return best;
+}
+
+function worstVerdict(verdicts: LockVerdict[]): LockVerdict {
+  return verdicts.find((v) => v.kind === "live") ?? verdicts.find((v) => v.kind === "unknown") ?? verdicts[0]!;
+}
+
+function checkLockMayGo(verdict: LockVerdict, releaseLock: boolean): void {
+  if (verdict.kind === "live") throw new CliError(EXIT.refused, `the stack is locked by a run that is still going (${verdict.why}): wait for it to end, then run recover if it fails`);
+  if (verdict.kind === "unknown" && !releaseLock) {
+    throw new CliError(EXIT.refused, `the stack is locked and ${verdict.why}: if you know that run is dead, run recover again with --release-lock`);
+  }
+}
+
+function lockReport(lock: LockInfo, verdict: LockVerdict): NonNullable<RecoverReport["lock"]> {
+  return { holder: `${lock.username}@${lock.hostname} (pid ${lock.pid})`, startedAt: new Date(lock.startedAt).toISOString(), verdict: verdict.kind, why: verdict.why, released: false };
+}
+
+async function gone(processes: ProcessProbe, pid: number, sleep: (ms: number) => Promise<void>): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    if (processes.commandLine(pid) === undefined) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+function fillReport(report: RecoverReport, outcomes: readonly Outcome[]): void {
+  for (const outcome of outcomes) {
+    const base = { urn: outcome.pending.urn, resourceName: outcome.pending.resourceName, webhookName: outcome.pending.webhookName, webhookUrl: outcome.pending.webhookUrl };
+    if (outcome.kind === "record") {
+      report.recorded.push({ ...base, webhookId: outcome.record.webhookId, createTime: outcome.record.createTime, how: outcome.how });
+    } else if (outcome.kind === "clear") {
+      report.cleared.push({ ...base, reason: outcome.reason });
+    } else {
+      report.ambiguous.push({ ...base, reason: outcome.reason, candidates: outcome.candidates.map((c) => ({ webhookId: c.webhookId, createTime: c.createTime, creatorId: c.creatorId })) });
+    }
+  }
+}
+
+/** `pulumi stack import` from stdin; a lock it reports is released once when its holder is gone. */
+async function importState(
+  pulumi: PulumiRunner,
+  stackFlag: string[],
+  state: UntypedDeployment,
+  options: RecoverOptions,
+  report: RecoverReport,
+  processes: ProcessProbe,
+): Promise<void> {
+  const input = JSON.stringify(state);
+  const args = ["stack", "import", ...stackFlag];
+  for (let attempt = 0; ; attempt++) {
+    const result = await pulumi.run(args, { input });
+    if (result.code === 0) return;
+    const text = `${result.stderr}\n${result.stdout}`;
+    const locked = /currently locked|another update is currently in progress|conflict/i.test(text);
+    if (!locked || attempt > 0) {
+      const code = /passphrase|secrets manager|decrypt/i.test(text) ? EXIT.config : EXIT.unexpected;
+      throw new CliError(code, `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${pulumiFailure(result)}; the state was not changed`);
+    }
+    const lock = lockFromError(text);
+    const verdict: LockVerdict = lock ? judgeLock(lock, processes) : { kind: "unknown", why: "the backend does not say who holds it" };
+    if (lock) report.lock = lockReport(lock, verdict);
+    checkLockMayGo(verdict, options.releaseLock);
+    await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", { exitCode: EXIT.unexpected });
+    if (report.lock) report.lock.released = true;
+  }
+}
+
+/** Reads the state back: every recorded endpoint in it, no pending create left. */
+async function verify(pulumi: PulumiRunner, stackFlag: string[], report: RecoverReport): Promise<void> {
+  const after = parseState(await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the recovered state", { exitCode: EXIT.unexpected }), "`pulumi stack export`");
+  const ids = new Set(endpointResources(after.deployment).map((r) => heldId(r)));
+  const missing = report.recorded.filter((r) => !ids.has(r.webhookId)).map((r) => r.resourceName);
+  const pending = pendingCreates(after.deployment).ours.map((p) => urnName(p.urn));
+  if (missing.length > 0 || pending.length > 0) {
+    throw new CliError(EXIT.unexpected, `the state written does not read back as expected (missing: ${missing.join(", ") || "none"}; still pending: ${pending.join(", ") || "none"})`);
+  }
+}
+

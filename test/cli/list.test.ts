@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WebhooksClient } from "../../src/client/client";
+import { runList } from "../../src/cli/list";
+import { memorySink } from "../../src/cli/output";
+import type { Emulator } from "../../src/emulator";
+import { allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
+
+describe("webhooks list against the emulator", () => {
+  let emulator: Emulator;
+  let client: WebhooksClient;
+
+  beforeAll(async () => {
+    emulator = await cliEmulator({ maxNameLength: 1000, principals: [{ token: "other-team-token-1234", creator: { id: 2002, name: "billing-team" } }] });
+    emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders" });
+    emulator.addRecord({ webhook_name: "payments", webhook_url: "https://example.com/hooks/payments" });
+    emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders-v2" });
+    emulator.addRecord({ webhook_name: "orders-archive", webhook_url: "https://example.com/hooks/orders" });
+    // A name a hostile or careless actor chose: an escape sequence, a newline, a bidi override, and length.
+    const hostile = emulator.addRecord({ webhook_name: "evil\u001b[31mred\nline\u202eesrever", webhook_url: "https://example.com/hooks/evil" });
+    emulator.updateRecord(hostile.webhook_id, { operator_id: 7, operator_name: "console-user" });
+    emulator.addRecord({ webhook_name: `long-${"x".repeat(200)}`, webhook_url: `https://example.com/${"p".repeat(300)}` });
+    client = clientFor(emulator);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await emulator?.close();
+  });
+
+  const base = { match: "exact" as const, json: false, showSecrets: false, progress: false };
+
+  it("prints a table sorted by id with id, name, URL, creator, created, operated, and no secret", async () => {
+    const sink = memorySink();
+    const records = await runList(client, sink, base);
+    expect(records.map((r) => r.webhookId)).toEqual([1, 2, 3, 4, 5, 6]);
+    expectGolden("list-all.txt", normalise(sink.out, emulator));
+    for (const secret of allSecrets(emulator)) expect(sink.out + sink.err).not.toContain(secret);
+    expect(sink.err).toBe("6 endpoints\n");
+  });
+
+  it("cleans control and invisible characters out of service text and truncates it", async () => {
+    const sink = memorySink();
+    await runList(client, sink, base);
+    // eslint-disable-next-line no-control-regex
+    expect(sink.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(sink.out).toContain("evil[31mredlineesrever");
+    // Cut within the column's 48 characters, the cut marked.
+    expect(sink.out).toMatch(/ long-x{40,43}… /);
+    expect(sink.out).not.toContain("x".repeat(44));
+  });
+
+  it("filters exactly by default, and by the service's own matching with --match service", async () => {
+    const exact = memorySink();
+    const found = await runList(client, exact, { ...base, name: "orders" });
+    expect(found.map((r) => r.webhookId)).toEqual([1, 3]);
+    expect(exact.err).toBe('2 endpoints with name "orders" (exact match)\n');
+    const both = await runList(client, memorySink(), { ...base, name: "orders", url: "https://example.com/hooks/orders" });
+    expect(both.map((r) => r.webhookId)).toEqual([1]);
+
+    emulator.configure({ filterMatch: "partial" });
+    try {
+      const partial = await runList(client, memorySink(), { ...base, name: "orders", match: "service" });
+      expect(partial.map((r) => r.webhookId)).toEqual([1, 3, 4]);
+      const stillExact = await runList(client, memorySink(), { ...base, name: "orders" });
+      expect(stillExact.map((r) => r.webhookId)).toEqual([1, 3]);
+    } finally {
+      emulator.configure({ filterMatch: "exact" });
+    }
+  });
+
+  it("--json: {endpoints: [...]} with the camelCase record fields, signSecret only with --show-secrets", async () => {
+    const sink = memorySink();
+    await runList(client, sink, { ...base, json: true, name: "orders" });
+    const parsed = JSON.parse(sink.out) as { endpoints: Record<string, unknown>[] };
+    expect(parsed.endpoints).toHaveLength(2);
+    expect(Object.keys(parsed.endpoints[0]!).sort()).toEqual(
+      ["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "webhookId", "webhookName", "webhookUrl"].sort(),
+    );
+    expectGolden("list-orders.json", normalise(sink.out, emulator));
+    for (const secret of allSecrets(emulator)) expect(sink.out).not.toContain(secret);
+
+    const shown = memorySink();
+    await runList(client, shown, { ...base, json: true, name: "orders", showSecrets: true });
+    const withSecrets = JSON.parse(shown.out) as { endpoints: { webhookId: number; signSecret: string }[] };
+    expect(withSecrets.endpoints.map((e) => e.signSecret)).toEqual(emulator.records().filter((r) => r.webhook_name === "orders").map((r) => r.sign_secret));
+  });
+
+  it("--json keeps the exact service text, with every character a terminal would hide escaped", async () => {
+    const sink = memorySink();
+    await runList(client, sink, { ...base, json: true });
+    const parsed = JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] };
+    expect(parsed.endpoints.find((e) => e.webhookId === 5)!.webhookName).toBe("evil\u001b[31mred\nline\u202eesrever");
+    expect(sink.out).toContain("evil\\u001b[31mred\\nline\\u202eesrever");
+    // eslint-disable-next-line no-control-regex
+    expect(sink.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+  });
+
+  it("--show-secrets adds the SIGN SECRET column", async () => {
+    const sink = memorySink();
+    await runList(client, sink, { ...base, name: "payments", showSecrets: true });
+    expect(sink.out).toContain(emulator.records()[1]!.sign_secret);
+    expectGolden("list-payments-secrets.txt", normalise(sink.out, emulator));
+  });
+
+  it("shows progress on stderr only when it is a terminal or with --progress", async () => {
+    emulator.configure({ defaultPageSize: 2, maxPageSize: 2 });
+    const small = clientFor(emulator);
+    try {
+      const quiet = memorySink();
+      await runList(small, quiet, { ...base });
+      expect(quiet.err).toBe("6 endpoints\n");
+      const forced = memorySink();
+      await runList(small, forced, { ...base, progress: true });
+      expect(forced.err).toContain("listed 2 endpoints…\nlisted 4 endpoints…\nlisted 6 endpoints…\n");
+      const tty = memorySink({ stderrIsTTY: true });
+      await runList(small, tty, { ...base, json: true });
+      expect(tty.err).toContain("\r\u001b[2Klisted 6 endpoints…");
+      expect(tty.err.endsWith("\r\u001b[2K")).toBe(true);
+      expect(JSON.parse(tty.out)).toHaveProperty("endpoints");
+    } finally {
+      emulator.configure({ defaultPageSize: 20, maxPageSize: 100 });
+      await small.close();
+    }
+  });
+});

@@ -1,0 +1,369 @@
+import { existsSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WebhooksClient } from "../../src/client/client";
+import { recordedResource, pendingCreates, SECRET_SIG, SIG_KEY, type StateResource } from "../../src/cli/deployment";
+import { CliError, EXIT } from "../../src/cli/exit";
+import type { ListingClient } from "../../src/cli/listing";
+import { memorySink } from "../../src/cli/output";
+import { runRecover, type RecoverOptions } from "../../src/cli/recover";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { TOKEN } from "./helpers";
+import { FakeProcesses, FakeStack, PROVIDER_SOURCE, baseResources, ciphertext, exportText, heldResource, pendingCreate } from "./recover-fixtures";
+
+const HOUR = 3_600_000;
+/** When the interrupted update started (the lock's timestamp). */
+const RUN_START = Date.parse("2026-03-04T10:00:00.000Z");
+
+let emulator: Emulator;
+let now = RUN_START;
+let client: WebhooksClient;
+let stack: FakeStack;
+let machine: FakeProcesses;
+
+beforeEach(async () => {
+  emulator = await startEmulator({ accessToken: TOKEN, now: () => now, principals: [{ token: "other-principal-token", creator: { id: 2002, name: "someone-else" } }] });
+  client = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, maxRetries: 0 });
+});
+afterEach(async () => {
+  await client.close();
+  await emulator.close();
+  stack?.cleanup();
+});
+
+/** A record created on the service at `at`, by our principal or the other one. */
+async function endpoint(name: string, at: number, creator: "ours" | "other" = "ours"): Promise<number> {
+  now = at;
+  const as = creator === "ours" ? client : new WebhooksClient({ baseUrl: emulator.url, accessToken: "other-principal-token", maxRetries: 0 });
+  try {
+    const { record } = await as.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` }, { allowDuplicate: true });
+    return record.webhookId;
+  } finally {
+    if (as !== client) await as.close();
+    now = RUN_START + 2 * HOUR;
+  }
+}
+
+function setup(resources: StateResource[], pending: unknown[], lock: "stale" | "live" | "elsewhere" | "none" = "stale") {
+  stack = new FakeStack(exportText([...baseResources(), ...resources], pending));
+  machine = new FakeProcesses(stack.events);
+  if (lock !== "none") stack.lock({ pid: 4242, hostname: lock === "elsewhere" ? "another-runner" : "ci-runner-7", timestamp: new Date(RUN_START).toISOString() });
+  if (lock === "live") machine.commands.set(4242, "pulumi up --yes");
+  return stack;
+}
+
+/** The client, with each listing recorded among the fake stack's events. */
+function tracedClient(): ListingClient {
+  return {
+    listAll: (filter, options) => {
+      stack.events.push("list");
+      return client.listAll(filter, options);
+    },
+  };
+}
+
+async function recover(options: Partial<RecoverOptions> = {}) {
+  const sink = memorySink();
+  const sleeps: number[] = [];
+  const run = runRecover(
+    { client: tracedClient(), pulumi: stack.pulumi(), sink, cwd: stack.project, processes: machine, now: () => RUN_START + 3 * HOUR, sleep: async (ms) => void sleeps.push(ms) },
+    { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map(), ...options },
+  );
+  const outcome = await run.then(
+    (report) => ({ report, error: undefined }),
+    (error: unknown) => ({ report: undefined, error }),
+  );
+  return { ...outcome, sink, sleeps };
+}
+
+function importedResources(): StateResource[] {
+  const parsed = JSON.parse(stack.imported!) as { deployment: { resources: StateResource[]; pending_operations?: unknown[] } };
+  expect(parsed.deployment.pending_operations).toBeUndefined();
+  return parsed.deployment.resources;
+}
+
+describe("recover: matching pending creates to the service", () => {
+  it("records the one endpoint each create made, in the window, held by nothing, by the stack's principal; clears the rest", async () => {
+    const held = await endpoint("alpha", RUN_START - 24 * HOUR);
+    const beforeWindow = await endpoint("bravo", RUN_START - 2 * HOUR);
+    const bravo = await endpoint("bravo", RUN_START + 5_000);
+    await endpoint("charlie", RUN_START + 6_000, "other");
+    const charlie = await endpoint("charlie", RUN_START + 7_000);
+    const adopted = await endpoint("delta", RUN_START - 48 * HOUR, "other");
+    setup(
+      [heldResource("alpha", held, 1001)],
+      [
+        pendingCreate("bravo"),
+        pendingCreate("charlie"),
+        pendingCreate("delta", { inputs: { adoptWebhookId: adopted } }),
+        pendingCreate("echo"),
+        pendingCreate("foxtrot", { inputs: { webhookName: ciphertext("foxtrot") } }),
+      ],
+    );
+
+    const { report, error, sink } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.recorded.map((r) => [r.resourceName, r.webhookId])).toEqual([
+      ["bravo", bravo],
+      ["charlie", charlie],
+      ["delta", adopted],
+    ]);
+    expect(report!.cleared.map((c) => c.resourceName)).toEqual(["echo", "foxtrot"]);
+    expect(report!.cleared[1]!.reason).toMatch(/secret/);
+    expect(beforeWindow).not.toBe(bravo);
+    expect(report!.window).toMatchObject({ since: new Date(RUN_START).toISOString(), creators: [1001] });
+
+    // The lock was released before the state was imported, and the import is read back.
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "cancel", "export", "import", "export"]);
+    const resources = importedResources();
+    const recorded = resources.filter((r) => ["bravo", "charlie", "delta"].some((n) => r.urn.endsWith(`::${n}`)));
+    expect(recorded.map((r) => r.id)).toEqual([String(bravo), String(charlie), String(adopted)]);
+    const bravoRecord = emulator.records().find((r) => r.webhook_id === bravo)!;
+    expect(recorded[0]!.outputs).toEqual({
+      __provider: PROVIDER_SOURCE,
+      webhookId: bravo,
+      webhookName: "bravo",
+      webhookUrl: "https://example.com/hooks/bravo",
+      signSecret: { [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(bravoRecord.sign_secret) },
+      creatorId: 1001,
+      creatorName: "open-api",
+      createTime: RUN_START + 5_000,
+      operatorId: 1001,
+      operatorName: "open-api",
+      operateTime: RUN_START + 5_000,
+    });
+    expect(recorded[2]!.outputs!.adoptWebhookId).toBe(adopted);
+    // Nothing secret is printed: not the token, not a sign secret.
+    for (const secret of [TOKEN, ...emulator.records().map((r) => r.sign_secret)]) expect(sink.out + sink.err).not.toContain(secret);
+    expect(sink.out).toMatch(/Recorded in state/);
+    expect(sink.out).toMatch(/Cleared: the next `pulumi up` creates these/);
+  });
+
+  it("never takes an endpoint a resource of the stack already holds, even one created in the window", async () => {
+    const india = await endpoint("india", RUN_START + 3_000);
+    const copy = pendingCreate("india");
+    copy.resource.urn = copy.resource.urn.replace(/::india$/, "::india-copy");
+    setup([heldResource("india", india, 1001)], [copy]);
+    const { report } = await recover();
+    expect(report!.recorded).toEqual([]);
+    expect(report!.cleared.map((c) => c.resourceName)).toEqual(["india-copy"]);
+  });
+
+  it("two candidates for one create: changes nothing, exits 5, prints the candidates and the adopt commands; --pick decides", async () => {
+    const first = await endpoint("bravo", RUN_START + 1_000);
+    const second = await endpoint("bravo", RUN_START + 2_000);
+    setup([], [pendingCreate("bravo")]);
+    const { error, sink } = await recover();
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(stack.events).not.toContain("import");
+    expect(stack.events).not.toContain("cancel");
+    expect(sink.out).toContain(`webhooks recover --pick bravo=${first}`);
+    expect(sink.out).toContain(`webhooks adopt --id ${second} --resource-name bravo`);
+
+    const picked = await recover({ picks: new Map([["bravo", second]]) });
+    expect(picked.error).toBeUndefined();
+    expect(picked.report!.recorded.map((r) => r.webhookId)).toEqual([second]);
+  });
+
+  it("one endpoint for two creates of the same name and URL is not guessed either", async () => {
+    await endpoint("bravo", RUN_START + 1_000);
+    const twin = pendingCreate("bravo");
+    twin.resource.urn = twin.resource.urn.replace(/::bravo$/, "::bravo-twin");
+    setup([], [pendingCreate("bravo"), twin]);
+    const { error, report } = await recover({ dryRun: true });
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(report).toBeUndefined();
+    expect(stack.events).not.toContain("import");
+  });
+
+  it("--dry-run: reports what it would do and changes nothing (no cancel, no import, no process stopped)", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo"), pendingCreate("echo")]);
+    machine.commands.set(777, "node .../cmd/dynamic-provider/index.js 127.0.0.1:40000");
+    machine.hosts.push({ pid: 777, engine: "127.0.0.1:40000", kind: "dynamic" });
+    const { report, sink } = await recover({ dryRun: true, yes: false });
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+    expect(report!.changed).toBe(false);
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export"]);
+    expect(machine.terminated).toEqual([]);
+    expect(sink.out).toMatch(/would be stopped/);
+    expect(sink.out).toMatch(/Dry run: nothing was changed/);
+  });
+
+  it("stops provider hosts whose engine is gone before listing, waits for creates in flight; leaves live ones alone", async () => {
+    await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    machine.commands.set(777, "node cmd/dynamic-provider 127.0.0.1:40000");
+    machine.commands.set(778, "node cmd/dynamic-provider 127.0.0.1:40001");
+    machine.hosts.push({ pid: 777, engine: "127.0.0.1:40000", kind: "dynamic" }, { pid: 778, engine: "127.0.0.1:40001", kind: "dynamic" });
+    machine.liveEngines.add("127.0.0.1:40001");
+    const { report, sleeps } = await recover({ settleMs: 3000 });
+    expect(machine.terminated).toEqual([777]);
+    expect(report!.providers).toEqual([{ pid: 777, engine: "127.0.0.1:40000", kind: "dynamic", stopped: true }]);
+    expect(stack.events.indexOf("terminate 777")).toBeLessThan(stack.events.indexOf("list"));
+    expect(sleeps).toContain(3000);
+  });
+
+  it("a native pending create is recorded as the native face would: no __provider, signSecret secret", async () => {
+    const id = await endpoint("golf", RUN_START + 1_000);
+    setup([], [pendingCreate("golf", { face: "native" })]);
+    const { report } = await recover();
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([id]);
+    const golf = importedResources().find((r) => r.urn.endsWith("::golf"))!;
+    expect(golf.type).toBe("webhooks:index:WebhookEndpoint");
+    expect(Object.keys(golf.outputs!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "signSecret", "webhookId", "webhookName", "webhookUrl"]);
+  });
+});
+
+describe("recover: locks, windows and refusals", () => {
+  it("a lock held by a running pulumi: refuses (5), nothing changed", async () => {
+    setup([], [pendingCreate("bravo")], "live");
+    const { error } = await recover();
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect((error as CliError).message).toMatch(/still going/);
+    expect(stack.events).toEqual(["export"]);
+  });
+
+  it("a lock taken on another machine: refuses (5) unless --release-lock", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")], "elsewhere");
+    const refused = await recover();
+    expect((refused.error as CliError).exitCode).toBe(EXIT.refused);
+    expect((refused.error as CliError).message).toMatch(/--release-lock/);
+    const released = await recover({ releaseLock: true });
+    expect(released.report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+    expect(released.report!.lock!.released).toBe(true);
+  });
+
+  it("no lock: the window starts at the end of the last recorded update; with no history either it needs --since", async () => {
+    const early = await endpoint("bravo", RUN_START - 30 * 60_000);
+    setup([], [pendingCreate("bravo")], "none");
+    const refused = await recover();
+    expect((refused.error as CliError).exitCode).toBe(EXIT.refused);
+    expect((refused.error as CliError).message).toMatch(/--since/);
+
+    stack.history = [{ kind: "update", startTime: "2026-03-04T08:00:00.000Z", endTime: "2026-03-04T09:00:00.000Z", result: "succeeded" }];
+    const fromHistory = await recover();
+    expect(fromHistory.report!.window!.source).toMatch(/end of the last recorded update/);
+    expect(fromHistory.report!.recorded.map((r) => r.webhookId)).toEqual([early]);
+    expect(stack.events).not.toContain("cancel");
+  });
+
+  it("a lock the backend reports only when importing (not a local directory): released when its process is gone, then imported", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")], "none");
+    stack.backendUrl = "s3://bucket/state";
+    stack.history = [{ kind: "update", endTime: "2026-03-04T09:00:00.000Z", result: "succeeded" }];
+    stack.importFailures.push(
+      "error: the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end or delete the lock file with `pulumi cancel`.\n  s3://bucket/state/.pulumi/locks/organization/shop/dev/x.json: created by ci@ci-runner-7 (pid 999) at 2026-03-04T10:00:00Z\n",
+    );
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export", "import", "cancel", "import", "export"]);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+  });
+
+  it("a state that changed while recover ran is not overwritten (5)", async () => {
+    await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    const pulumi = stack.pulumi();
+    let exports = 0;
+    const racing = {
+      run: async (args: readonly string[], options?: { input?: string; cwd?: string }) => {
+        const result = await pulumi.run(args, options);
+        if (args[0] === "stack" && args[1] === "export" && ++exports === 2) return { ...result, stdout: exportText(baseResources(), []) };
+        return result;
+      },
+    };
+    const error = await runRecover(
+      { client: tracedClient(), pulumi: racing, sink: memorySink(), cwd: stack.project, processes: machine, sleep: async () => undefined },
+      { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map() },
+    ).catch((e: unknown) => e);
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect((error as CliError).message).toMatch(/changed while recover ran/);
+    expect(stack.events).not.toContain("import");
+  });
+
+  it("pending creates of other resources: refuses (5), since the import would drop them", async () => {
+    const foreign = { type: "creating", resource: { urn: "urn:pulumi:dev::shop::aws:s3/bucket:Bucket::logs", type: "aws:s3/bucket:Bucket", custom: true } };
+    setup([], [pendingCreate("bravo"), foreign]);
+    const { error } = await recover();
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect((error as CliError).message).toMatch(/aws:s3\/bucket:Bucket::logs/);
+    expect(stack.events).toEqual(["export"]);
+  });
+
+  it("nothing pending and no lock: says so and changes nothing", async () => {
+    setup([heldResource("alpha", 1, 1001)], [], "none");
+    const { report, sink } = await recover();
+    expect(report!.changed).toBe(false);
+    expect(sink.out).toMatch(/Nothing to recover/);
+    expect(stack.events).toEqual(["export"]);
+  });
+
+  it("--json prints the report for scripts", async () => {
+    await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    const { sink } = await recover({ json: true });
+    const parsed = JSON.parse(sink.out) as Record<string, unknown>;
+    expect(Object.keys(parsed).sort()).toEqual(["ambiguous", "changed", "cleared", "droppedOperations", "dryRun", "lock", "pendingCreates", "project", "providers", "recorded", "repaired", "stack", "window"]);
+    expect(parsed.repaired).toBeNull();
+  });
+});
+
+describe("recover: a checkpoint the killed run left unreadable (file backend)", () => {
+  it("removes the empty metadata file so the stack loads, then recovers; a dry run only reads the checkpoint", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    stack.breakCheckpoint();
+    const dry = await recover({ dryRun: true });
+    expect(dry.error).toBeUndefined();
+    expect(dry.report!.repaired!.file).toBe(stack.attrsFile);
+    expect(dry.report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+    expect(existsSync(stack.attrsFile)).toBe(true);
+    expect(dry.sink.out).toMatch(/would remove/);
+
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(existsSync(stack.attrsFile)).toBe(false);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+    expect(report!.changed).toBe(true);
+  });
+
+  it("does not touch it while a live run holds the lock", async () => {
+    setup([], [pendingCreate("bravo")], "live");
+    stack.breakCheckpoint();
+    const { error } = await recover();
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(existsSync(stack.attrsFile)).toBe(true);
+  });
+});
+
+describe("recover: a replacement's create", () => {
+  it("records the new endpoint and marks the old resource of the same URN for deletion, as the engine would", async () => {
+    const old = await endpoint("kilo", RUN_START - 24 * HOUR);
+    now = RUN_START + 1_000;
+    const replacement = await endpoint("kilo", RUN_START + 1_000);
+    const pending = pendingCreate("kilo", { inputs: { webhookUrl: "https://example.com/hooks/kilo" } });
+    setup([heldResource("kilo", old, 1001)], [pending]);
+    const { report } = await recover();
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([replacement]);
+    const kilo = importedResources().filter((r) => r.urn.endsWith("::kilo"));
+    expect(kilo.map((r) => [r.id, r.delete])).toEqual([
+      [String(old), true],
+      [String(replacement), undefined],
+    ]);
+  });
+});
+
+describe("recover: the recorded resource", () => {
+  it("keeps what the pending operation had and adds the ID and the outputs the create would have returned", () => {
+    const op = pendingCreate("bravo", { inputs: { webhookName: "bravo" } });
+    const [pending] = pendingCreates({ pending_operations: [op] }).ours;
+    const record = { webhookId: 9, webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo/", signSecret: "s3cr3t-value", creatorId: 1, creatorName: "a", createTime: 5, operatorId: 1, operatorName: "a", operateTime: 5 };
+    const resource = recordedResource(pending!, record, new Date(0));
+    expect(resource).toMatchObject({ urn: op.resource.urn, parent: op.resource.parent, provider: op.resource.provider, inputs: op.resource.inputs, id: "9" });
+    // The service stored another form of the URL: the declared one is remembered, as create does.
+    expect(resource.outputs!.declared).toEqual({ webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo" });
+  });
+});
