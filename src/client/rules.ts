@@ -22,7 +22,8 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 // Characters that are invisible or reorder text: zero-width spaces and joiners, the byte-order
 // mark, bidirectional embeddings, overrides and isolates, and friends. A name or URL holding one
 // looks identical to one without it, in a terminal and in the service's console.
-const INVISIBLE_CHARS = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]/;
+// (An alternation, not one character class: some of these are combining marks.)
+const INVISIBLE_CHARS = /\u00ad|\u061c|\u115f|\u1160|\u17b4|\u17b5|\u180e|[\u200b-\u200f]|[\u202a-\u202e]|[\u2060-\u2064]|[\u2066-\u206f]|\u3164|\ufeff|\uffa0/;
 
 /** Problems with a declared endpoint name; empty when it is acceptable. `what` names the property. */
 export function nameProblems(name: string, what = "webhookName"): string[] {
@@ -108,7 +109,7 @@ function benignForm(value: string): string {
 }
 
 function stripInvisible(text: string): string {
-  return text.replace(new RegExp(INVISIBLE_CHARS.source, "gu"), "");
+  return text.replace(new RegExp(INVISIBLE_CHARS.source, "g"), "");
 }
 
 /**

@@ -104,6 +104,7 @@ export interface WebhooksClientOptions {
   /**
    * Where the token came from (e.g. `stack config webhooks:accessToken`), named in auth errors so
    * the user knows what to fix. Never the token itself.
+   * @default "the client's accessToken option"
    */
   tokenSource?: string;
   /**

@@ -1,50 +1,99 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerShim } from "./shim";
 
-/** Connection settings on the resource; each overrides stack config and the environment. */
+/**
+ * Connection settings on the resource. Each setting is resolved on its own, first found wins: this
+ * input, then stack config, then the environment. The whole object is stored as a secret.
+ */
 export interface WebhookConnectionArgs {
-  /** The API's base URL. Else stack config `webhooks:baseUrl`, else `WEBHOOKS_BASE_URL`. */
+  /**
+   * The API's base URL, e.g. `https://api.example.com` (paths `/open-api/v1/...` are appended).
+   * `https://` is required unless the host is a loopback address or `allowInsecureHttp` is set.
+   * @default stack config `webhooks:baseUrl`, else the environment variable `WEBHOOKS_BASE_URL`
+   */
   baseUrl?: pulumi.Input<string>;
-  /** The open-API token, stored as a secret. Else `webhooks:accessToken`, else `WEBHOOKS_ACCESS_TOKEN`. */
+  /**
+   * The open-API access token, sent only in the `Authorization` header; stored as a secret, never
+   * logged, never in an error message.
+   * @default stack config `webhooks:accessToken` (set it with `--secret`), else the environment
+   * variable `WEBHOOKS_ACCESS_TOKEN`
+   */
   accessToken?: pulumi.Input<string>;
-  /** Allow plain http:// to a non-loopback host (the token would travel unencrypted). @default false */
+  /**
+   * Allow a plain `http://` base URL on a non-loopback host (the token would travel unencrypted).
+   * @default stack config `webhooks:allowInsecureHttp`, else `WEBHOOKS_ALLOW_INSECURE_HTTP=1`, else false
+   */
   allowInsecureHttp?: pulumi.Input<boolean>;
 }
 
+/** The inputs of a {@link WebhookEndpoint}. Every one is checked before any API call. */
 export interface WebhookEndpointArgs {
-  /** The endpoint's name on the service. @default the resource name */
+  /**
+   * The endpoint's name on the service: 1 to 128 characters, no control characters, no leading
+   * or trailing white space. Changing it replaces the endpoint (there is no update call).
+   * @default the resource name
+   */
   webhookName?: pulumi.Input<string>;
-  /** The absolute http(s) URL that receives notifications. No credentials inside it. */
+  /**
+   * The absolute `http(s)` URL that receives notifications, at most 2048 characters. Credentials
+   * inside it (`https://user:pw@...`) are refused: they would sit in state and in every list
+   * response. Changing it replaces the endpoint (there is no update call).
+   */
   webhookUrl: pulumi.Input<string>;
   /**
    * Take over the existing endpoint with this `webhook_id` instead of creating one (Pulumi cannot
-   * import dynamic resources). Its name and URL must equal the declared ones.
+   * import dynamic resources). Its name and URL must equal the declared ones; its signing secret
+   * is read from the list response.
    */
   adoptWebhookId?: pulumi.Input<number>;
-  /** Per-resource connection settings; see {@link WebhookConnectionArgs}. */
+  /**
+   * Per-resource connection settings; each overrides stack config and the environment (see
+   * {@link WebhookConnectionArgs}). Stored as a secret.
+   */
   connection?: pulumi.Input<WebhookConnectionArgs>;
 }
 
 /**
  * A webhook endpoint on a service that can only list and create. Replacing one creates a new
  * endpoint and leaves the old one on the service; destroying one leaves it there too (the
- * provider says so). `signSecret` is always a secret.
+ * provider says so). `signSecret` is always a secret. The Pulumi ID is `String(webhookId)`; the
+ * type token is `pulumi-nodejs:dynamic/webhooks:WebhookEndpoint`.
  */
 export class WebhookEndpoint extends pulumi.dynamic.Resource {
+  /** The endpoint's `webhook_id`, assigned by the service. The resource's ID is its decimal string. */
   declare public readonly webhookId: pulumi.Output<number>;
+  /** The endpoint's name as the service stores it (`webhook_name`). */
   declare public readonly webhookName: pulumi.Output<string>;
+  /** The URL that receives notifications, as the service stores it (`webhook_url`). */
   declare public readonly webhookUrl: pulumi.Output<string>;
-  /** The endpoint's signing secret; secret in state, in outputs and across StackReference. */
+  /**
+   * The endpoint's signing secret (`sign_secret`): always a secret, in state, in outputs and
+   * across `StackReference`, whatever `additionalSecretOutputs` says.
+   */
   declare public readonly signSecret: pulumi.Output<string>;
+  /** Id of the principal that created the endpoint (`creator_id`). */
   declare public readonly creatorId: pulumi.Output<number>;
+  /** Name of the principal that created the endpoint (`creator_name`). */
   declare public readonly creatorName: pulumi.Output<string>;
-  /** Milliseconds since the Unix epoch. */
+  /** When the endpoint was created (`create_time`), in milliseconds since the Unix epoch. */
   declare public readonly createTime: pulumi.Output<number>;
+  /** Id of the principal that last operated on the endpoint (`operator_id`). */
   declare public readonly operatorId: pulumi.Output<number>;
+  /** Name of the principal that last operated on the endpoint (`operator_name`). */
   declare public readonly operatorName: pulumi.Output<string>;
-  /** Milliseconds since the Unix epoch. */
+  /** When the endpoint was last operated on (`operate_time`), in milliseconds since the Unix epoch. */
   declare public readonly operateTime: pulumi.Output<number>;
 
+  /**
+   * Declares a webhook endpoint. `up` creates it with exactly one create call (or adopts
+   * `adoptWebhookId`); an ambiguous create is settled by listing, never retried blindly.
+   *
+   * @param name The unique name of the resource in the stack; also the endpoint's `webhookName`
+   *   when none is given.
+   * @param args The endpoint's name, URL and optional adoption id and connection settings.
+   * @param opts Resource options. `signSecret` and `connection` are added to
+   *   `additionalSecretOutputs` whatever is passed here.
+   */
   constructor(name: string, args: WebhookEndpointArgs, opts: pulumi.CustomResourceOptions = {}) {
     // A fresh object every time: the base class writes __provider into the props it is given.
     const props: pulumi.Inputs = {

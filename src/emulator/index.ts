@@ -1,8 +1,14 @@
 // Local emulator of the webhooks open API: the real service has only list and create, documents
 // little else, and cannot be reset, so everything the document leaves open is an option here.
+//
+// This is the `pulumi-webhook-endpoints/emulator` entry point. Its declaration file may reach only
+// modules whose own declarations import no dependency (./types, ../api/contract): the modules that
+// hold the zod schema (./options, ./resolve) are used here but never re-exported from, so what they
+// export is re-declared below with its plain public type.
 import { WebhooksEmulator } from "./emulator";
-import { resolveOptions } from "./resolve";
-import type { Emulator, EmulatorOptions } from "./types";
+import { EMULATOR_PROFILES as profiles } from "./profiles";
+import { DEFAULT_OPTIONS as defaults, resolveOptions } from "./resolve";
+import type { Emulator, EmulatorOptions, ResolvedOptions } from "./types";
 
 /**
  * Starts an emulator listening on `options.host`:`options.port` (a free port by default).
@@ -14,7 +20,47 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return emulator;
 }
 
-export { EMULATOR_PROFILES } from "./profiles";
-export { DEFAULT_OPTIONS, EmulatorConfigError } from "./resolve";
-export { FAULT_KINDS } from "./faults";
-export type * from "./types";
+/**
+ * Named option sets, one per plausible reading of the service document (`profile` option, `--profile`
+ * flag). A profile only sets the options it is about; everything else keeps its default.
+ */
+export const EMULATOR_PROFILES: Record<string, Partial<EmulatorOptions>> = profiles;
+
+/** The defaults, as `startEmulator({})` resolves them (less the clock and the random admin token). Frozen. */
+export const DEFAULT_OPTIONS: Readonly<Omit<ResolvedOptions, "now" | "adminToken">> = defaults;
+
+export { EmulatorConfigError, FAULT_KINDS } from "./types";
+// Listed, not `export type *`: ./types also holds the value lists the option types come from, and
+// a blanket type-only re-export of values is read as missing named exports by ESM importers' tools.
+export type {
+  ApiRoute,
+  AscendingMode,
+  Creator,
+  EffectiveOptions,
+  Emulator,
+  EmulatorCounters,
+  EmulatorOptions,
+  ErrorStyle,
+  FaultKind,
+  FaultOptions,
+  FilterMatch,
+  InjectOptions,
+  LimitAboveMax,
+  ListField,
+  NameRewrite,
+  PagingStyle,
+  Principal,
+  RequestLogEntry,
+  ResolvedFaultOptions,
+  ResolvedOptions,
+  ResolvedRewriteOptions,
+  ResolvedRouteFaults,
+  RewriteOptions,
+  RouteFaults,
+  SortOrder,
+  Truncation,
+  UrlRewrite,
+  WebhookInput,
+  WebhookRecord,
+  WebhookRecordPatch,
+} from "./types";

@@ -1,20 +1,12 @@
 // From what a caller passes (code, a JSON config file, the admin route) to the options in force:
 // profile first, explicit options over it, defaults for the rest, all through the one schema.
 import type { z } from "zod";
-import { optionsSchema, type Creator, type EmulatorOptions, type ResolvedOptions } from "./options";
+import { optionsSchema, type EmulatorOptions, type ResolvedOptions } from "./options";
 import { EMULATOR_PROFILES } from "./profiles";
+// Declared with the public types (./types), whose declaration files import no zod.
+import { EmulatorConfigError, type EffectiveOptions } from "./types";
 
-/** An option value that cannot be used; the message names the option. */
-export class EmulatorConfigError extends Error {
-  override readonly name = "EmulatorConfigError";
-}
-
-/** Effective options, as returned by `Emulator.options()`: every token redacted, no clock. */
-export type EffectiveOptions = Omit<ResolvedOptions, "accessToken" | "adminToken" | "principals" | "now"> & {
-  accessToken: "<redacted>";
-  adminToken: "<redacted>";
-  principals: { token: "<redacted>"; creator: Creator }[];
-};
+export { EmulatorConfigError, type EffectiveOptions };
 
 /** The defaults, as `startEmulator({})` resolves them (less the clock and the random admin token). */
 export const DEFAULT_OPTIONS: Readonly<Omit<ResolvedOptions, "now" | "adminToken">> = deepFreeze(
