@@ -106,7 +106,7 @@ describe("a service that rewrites what it stores converges: one endpoint per dec
     try {
       const provider = configured(emulator.url);
       const inputs = { webhookName: name, webhookUrl: url };
-      const check = await provider.check({}, inputs);
+      const check = await provider.check({} as never, inputs);
       if (converges === "refused by check") {
         expect(check.failures?.map((f) => f.property)).toEqual(["webhookName"]);
         return;
@@ -141,13 +141,13 @@ describe("a service that rewrites what it stores converges: one endpoint per dec
       [{ webhookName: "a", webhookUrl: "https://exa\u200bmple.com/a" }, "webhookUrl", /invisible/],
     ];
     for (const [news, property, says] of cases) {
-      const result = await provider.check({}, news as never);
+      const result = await provider.check({} as never, news as never);
       const reasons = (result.failures ?? []).filter((f) => f.property === property).map((f) => f.reason).join(" | ");
       expect(reasons, JSON.stringify(news)).toMatch(says);
     }
     // Forms every reader stores the same way are accepted.
     for (const url of ["HTTPS://Example.COM/hook", "https://example.com:443/hook", "https://example.com", "https://example.com/a?b=c"]) {
-      expect((await provider.check({}, { webhookName: "a", webhookUrl: url })).failures, url).toBeUndefined();
+      expect((await provider.check({} as never, { webhookName: "a", webhookUrl: url })).failures, url).toBeUndefined();
     }
   });
 });
