@@ -1,11 +1,34 @@
 // Examples are type-checked by tsconfig.examples.json (they import the package by name).
 // Lint runs with type information so floating promises and unsafe any are caught: an unhandled
 // rejection in the provider host kills every resource operation in flight.
+// The JavaScript under bench/ and scripts/ (the harness, the benchmark, the stand-in language host)
+// is linted with the same rules: tsconfig.json type-checks it from its JSDoc (checkJs).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/** The stand-in language host's executable: no extension, so outside the TypeScript program; it only requires language-host.cjs. */
+const LANGUAGE_HOST_EXECUTABLE = "scripts/engine/pulumi-language-nodejs";
+
 export default tseslint.config(
-  { ignores: ["examples/**", "bench/**", "dist/**", "dist-check/**", "node_modules/**", "examples/**/node_modules/**", "examples/**/bin/**", ".e2e/**", ".demo/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  {
+    ignores: [
+      "examples/**",
+      "dist/**",
+      "dist-check/**",
+      "node_modules/**",
+      "examples/**/node_modules/**",
+      "examples/**/bin/**",
+      ".e2e/**",
+      ".demo/**",
+      "**/*.js",
+      "**/*.mjs",
+      "**/*.cjs",
+      "!bench/**/*.js",
+      "!bench/**/*.mjs",
+      "!scripts/**/*.mjs",
+      "!scripts/**/*.cjs",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -29,5 +52,30 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-argument": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
     },
+  },
+  {
+    files: ["**/*.js", "**/*.cjs", "**/*.mjs"],
+    rules: {
+      // tsc checks every name in these files (checkJs), as it does in TypeScript.
+      "no-undef": "off",
+    },
+  },
+  {
+    files: ["**/*.js", "**/*.cjs"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: {
+      // CommonJS loads its dependencies with require().
+      "@typescript-eslint/no-require-imports": "off",
+    },
+  },
+  {
+    files: [LANGUAGE_HOST_EXECUTABLE],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: "commonjs",
+      globals: { require: "readonly" },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
   },
 );

@@ -10,24 +10,37 @@
 //   BENCH_CLIENT_OPS=5000       ops per client micro-benchmark trial
 //   BENCH_CLIENT_CONCURRENCY=16 requests in flight in the client micro-benchmark
 //   BENCH_PARTS=engine,client   which halves to run
+// @ts-check
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pulumiVersion } from "../scripts/harness/pulumi.mjs";
 import { clientBenchmark } from "./client.mjs";
-import { cycle, hasPulumi, installPackedPackage, paths, pulumiVersion } from "./engine.mjs";
+import { cycle, installPackedPackage, paths } from "./engine.mjs";
+
+/** @typedef {import("./engine.mjs").CycleResult} CycleResult */
+/** @typedef {import("./engine.mjs").Op} Op */
+/** @typedef {import("./client.mjs").ClientResult} ClientResult */
+/** @typedef {{ runs: CycleResult[], packageVersion: string }} EngineResults */
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** @type {Op[]} */
 const OPS = ["up", "preview", "refresh", "destroy"];
 const TOKEN = "bench_tok_3f9d1c7e5a2b4860";
 // The CLI's --parallel default: $PULUMI_PARALLEL, else GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go).
 const CLI_DEFAULT_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : os.availableParallelism() * 4;
 
+/** @param {string} message */
 function log(message) {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
+/**
+ * @param {string} name
+ * @param {string} fallback
+ */
 function intList(name, fallback) {
   const raw = process.env[name] ?? fallback;
   const values = raw.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
@@ -35,6 +48,11 @@ function intList(name, fallback) {
   return values;
 }
 
+/**
+ * @param {string} name
+ * @param {number} fallback
+ * @param {number} [min]
+ */
 function int(name, fallback, min = 1) {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -43,11 +61,15 @@ function int(name, fallback, min = 1) {
   return value;
 }
 
+/**
+ * The median of the finite values; NaN when there are none.
+ * @param {readonly (number | undefined)[]} values
+ */
 function median(values) {
-  const v = values.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  const v = values.filter(/** @returns {x is number} */ (x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
   if (v.length === 0) return NaN;
   const mid = v.length >> 1;
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  return v.length % 2 ? /** @type {number} */ (v[mid]) : (/** @type {number} */ (v[mid - 1]) + /** @type {number} */ (v[mid])) / 2;
 }
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -77,7 +99,7 @@ function machine() {
     memoryGiB: (os.totalmem() / 2 ** 30).toFixed(1),
     os: `${os.type()} ${os.release()}`,
     node: process.version,
-    pulumi: pulumiVersion(),
+    pulumi: pulumiVersion() ?? "unknown",
     languageHost: process.env.PWE_LANGUAGE_HOST === "stand-in" ? "stand-in (scripts/engine/pulumi-language-nodejs)" : (process.env.PWE_LANGUAGE_HOST ?? "unknown"),
     loadAverage: os.loadavg().map((x) => x.toFixed(2)).join(" "),
   };
@@ -100,14 +122,16 @@ function reproduceCommand() {
 // ---- engine half ------------------------------------------------------------------------------
 
 async function engineBenchmark() {
-  if (!hasPulumi()) throw new Error("the Pulumi CLI is not on PATH: run `npm run bench` (scripts/bench.sh sources scripts/engine.sh)");
+  if (pulumiVersion() === undefined) throw new Error("the Pulumi CLI is not on PATH: run `npm run bench` (scripts/bench.sh sources scripts/engine.sh)");
   const p = paths(REPO);
   const installed = installPackedPackage(REPO, p, log);
-  const require = createRequire(join(REPO, "package.json"));
-  const { startEmulator } = require(join(REPO, "dist/emulator/index.js"));
+  /** @type {(id: string) => unknown} */
+  const load = createRequire(join(REPO, "package.json"));
+  const { startEmulator } = /** @type {typeof import("../src/emulator/index.js")} */ (load(join(REPO, "dist/emulator/index.js")));
   const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 0 });
   const parallelArgs = settings.parallel === undefined ? [] : ["--parallel", String(settings.parallel)];
   const extraEnv = settings.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
+  /** @type {CycleResult[]} */
   const runs = [];
   let seq = 0;
   try {
@@ -116,11 +140,10 @@ async function engineBenchmark() {
         emulator.configure({ latencyMs: latency });
         for (let r = 0; r < settings.runs; r++) {
           // Alternated, so that machine noise hits both kinds alike.
-          for (const kind of ["ours", "floor"]) {
+          for (const kind of /** @type {const} */ (["ours", "floor"])) {
             const id = `${++seq}-${kind}-n${n}-l${latency}`;
             const started = Date.now();
-            const result = await cycle({ p, kind, n, emulator, token: TOKEN, id, extraEnv, parallelArgs });
-            result.latency = latency;
+            const result = await cycle({ p, kind, n, latency, emulator, token: TOKEN, id, extraEnv, parallelArgs });
             runs.push(result);
             log(
               `${id}: ${OPS.map((op) => `${op} ${(result.ms[op] / 1000).toFixed(2)}s`).join(", ")} (cycle ${((Date.now() - started) / 1000).toFixed(1)}s)`,
@@ -137,6 +160,7 @@ async function engineBenchmark() {
 
 // ---- table ------------------------------------------------------------------------------------
 
+/** @type {Record<"s" | "ratio" | "calls" | "bytes" | "mb" | "cpu" | "ops", (x: number) => string>} */
 const fmt = {
   s: (ms) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "–"),
   ratio: (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–"),
@@ -147,16 +171,37 @@ const fmt = {
   ops: (x) => (Number.isFinite(x) ? x.toFixed(0) : "–"),
 };
 
+/** @param {Op} op */
 function effectiveParallel(op) {
   if (op === "preview" && !settings.parallelDiff) return 1; // the engine calls Diff serially by default
   return settings.parallel ?? CLI_DEFAULT_PARALLEL;
 }
 
+/** @typedef {(string | number)[]} Row */
+
+/**
+ * @param {EngineResults | undefined} engine
+ * @param {ClientResult[] | undefined} client
+ * @returns {{ rows: Row[], notes: string[] }}
+ */
 function buildRows(engine, client) {
+  /** @type {Row[]} */
   const rows = [];
+  /** @type {string[]} */
   const notes = [];
   if (engine) {
+    /**
+     * @param {import("./engine.mjs").Kind} kind
+     * @param {number} n
+     * @param {number} [latency] undefined: every latency
+     */
     const select = (kind, n, latency) => engine.runs.filter((r) => r.kind === kind && r.n === n && (latency === undefined || r.latency === latency));
+    /**
+     * @param {import("./engine.mjs").Kind} kind
+     * @param {number} n
+     * @param {number} latency
+     * @param {Op} op
+     */
     const medianMs = (kind, n, latency, op) => median(select(kind, n, latency).map((r) => r.ms[op]));
     for (const n of settings.sizes) {
       for (const latency of settings.latencies) {
@@ -194,20 +239,29 @@ function buildRows(engine, client) {
           }
         }
       }
-      const all = (kind) => select(kind, n);
+      const all = (/** @type {import("./engine.mjs").Kind} */ kind) => select(kind, n);
+      /**
+       * @param {import("./engine.mjs").Kind} kind
+       * @param {(r: CycleResult) => number} f
+       */
       const st = (kind, f) => median(all(kind).map((r) => f(r)));
       rows.push(["__provider (B/endpoint)", n, "all", fmt.bytes(st("ours", (r) => r.state.providerBytes)), fmt.bytes(st("floor", (r) => r.state.providerBytes)), fmt.ratio(st("ours", (r) => r.state.providerBytes) / st("floor", (r) => r.state.providerBytes)), "", ""]);
       rows.push(["state (B/endpoint)", n, "all", fmt.bytes(st("ours", (r) => r.state.resourceBytes)), fmt.bytes(st("floor", (r) => r.state.resourceBytes)), fmt.ratio(st("ours", (r) => r.state.resourceBytes) / st("floor", (r) => r.state.resourceBytes)), "", ""]);
-      for (const [key, label] of [
+      for (const [key, label] of /** @type {const} */ ([
         ["provider", "peak RSS provider host, up (MB)"],
         ["program", "peak RSS program, up (MB)"],
         ["engine", "peak RSS pulumi CLI, up (MB)"],
-      ]) {
+      ])) {
         const o = st("ours", (r) => r.memory[key]);
         const f = st("floor", (r) => r.memory[key]);
         rows.push([label, n, "all", fmt.mb(o), fmt.mb(f), fmt.ratio(o / f), "", ""]);
       }
-      const total = (cpu) => cpu.engine + cpu.provider + cpu.program + cpu.other + cpu.bench;
+      const total = (/** @type {import("./engine.mjs").Cpu} */ cpu) => cpu.engine + cpu.provider + cpu.program + cpu.other + cpu.bench;
+      /**
+       * @param {string} label
+       * @param {Op} op
+       * @param {(cpu: import("./engine.mjs").Cpu) => number} f
+       */
       const cpuRow = (label, op, f) => {
         const o = st("ours", (r) => f(r.cpu[op]));
         const fl = st("floor", (r) => f(r.cpu[op]));
@@ -232,11 +286,13 @@ function buildRows(engine, client) {
   return { rows, notes: [...new Set(notes)] };
 }
 
+/** @param {Row[]} rows */
 function markdownTable(rows) {
   const header = ["metric", "N", "latency ms", "ours", "floor / bare", "ours ÷ floor", "list/endpoint", "create/endpoint"];
   const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  const line = (r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const width = (/** @type {number} */ i) => widths[i] ?? 0;
+  const line = (/** @type {string[]} */ r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(width(i)) : c.padStart(width(i)))).join(" | ")} |`;
   return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map((r) => line(r.map(String)))].join("\n");
 }
 
@@ -259,7 +315,8 @@ const LEGEND = `- Times: wall time of the CLI command, median of the runs of eac
   emulator in a separate process at latency 0, ${settings.clientConcurrency} in flight, ${settings.clientOps} ops per trial,
   ${settings.runs} trials each alternated after a warm-up; median ops/s, and median CPU time of the benchmark process per
   call (the emulator runs elsewhere, so this is the client's own cost and steadier than ops/s on a busy machine). Every call must reach the emulator as exactly one
-  request (checked), so list pages start at distinct real cursors (the client coalesces identical concurrent lists), and
+  request, two for create (checked): list pages start at distinct real cursors (the client coalesces identical concurrent
+  lists); a create lists by name first on both sides, as WebhooksClient.create does so as never to duplicate an endpoint; and
   the store is emptied before each create trial, which is capped at 2000 creates (the emulator copies its whole store
   on every create, so a growing store would throttle both sides alike).`;
 
@@ -276,6 +333,7 @@ async function main() {
   log(`settings: ${JSON.stringify(settings)}`);
 
   const engine = settings.parts.includes("engine") ? await engineBenchmark() : undefined;
+  /** @type {ClientResult[] | undefined} */
   let client;
   if (settings.parts.includes("client")) {
     log(`client micro-benchmark: ${settings.clientOps} ops x ${settings.runs} trials, ${settings.clientConcurrency} in flight`);

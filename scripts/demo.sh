@@ -127,7 +127,7 @@ EMULATOR_URL=""
 EMULATOR_STARTED_HERE=0
 # Starts the emulator in the background with the token in $DEMO_TOKEN; sets EMULATOR_URL.
 start_emulator() {
-  local pid line i
+  local pid
   : >"$EMULATOR_LOG"
   # The token goes in through the environment, not --token, so it never shows in `ps`.
   WEBHOOKS_ACCESS_TOKEN="$DEMO_TOKEN" nohup node "$ROOT/dist/emulator/bin.js" --port 0 --host 127.0.0.1 \
@@ -135,19 +135,12 @@ start_emulator() {
   pid=$!
   echo "$pid" >"$PID_FILE"
   EMULATOR_STARTED_HERE=1
-  for i in $(seq 1 150); do
-    line="$(head -n 1 "$EMULATOR_LOG" 2>/dev/null || true)"
-    case "$line" in "webhooks emulator listening on "*) break ;; esac
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "demo: the emulator exited at start. Its log ($(show_path "$EMULATOR_LOG")):" >&2
-      sed 's/^/  /' "$EMULATOR_LOG" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
-  EMULATOR_URL="$(printf '%s\n' "$line" | sed -n 's/^webhooks emulator listening on \(http:\/\/[^ ]*\)$/\1/p')"
-  if [ -z "$EMULATOR_URL" ]; then
-    echo "demo: the emulator did not report its address within 15 s. Its log ($(show_path "$EMULATOR_LOG")):" >&2
+  # The harness reads the emulator's "listening on <url>" line (the one place that parses it), waiting up
+  # to 15 s while the process lives; on failure it says why on stderr.
+  local why
+  if ! EMULATOR_URL="$(node "$ROOT/scripts/harness/emulator.mjs" wait-url "$EMULATOR_LOG" "$pid" 15000 2>"$DEMO_DIR/logs/emulator-start.err")"; then
+    why="$(cat "$DEMO_DIR/logs/emulator-start.err" 2>/dev/null)"
+    echo "demo: ${why:-the emulator did not start}. Its log ($(show_path "$EMULATOR_LOG")):" >&2
     sed 's/^/  /' "$EMULATOR_LOG" >&2
     exit 1
   fi

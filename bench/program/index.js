@@ -1,3 +1,4 @@
+// @ts-check
 "use strict";
 // The benchmark program (bench/run.mjs copies it into .e2e/bench/base/projects/<kind>/).
 //   bench:count  number of endpoints
@@ -12,6 +13,9 @@ const kind = config.require("kind");
 
 // Serialized into every floor resource's __provider like any inline dynamic provider: each
 // function is self-contained (the closure serializer would inline anything it captures).
+/** @typedef {{ webhookName: string, webhookUrl: string }} FloorInputs */
+/** @typedef {FloorInputs & { webhookId: number, signSecret: string }} FloorOutputs */
+/** @type {import("@pulumi/pulumi").dynamic.ResourceProvider<FloorInputs, FloorOutputs>} */
 const floorProvider = {
   create: async (inputs) => {
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -36,11 +40,16 @@ const floorProvider = {
     };
   },
   diff: async () => ({ changes: false }),
-  read: async (id, props) => ({ id, props }),
+  read: async (id, props) => (props === undefined ? { id } : { id, props }),
   delete: async () => {},
 };
 
 class FloorEndpoint extends pulumi.dynamic.Resource {
+  /**
+   * @param {string} name
+   * @param {{ webhookName?: string, webhookUrl: string }} args
+   * @param {import("@pulumi/pulumi").CustomResourceOptions} [opts]
+   */
   constructor(name, args, opts = {}) {
     // The same props object WebhookEndpoint builds.
     const props = {
@@ -59,11 +68,20 @@ class FloorEndpoint extends pulumi.dynamic.Resource {
     };
     const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
     super(floorProvider, name, props, { ...opts, additionalSecretOutputs }, "webhooks", "WebhookEndpoint");
+    // Declares the output's type for tsc only: the SDK set it from props, and an assignment here would replace it.
+    /** @type {import("@pulumi/pulumi").Output<number>} */
+    // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- a declaration without an assignment
+    this.webhookId;
   }
 }
 
 if (kind !== "ours" && kind !== "floor") throw new Error(`bench:kind must be "ours" or "floor", got "${kind}"`);
-const Endpoint = kind === "ours" ? require("pulumi-webhook-endpoints").WebhookEndpoint : FloorEndpoint;
+// The installed package (from the tarball), loaded only for "ours" so the floor never pays for it;
+// typed as the source it was built from (dist/ need not exist when this is type-checked).
+/** @type {(id: string) => unknown} */
+const load = require;
+const Endpoint =
+  kind === "ours" ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint : FloorEndpoint;
 
 const hooks = [];
 for (let i = 0; i < count; i++) {

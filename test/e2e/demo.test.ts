@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runProcess } from "../../scripts/harness/process.mjs";
+import { runPulumi } from "../../scripts/harness/pulumi.mjs";
 import { REPO } from "./paths";
 import { leaks, readTree } from "./support";
 
@@ -30,38 +31,27 @@ function cliText(output: string): string {
   return output.replace(/^ {6}\| ?/gm, "");
 }
 
-function demo(args: string[] = []): Promise<DemoRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", [join(REPO, "scripts", "demo.sh"), ...args], {
-      cwd: REPO,
-      env: { ...process.env, ...ENV },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, output }));
-  });
+async function demo(args: string[] = []): Promise<DemoRun> {
+  const run = await runProcess("bash", [join(REPO, "scripts", "demo.sh"), ...args], { cwd: REPO, env: ENV });
+  return { code: run.code, output: run.error ? `${run.output}\n${run.error}` : run.output };
 }
 
 function expectOk(run: DemoRun): void {
   if (run.code !== 0) throw new Error(`scripts/demo.sh exited ${run.code}\n${run.output}`);
 }
 
-/** The access token the demo generated, read back (decrypted) from the stack config it wrote. */
-function demoToken(): string {
-  const json = execFileSync("pulumi", ["config", "get", "webhooks:accessToken", "--json", "--config-file", PRODUCER_CONFIG, "--non-interactive"], {
+/** The access token the demo generated, read back (decrypted) from the stack config it wrote; no transcript keeps it. */
+async function demoToken(): Promise<string> {
+  const run = await runPulumi(["config", "get", "webhooks:accessToken", "--json", "--config-file", PRODUCER_CONFIG], {
     cwd: join(DEMO_DIR, "projects", "webhooks-demo"),
     env: {
-      ...process.env,
       PULUMI_HOME: join(DEMO_DIR, "pulumi-home"),
       PULUMI_BACKEND_URL: `file://${join(DEMO_DIR, "state")}`,
       PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     },
-    encoding: "utf8",
   });
-  return (JSON.parse(json) as { value: string }).value;
+  if (run.code !== 0) throw new Error(`pulumi config get webhooks:accessToken exited ${run.code}: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { value: string }).value;
 }
 
 function emulatorRecords(): { webhook_id: number; sign_secret: string }[] {
@@ -91,7 +81,7 @@ describe("bash scripts/demo.sh (the README's demo command)", () => {
     const run = await demo();
     outputs.push(run.output);
     expectOk(run);
-    tokens.push(demoToken());
+    tokens.push(await demoToken());
     const out = cliText(run.output);
     for (let step = 1; step <= 7; step++) expect(out).toContain(`[${step}/7]`);
     expect(out).toMatch(/\+ 2 created/); // the stack and the endpoint
@@ -121,7 +111,7 @@ describe("bash scripts/demo.sh (the README's demo command)", () => {
     const run = await demo();
     outputs.push(run.output);
     expectOk(run);
-    tokens.push(demoToken());
+    tokens.push(await demoToken());
     const out = cliText(run.output);
     expect(out).toContain("endpoints from earlier runs were loaded");
     expect(out).not.toMatch(/\d+ created/);

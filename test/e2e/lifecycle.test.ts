@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { Project, SECRET_SIG, backendFor, leaks, readTree, transcript, webhookResources } from "./support";
+import { Project, SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, webhookResources } from "./support";
 
 const TOKEN = "e2e_tok_7d1f0c2b9a8e4d6f";
 
@@ -18,7 +18,7 @@ describe("quickstart through the real Pulumi CLI", () => {
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN });
     backend = backendFor("lifecycle");
-    project = Project.create("quickstart", "lifecycle", { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home });
+    project = createProject("quickstart", "lifecycle", { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home });
     await project.initStack("dev", { "webhooks:baseUrl": emulator.url, webhookUrl: "https://example.com/hooks/orders" }, { "webhooks:accessToken": TOKEN });
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { startPostgres } from "./postgres";
-import { Project, backendFor, leaks, transcript } from "./support";
+import { backendFor, createProject, leaks, transcript } from "./support";
 
 const TOKEN = "e2e_tok_pipeline_91b2c4d6e8";
 
@@ -36,8 +36,8 @@ describe("pipeline: PostgreSQL state backend, configuration from the environment
   });
 
   it("producer then consumer, each a separate process, exit codes 0, the secret delivered and still secret", async () => {
-    const producer = Project.create("multi-stack/producer", "pipeline-producer", env);
-    const consumer = Project.create("multi-stack/consumer", "pipeline-consumer", env);
+    const producer = createProject("multi-stack/producer", "pipeline-producer", env);
+    const consumer = createProject("multi-stack/consumer", "pipeline-consumer", env);
 
     const steps = [
       await producer.run(["stack", "select", "--create", "ci"]),
@@ -58,14 +58,14 @@ describe("pipeline: PostgreSQL state backend, configuration from the environment
   });
 
   it("a second run of the pipeline changes nothing, and a failing job exits non-zero", async () => {
-    const producer = Project.create("multi-stack/producer", "pipeline-producer", env);
+    const producer = createProject("multi-stack/producer", "pipeline-producer", env);
     const rerun = await producer.run(["preview", "--expect-no-changes", "--stack", "ci"]);
     expect(rerun.code).toBe(0);
     const up = await producer.run(["up", "--yes", "--stack", "ci"]);
     expect(up.code).toBe(0);
     expect(emulator.counters().create).toBe(1);
 
-    const consumer = Project.create("multi-stack/consumer", "pipeline-consumer", env);
+    const consumer = createProject("multi-stack/consumer", "pipeline-consumer", env);
     const broken = await consumer.run(["up", "--yes", "--stack", "ci"], { PRODUCER_STACK: "organization/webhooks-producer/missing" });
     expect(broken.code).not.toBe(0);
     const noToken = await producer.run(["preview", "--stack", "ci"], { WEBHOOKS_ACCESS_TOKEN: "" });

@@ -1,12 +1,11 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
-import { PASSPHRASE, Project, backendFor, leaks, readTree, transcript, webhookResources } from "./support";
+import { E2E_DIR, REPO } from "./paths";
+import { Project, backendFor, createProject, leaks, readTree, transcript, webhookResources } from "./support";
 
 const TOKEN = "e2e_tok_reliability_0f4e8d2c6b";
-const REPO = join(__dirname, "..", "..");
 
 /** A program of N endpoints, named by prefix, sized from the environment. */
 const FLEET_PROGRAM = `import { WebhookEndpoint } from "pulumi-webhook-endpoints";
@@ -24,7 +23,7 @@ const ALL_FAULTS: FaultKind[] = ["server-error", "rate-limit", "latency", "reset
 /** A fleet project of its own stack and backend, talking to one emulator. */
 function fleetProject(id: string, emulator: Emulator, size: number, prefix: string, extraEnv: Record<string, string> = {}): Project {
   const backend = backendFor(id);
-  return Project.create(
+  return createProject(
     "quickstart",
     id,
     {
@@ -90,16 +89,12 @@ describe("faults under the real engine: 100 endpoints, 20% mixed faults on every
 
 describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of 50 endpoints", () => {
   async function interruptedUp(project: Project, emulator: Emulator): Promise<number> {
-    const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
-      cwd: project.dir,
-      env: { ...process.env, PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, ...project.env },
-      stdio: "ignore",
-    });
-    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    const kill = new AbortController();
+    const up = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
     const deadline = Date.now() + 120_000;
     while (emulator.counters().created < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    child.kill("SIGKILL");
-    await exited;
+    kill.abort();
+    await up;
     // Creates already in flight in the orphaned provider host may still land.
     await new Promise((r) => setTimeout(r, 4000));
     return emulator.counters().created;
@@ -165,6 +160,6 @@ describe("concurrency: two stacks at once, and a high --parallel", () => {
 
   it("nothing any of these runs printed or stored holds the token or a signing secret", () => {
     const secrets = [TOKEN, ...emulators.flatMap((e) => e.records().map((r) => r.sign_secret))];
-    expect(leaks(secrets, [transcript.join("\n"), readTree(join(REPO, ".e2e", "engine", "backends"))])).toEqual([]);
+    expect(leaks(secrets, [transcript.join("\n"), readTree(join(E2E_DIR, "backends"))])).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { Project, SECRET_SIG, backendFor, leaks, readTree, transcript, webhookResources } from "./support";
+import { SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, webhookResources } from "./support";
 
 const TOKEN = "e2e_tok_stacks_3c9e51aa07";
 
@@ -20,12 +20,12 @@ describe("examples through the real Pulumi CLI", () => {
   });
 
   it("multi-stack: the consumer reads signSecret through StackReference, gets the right value, and it stays secret", async () => {
-    const producer = Project.create("multi-stack/producer", "producer", env);
+    const producer = createProject("multi-stack/producer", "producer", env);
     await producer.initStack("dev", { webhookName: "billing", webhookUrl: "https://example.com/hooks/billing" });
     await producer.ok(["up", "--yes", "--skip-preview"]);
     const record = emulator.records().find((r) => r.webhook_name === "billing")!;
 
-    const consumer = Project.create("multi-stack/consumer", "consumer", env);
+    const consumer = createProject("multi-stack/consumer", "consumer", env);
     await consumer.initStack("dev", { producerStack: `organization/${producer.name}/dev` });
     await consumer.ok(["up", "--yes", "--skip-preview"]);
     const masked = await consumer.outputs();
@@ -41,7 +41,7 @@ describe("examples through the real Pulumi CLI", () => {
 
   it("adopt: takes over an existing endpoint by id with no create call and recovers its secret", async () => {
     const existing = emulator.addRecord({ webhook_name: "legacy-orders", webhook_url: "https://example.com/hooks/legacy" });
-    const adopt = Project.create("adopt", "adopt", env);
+    const adopt = createProject("adopt", "adopt", env);
     await adopt.initStack("dev", { webhookName: "legacy-orders", webhookUrl: "https://example.com/hooks/legacy", adoptWebhookId: String(existing.webhook_id) });
     const creates = emulator.counters().create;
     await adopt.ok(["up", "--yes", "--skip-preview"]);
@@ -59,7 +59,7 @@ describe("examples through the real Pulumi CLI", () => {
   });
 
   it("many: endpoints declared from a config map, one create each, a map of secrets that stays secret", async () => {
-    const many = Project.create("many", "many", env);
+    const many = createProject("many", "many", env);
     await many.initStack("dev");
     const names = ["alpha", "beta", "gamma", "delta", "epsilon"];
     for (const name of names) await many.ok(["config", "set", "--path", `endpoints.${name}`, `https://example.com/hooks/${name}`]);

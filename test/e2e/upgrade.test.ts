@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { E2E_DIR, PACK_DIR, npm } from "./paths";
-import { Project, backendFor, webhookResources } from "./support";
+import { packTarball } from "../../scripts/harness/pack.mjs";
+import { E2E_DIR, PACK_DIR } from "./paths";
+import { Project, backendFor, createProject, webhookResources } from "./support";
 
 const TOKEN = "e2e_tok_upgrade_5a7c9e1f3b";
 
@@ -26,7 +27,7 @@ function newerVersion(oldTarball: string): string {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(join(work, "package"), { recursive: true });
   execFileSync("tar", ["-xzf", oldTarball, "-C", join(work, "package"), "--strip-components=1"]);
-  const providerFile = join(work, "package", "dist", "resource", "provider.js");
+  const providerFile = join(work, "package", "dist", "dynamic", "provider.js");
   let code = readFileSync(providerFile, "utf8");
   for (const method of ["read", "delete"]) {
     const signature = `async ${method}(id, props) {`;
@@ -38,8 +39,7 @@ function newerVersion(oldTarball: string): string {
   const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { version: string };
   manifest.version = `${manifest.version}-upgrade.1`;
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
-  npm(["pack", "--pack-destination", work, "--loglevel=error"], join(work, "package"));
-  return join(work, readdirSync(work).find((f) => f.endsWith(".tgz"))!);
+  return packTarball(work, { packageDir: join(work, "package") });
 }
 
 describe("a package upgrade reaches resources created by the older version", () => {
@@ -50,7 +50,7 @@ describe("a package upgrade reaches resources created by the older version", () 
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN });
     const backend = backendFor("upgrade");
-    project = Project.create("quickstart", "upgrade", {
+    project = createProject("quickstart", "upgrade", {
       PULUMI_BACKEND_URL: backend.backendUrl,
       PULUMI_HOME: backend.home,
       WEBHOOKS_BASE_URL: emulator.url,
