@@ -12,6 +12,8 @@ const LANGUAGE_HOST_EXECUTABLE = "scripts/engine/pulumi-language-nodejs";
 export default tseslint.config(
   {
     ignores: [
+      // Generated from the native provider's schema (scripts/sdk-check.sh compiles and checks it).
+      "sdk/**",
       "examples/**",
       "dist/**",
       "dist-check/**",

@@ -21,11 +21,11 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
  */
 const PROGRAM_PACKAGE_DIR = resolve(__dirname, "..", "..");
 
-/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-assignment */
-function loadProvider(): any {
+/* eslint-disable @typescript-eslint/no-require-imports */
+function loadProvider(): Required<dynamic.ResourceProvider> {
   const request = "pulumi-webhook-endpoints/provider";
-  const fs = require("fs");
-  const path = require("path");
+  const fs = require("fs") as typeof import("fs");
+  const path = require("path") as typeof import("path");
   const from = [process.cwd()];
   for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
     from.push(path.join(dir, "node_modules", ".pnpm"));
@@ -33,13 +33,14 @@ function loadProvider(): any {
   }
   for (const base of from) {
     try {
-      return require(require.resolve(request, { paths: [base] })).provider;
-    } catch (error: any) {
-      if (error?.code !== "MODULE_NOT_FOUND" || !String(error.message).includes(request)) throw error;
+      return (require(require.resolve(request, { paths: [base] })) as { provider: Required<dynamic.ResourceProvider> }).provider;
+    } catch (error) {
+      const failure = error as { code?: unknown; message?: unknown } | null;
+      if (failure?.code !== "MODULE_NOT_FOUND" || !String(failure.message).includes(request)) throw error;
     }
   }
   const fallback = path.join(PROGRAM_PACKAGE_DIR, "dist", "dynamic", "provider.js");
-  if (fs.existsSync(fallback)) return require(fallback).provider;
+  if (fs.existsSync(fallback)) return (require(fallback) as { provider: Required<dynamic.ResourceProvider> }).provider;
   throw new Error(
     `the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${process.cwd()}). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`,
   );

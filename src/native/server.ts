@@ -22,7 +22,7 @@ import schema from "./schema.json";
 export const PACKAGE_NAME = "webhooks";
 export const RESOURCE_TYPE = "webhooks:index:WebhookEndpoint";
 
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any */
 type Call = grpcJs.ServerUnaryCall<any, any>;
 type Callback = grpcJs.sendUnaryData<any>;
 /** The generated request classes' getters, which the stubs do not type for us. */
@@ -57,7 +57,7 @@ export class WebhooksProviderServer {
 
   /** The handlers, by gRPC method name; methods left out answer UNIMPLEMENTED. */
   handlers(): grpcJs.UntypedServiceImplementation {
-    const unary = (handler: (request: Request) => Promise<unknown> | unknown) => (call: Call, callback: Callback) => {
+    const unary = (handler: (request: Request) => unknown) => (call: Call, callback: Callback) => {
       Promise.resolve()
         .then(() => handler(call.request))
         .then(
@@ -222,7 +222,7 @@ export class WebhooksProviderServer {
 
   #delete(request: Request) {
     this.#urn = String(request.getUrn());
-    this.#core.delete(String(request.getId()), plain(request.getProperties()) as Partial<WebhookEndpointOutputs>);
+    this.#core.delete(String(request.getId()), plain(request.getProperties()));
     return new emptypb.Empty();
   }
 
