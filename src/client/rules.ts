@@ -73,7 +73,6 @@ export function urlProblems(value: string, what = "webhookUrl"): string[] {
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     problems.push(`${what} must use https:// or http://, not ${url.protocol}//`);
-    return problems;
   }
   if (url.username !== "" || url.password !== "") {
     problems.push(

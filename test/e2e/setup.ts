@@ -17,7 +17,8 @@ export default function setup(): void {
     throw new Error("the Pulumi CLI is not on PATH: run the tests with `bash scripts/test.sh`, which sources scripts/engine.sh");
   }
   rmSync(E2E_DIR, { recursive: true, force: true });
-  execFileSync(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "-p", join(REPO, "tsconfig.build.json")], { stdio: "inherit" });
+  // The package's own build (src/ and the native SDK): what npm run build makes, and npm pack ships.
+  execFileSync(process.execPath, [join(REPO, "scripts/build.mjs")], { stdio: "inherit" });
   const tarball = packTarball(PACK_DIR);
   mkdirSync(join(BASE_DIR, "projects"), { recursive: true });
   // The examples are TypeScript, compiled by the SDK's ts-node: the same compiler and Node types as the checkout.
