@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { findListeningUrl } from "../../scripts/harness/emulator.mjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CREATE, LIST } from "./helpers";
 
@@ -61,10 +62,11 @@ async function startBin(extra: string[] = []): Promise<Running> {
     });
     check();
   });
-  const match = /^webhooks emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(firstLine);
-  expect(match, `first stdout line: ${firstLine}`).not.toBeNull();
-  expect(Number(match![2])).toBeGreaterThan(0);
-  return { child, url: match![1]!, output: () => stdout + stderr, exited };
+  // The one parser of the "listening on" line (scripts/harness/emulator.mjs), as the demo and the engine tests use it.
+  const url = findListeningUrl(`${firstLine}\n`);
+  expect(url, `first stdout line: ${firstLine}`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(Number(new URL(url!).port)).toBeGreaterThan(0);
+  return { child, url: url!, output: () => stdout + stderr, exited };
 }
 
 async function post(url: string, path: string, body: unknown, authorization = TOKEN) {
