@@ -28,6 +28,9 @@ type Callback = grpcJs.sendUnaryData<any>;
 /** The generated request classes' getters, which the stubs do not type for us. */
 type Request = any;
 
+/** Outputs only the service can tell (unknown during a preview). */
+const COMPUTED_OUTPUTS = ["webhookId", "signSecret", "creatorId", "creatorName", "createTime", "operatorId", "operatorName", "operateTime"] as const;
+
 const DIFF_NONE = 1;
 const DIFF_SOME = 2;
 const LOG_INFO = 1;
@@ -177,6 +180,13 @@ export class WebhooksProviderServer {
   async #create(request: Request) {
     const inputs = plain(request.getProperties()) as unknown as WebhookEndpointInputs;
     this.#urn = String(request.getUrn());
+    if (request.getPreview?.() === true) {
+      // A preview never calls the service: the outputs are not known until `up`.
+      const response = new providerPb.CreateResponse();
+      response.setId("");
+      response.setProperties(structpb.Struct.fromJavaScript({ ...inputs, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }));
+      return response;
+    }
     try {
       const { id, state } = await this.#core.create(inputs);
       const response = new providerPb.CreateResponse();

@@ -63,6 +63,19 @@ describe("the native provider plugin over gRPC", () => {
     expect(emulator.counters().total).toBe(0);
   });
 
+  it("Create during a preview calls nothing and returns the outputs as unknown", async () => {
+    const { provproto, structproto } = plugin.protocol;
+    const request = new provproto.CreateRequest();
+    request.setUrn(URN("previewed"));
+    request.setProperties(structproto.Struct.fromJavaScript({ webhookName: "previewed", webhookUrl: "https://example.com/previewed" }));
+    request.setPreview(true);
+    const before = emulator.counters().total;
+    const { response, error } = await plugin.callRaw("create", request);
+    expect(error).toBeUndefined();
+    expect(emulator.counters().total).toBe(before);
+    expect(response.getProperties().toJavaScript()).toMatchObject({ webhookName: "previewed", webhookId: UNKNOWN, signSecret: UNKNOWN });
+  });
+
   it("Create makes one create call and returns signSecret wrapped as a secret", async () => {
     const created = await plugin.create(URN("orders"), { webhookName: "orders", webhookUrl: "https://example.com/native/orders" });
     id = created.id;
