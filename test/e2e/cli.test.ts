@@ -7,7 +7,7 @@ import { startEmulator, type Emulator } from "../../src/emulator";
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
-import { Project, backendFor, createProject, leaks, readTree, transcript } from "./support";
+import { Project, backendFor, createProject, duplicateNames, killedUp, leaks, readTree, transcript } from "./support";
 
 /**
  * The operator CLI through the real Pulumi CLI, as a user runs it: the `webhooks` bin of the packed
@@ -78,24 +78,6 @@ async function webhooks(project: Project, args: string[]) {
 /** The endpoint resources of a state export, either face (the harness's webhookResources knows the dynamic one only). */
 function endpoints<R extends { type: string }>(state: { resources: R[] }): R[] {
   return state.resources.filter((r) => ENDPOINT_TYPES.includes(r.type));
-}
-
-function duplicateNames(emulator: Emulator): string[] {
-  const seen = new Map<string, number>();
-  for (const r of emulator.records()) seen.set(r.webhook_name, (seen.get(r.webhook_name) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([name]) => name);
-}
-
-/** `pulumi up` killed with SIGKILL once `createdAtLeast` endpoints exist on the service. */
-async function killedUp(project: Project, emulator: Emulator, createdAtLeast: number): Promise<number> {
-  const kill = new AbortController();
-  const up = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
-  const deadline = Date.now() + 180_000;
-  while (emulator.counters().created < createdAtLeast && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  kill.abort();
-  const result = await up;
-  expect(result.signal ?? result.error).toBeTruthy();
-  return Date.now();
 }
 
 interface RunFigures {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
 import { E2E_DIR, REPO } from "./paths";
-import { Project, backendFor, createProject, leaks, readTree, transcript, webhookResources } from "./support";
+import { Project, backendFor, createProject, duplicateNames, killedUp, leaks, readTree, transcript, webhookResources } from "./support";
 
 const TOKEN = "e2e_tok_reliability_0f4e8d2c6b";
 
@@ -37,12 +37,6 @@ function fleetProject(id: string, emulator: Emulator, size: number, prefix: stri
     },
     { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
   );
-}
-
-function duplicateNames(emulator: Emulator): string[] {
-  const seen = new Map<string, number>();
-  for (const r of emulator.records()) seen.set(r.webhook_name, (seen.get(r.webhook_name) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([name]) => name);
 }
 
 const emulators: Emulator[] = [];
@@ -88,24 +82,15 @@ describe("faults under the real engine: 100 endpoints, 20% mixed faults on every
 });
 
 describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of 50 endpoints", () => {
-  async function interruptedUp(project: Project, emulator: Emulator): Promise<number> {
-    const kill = new AbortController();
-    const up = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
-    const deadline = Date.now() + 120_000;
-    while (emulator.counters().created < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    kill.abort();
-    await up;
-    // Creates already in flight in the orphaned provider host may still land.
-    await new Promise((r) => setTimeout(r, 4000));
-    return emulator.counters().created;
-  }
-
   it("the engine's own recovery alone no longer duplicates: the next up refuses, naming the endpoints and webhooks recover", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
     emulators.push(emulator);
     const project = fleetProject("interrupt-plain", emulator, 50, "plain");
     await project.initStack("dev");
-    const createdBeforeKill = await interruptedUp(project, emulator);
+    await killedUp(project, emulator, 15);
+    // Creates already in flight in the orphaned provider host may still land.
+    await new Promise((r) => setTimeout(r, 4000));
+    const createdBeforeKill = emulator.counters().created;
     const recordedBeforeRecovery = webhookResources(await project.exportState()).length;
     // The engine's own recovery: release the killed run's lock, drop the pending creates it cannot
     // know the ids of, apply again. Before, this created every forgotten endpoint a second time.
@@ -114,7 +99,7 @@ describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of
     const up = await project.run(["up", "--yes", "--skip-preview"]);
     const output = `${up.stdout}\n${up.stderr}`;
     console.log(
-      `interrupted (engine recovery only): ${createdBeforeKill} endpoints existed after the kill, ${recordedBeforeRecovery} in state; the next up ${up.code === 0 ? "succeeded" : "refused"}, ${emulator.records().length - 50} duplicates`,
+      `interrupted (engine recovery only): ${createdBeforeKill} endpoints existed after the kill, ${recordedBeforeRecovery} in state; the next up ${up.code === 0 ? "succeeded" : "refused"}, ${emulator.records().length} endpoints on the service, ${duplicateNames(emulator).length} duplicated names`,
     );
     expect(createdBeforeKill).toBeGreaterThan(recordedBeforeRecovery);
     expect(up.code).not.toBe(0);
@@ -122,7 +107,9 @@ describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of
     expect(output).toMatch(/npx webhooks recover/);
     // Zero duplicates: every name exactly once on the service, whatever the engine forgot.
     expect(duplicateNames(emulator)).toEqual([]);
-    expect(emulator.records()).toHaveLength(50);
+    // The refusing up stops early, so fewer than 50 may exist; none is outside the declared fleet.
+    expect(emulator.records().length).toBeGreaterThanOrEqual(createdBeforeKill);
+    expect(emulator.records().length).toBeLessThanOrEqual(50);
     // `webhooks recover` is the way forward; test/e2e/cli.test.ts runs it after the same kill.
   });
 });

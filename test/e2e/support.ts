@@ -1,6 +1,7 @@
 // The end-to-end suite's use of the shared harness (scripts/harness/): where its projects and
 // backends live, and one transcript per test file for the plaintext-secret sweeps.
 import { join } from "node:path";
+import type { Emulator } from "../../src/emulator";
 import { Project, backendFor as harnessBackendFor, type Backend, type Env } from "../../scripts/harness/pulumi.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
 
@@ -17,4 +18,26 @@ export function backendFor(suite: string): Backend {
 /** A real Pulumi project made from one of examples/, below the base project that holds node_modules. */
 export function createProject(example: string, id: string, env: Env, overrides: Record<string, string> = {}): Project {
   return Project.create(join(REPO, "examples", example), join(BASE_DIR, "projects", id), { env, overrides, transcript });
+}
+
+/** Names that more than one endpoint on the emulator carries. */
+export function duplicateNames(emulator: Emulator): string[] {
+  const seen = new Map<string, number>();
+  for (const r of emulator.records()) seen.set(r.webhook_name, (seen.get(r.webhook_name) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1).map(([name]) => name);
+}
+
+/**
+ * `pulumi up` killed with SIGKILL once `createdAtLeast` endpoints exist on the service; resolves
+ * with the time of the kill, after the killed CLI has exited.
+ */
+export async function killedUp(project: Project, emulator: Emulator, createdAtLeast: number): Promise<number> {
+  const kill = new AbortController();
+  const up = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
+  const deadline = Date.now() + 180_000;
+  while (emulator.counters().created < createdAtLeast && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  kill.abort();
+  const result = await up;
+  if (!(result.signal ?? result.error)) throw new Error(`pulumi up ended (exit ${result.code}) before it could be killed`);
+  return Date.now();
 }
