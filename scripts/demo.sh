@@ -9,14 +9,16 @@
 #      and its endpoints persisted in $PWE_DEMO_DIR/emulator.json
 #   5. stack webhooks-demo/dev (Pulumi.yaml at the repository root runs examples/quickstart): pulumi up
 #   6. stack webhooks-consumer/dev (examples/multi-stack/consumer) reads signSecret through StackReference
-#   7. how to look around, and how to clean up
+#   7. stack webhooks-yaml/dev (examples/yaml): an endpoint declared in Pulumi YAML through the native provider
+#      plugin pulumi-resource-webhooks (scripts/engine-yaml.sh puts the YAML language host on PATH)
+#   8. how to look around, and how to clean up
 #
 # Everything lives in $PWE_DEMO_DIR (default .demo/ in the checkout, git-ignored): the file:// state backend,
 # PULUMI_HOME, the stack config files (kept out of the repository, passed with --config-file), the emulator's
 # records, log and pid. Running it again reuses the stacks and restarts the emulator on its persisted records,
 # so the second `pulumi up` changes nothing.
 #
-#   bash scripts/demo.sh --clean     stops the emulator and removes $PWE_DEMO_DIR with both stacks
+#   bash scripts/demo.sh --clean     stops the emulator and removes $PWE_DEMO_DIR with the demo's stacks
 #
 # Environment: PWE_DEMO_DIR (another directory, e.g. for tests), PWE_DEMO_PASSPHRASE (the passphrase that
 # encrypts the stacks' secrets; default "webhooks-demo-passphrase"; choose it before the first run or after
@@ -29,23 +31,27 @@ PASSPHRASE="${PWE_DEMO_PASSPHRASE:-webhooks-demo-passphrase}"
 STACK=dev
 PRODUCER=webhooks-demo
 CONSUMER=webhooks-consumer
+YAML_PROJECT=webhooks-yaml
+YAML_DIR="$ROOT/examples/yaml"
 CONSUMER_DIR="$ROOT/examples/multi-stack/consumer"
 PRODUCER_SCRATCH="$DEMO_DIR/projects/$PRODUCER"
 CONSUMER_SCRATCH="$DEMO_DIR/projects/$CONSUMER"
 PRODUCER_CONFIG="$PRODUCER_SCRATCH/Pulumi.$STACK.yaml"
 CONSUMER_CONFIG="$CONSUMER_SCRATCH/Pulumi.$STACK.yaml"
+YAML_SCRATCH="$DEMO_DIR/projects/$YAML_PROJECT"
+YAML_CONFIG="$YAML_SCRATCH/Pulumi.$STACK.yaml"
 PID_FILE="$DEMO_DIR/emulator.pid"
 EMULATOR_LOG="$DEMO_DIR/emulator.log"
 EMULATOR_DATA="$DEMO_DIR/emulator.json"
 MARKER="$DEMO_DIR/.pwe-demo"
-TOTAL_STEPS=7
+TOTAL_STEPS=8
 CLEAN_CMD="bash scripts/demo.sh --clean"
 [ -z "${PWE_DEMO_DIR:-}" ] || CLEAN_CMD="PWE_DEMO_DIR='$DEMO_DIR' $CLEAN_CMD"
 
 usage() {
   cat <<EOF
 Usage: bash scripts/demo.sh            run the demo (sets everything up first)
-       bash scripts/demo.sh --clean    stop the demo's emulator and remove ${DEMO_DIR/#$ROOT\//} with both demo stacks
+       bash scripts/demo.sh --clean    stop the demo's emulator and remove ${DEMO_DIR/#$ROOT\//} with the demo's stacks
 EOF
 }
 
@@ -184,7 +190,7 @@ if [ "$MODE" = clean ]; then
     # shellcheck source=/dev/null
     if { source scripts/node-env.sh && PWE_ENGINE_NO_BUILD=1 source scripts/engine.sh; } >/dev/null 2>&1; then
       pulumi_env
-      for project in "$CONSUMER" "$PRODUCER"; do
+      for project in "$YAML_PROJECT" "$CONSUMER" "$PRODUCER"; do
         scratch_project "$DEMO_DIR/projects/$project" "$project"
         if pulumi stack rm "organization/$project/$STACK" --yes --force --non-interactive \
           --cwd "$DEMO_DIR/projects/$project" >/dev/null 2>&1; then
@@ -198,6 +204,15 @@ if [ "$MODE" = clean ]; then
   info "The webhook endpoints only ever existed in the emulator, so nothing is left anywhere else."
   exit 0
 fi
+
+# The native provider plugin, as `npm install -g pulumi-webhook-endpoints` would put it on PATH: a
+# pulumi-resource-webhooks in the demo's own bin directory that runs this checkout's build.
+native_plugin_on_path() {
+  mkdir -p "$DEMO_DIR/bin"
+  printf '#!/bin/sh\nexec node "%s/dist/native/bin.js" "$@"\n' "$ROOT" >"$DEMO_DIR/bin/pulumi-resource-webhooks"
+  chmod +x "$DEMO_DIR/bin/pulumi-resource-webhooks"
+  export PATH="$DEMO_DIR/bin:$PATH"
+}
 
 # ----------------------------------------------------------------------------------------------------
 # The demo
@@ -307,6 +322,33 @@ pulumi stack output --cwd "$CONSUMER_DIR" --non-interactive 2>&1 | shown
 info "receivedSignSecret is the producer's signSecret; it arrived as a secret and stays one."
 
 # 7 ---------------------------------------------------------------------------------------------------
+step "Stack $YAML_PROJECT/$STACK: an endpoint declared in Pulumi YAML, through the native provider (examples/yaml)"
+# Prints nothing when cached; on a fresh machine it builds the YAML language host from Go modules once
+# (a few minutes); the first call keeps that build's output in the log.
+quietly "scripts/engine-yaml.sh (the Pulumi YAML language host)" bash -c 'source scripts/engine.sh && source scripts/engine-yaml.sh'
+# shellcheck source=scripts/engine-yaml.sh
+source scripts/engine-yaml.sh
+native_plugin_on_path
+info "YAML language host: $(command -v pulumi-language-yaml); plugin: $(show_path "$(command -v pulumi-resource-webhooks)")"
+scratch_project "$YAML_SCRATCH" "$YAML_PROJECT"
+quietly "pulumi stack select --create $STACK ($YAML_PROJECT)" \
+  pulumi stack select --create "$STACK" --cwd "$YAML_SCRATCH" --non-interactive
+quietly "pulumi stack select $STACK ($YAML_PROJECT)" pulumi stack select "$STACK" --cwd "$YAML_DIR" --non-interactive
+quietly "pulumi config set webhooks:baseUrl ($YAML_PROJECT)" \
+  pulumi config set webhooks:baseUrl "$EMULATOR_URL" --config-file "$YAML_CONFIG" --cwd "$YAML_DIR" --non-interactive
+printf '%s' "$DEMO_TOKEN" | quietly "pulumi config set --secret webhooks:accessToken ($YAML_PROJECT)" \
+  pulumi config set --secret webhooks:accessToken --config-file "$YAML_CONFIG" --cwd "$YAML_DIR" --non-interactive
+# Another URL than the TypeScript stack's: the same name and URL would be refused as someone else's endpoint.
+quietly "pulumi config set webhookUrl ($YAML_PROJECT)" \
+  pulumi config set webhookUrl "https://example.com/hooks/orders-from-yaml" --config-file "$YAML_CONFIG" --cwd "$YAML_DIR" --non-interactive
+info "config: webhooks:baseUrl=$EMULATOR_URL, webhooks:accessToken=[secret], webhookUrl=https://example.com/hooks/orders-from-yaml"
+info "\$ pulumi up --yes"
+pulumi up --yes --skip-preview --suppress-progress --config-file "$YAML_CONFIG" --cwd "$YAML_DIR" --non-interactive 2>&1 | shown
+info "\$ pulumi stack output"
+pulumi stack output --cwd "$YAML_DIR" --non-interactive 2>&1 | shown
+info "the same resource from any Pulumi language: webhooks:index:WebhookEndpoint, its signSecret stored encrypted."
+
+# 8 ---------------------------------------------------------------------------------------------------
 step "Look around, then clean up"
 if [ "${PWE_DEMO_STOP_EMULATOR:-}" = 1 ]; then
   stop_emulator
@@ -325,18 +367,19 @@ cat <<EOF
     export PULUMI_BACKEND_URL='$PULUMI_BACKEND_URL'
     export PULUMI_CONFIG_PASSPHRASE='$PASSPHRASE'
 
-    # both stacks' outputs; WARNING: --show-secrets prints signSecret in plaintext
+    # the stacks' outputs; WARNING: --show-secrets prints signSecret in plaintext
     pulumi stack output --show-secrets
     pulumi stack output --show-secrets --cwd examples/multi-stack/consumer
+    pulumi stack output --show-secrets --cwd examples/yaml
 
     # the producer's plan against the service: no changes
     pulumi preview --config-file '$PRODUCER_CONFIG'
 
-    # the emulator's records; WARNING: shows every sign_secret in plaintext
-    curl -s $EMULATOR_URL/__emulator/records
+    # the emulator's records (its admin token is in its log); WARNING: shows every sign_secret in plaintext
+    curl -s -H "Authorization: Bearer \$(sed -n 's/^.*admin token: //p' '$EMULATOR_LOG' | head -n 1)" $EMULATOR_URL/__emulator/records
     $EMULATOR_NOTE
 
-  Clean up (stops the emulator, removes $(show_path "$DEMO_DIR")/ with both stacks and the emulator's records):
+  Clean up (stops the emulator, removes $(show_path "$DEMO_DIR")/ with the three stacks and the emulator's records):
 
     $CLEAN_CMD
 

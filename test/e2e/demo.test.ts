@@ -19,7 +19,11 @@ const ENV = {
 };
 const PRODUCER_CONFIG = join(DEMO_DIR, "projects", "webhooks-demo", "Pulumi.dev.yaml");
 // Stack config files must stay out of the repository (the demo passes --config-file).
-const REPO_CONFIG_FILES = [join(REPO, "Pulumi.dev.yaml"), join(REPO, "examples", "multi-stack", "consumer", "Pulumi.dev.yaml")];
+const REPO_CONFIG_FILES = [
+  join(REPO, "Pulumi.dev.yaml"),
+  join(REPO, "examples", "multi-stack", "consumer", "Pulumi.dev.yaml"),
+  join(REPO, "examples", "yaml", "Pulumi.dev.yaml"),
+];
 
 interface DemoRun {
   code: number;
@@ -54,8 +58,8 @@ async function demoToken(): Promise<string> {
   return (JSON.parse(run.stdout) as { value: string }).value;
 }
 
-function emulatorRecords(): { webhook_id: number; sign_secret: string }[] {
-  const state = JSON.parse(readFileSync(join(DEMO_DIR, "emulator.json"), "utf8")) as { records: { webhook_id: number; sign_secret: string }[] };
+function emulatorRecords(): { webhook_id: number; webhook_url: string; sign_secret: string }[] {
+  const state = JSON.parse(readFileSync(join(DEMO_DIR, "emulator.json"), "utf8")) as { records: { webhook_id: number; webhook_url: string; sign_secret: string }[] };
   return state.records;
 }
 
@@ -77,29 +81,32 @@ describe("bash scripts/demo.sh (the README's demo command)", () => {
     configFilesBefore = REPO_CONFIG_FILES.map((f) => existsSync(f));
   });
 
-  it("first run: sets up, creates the endpoint, hands signSecret to the consumer stack as a secret", async () => {
+  it("first run: sets up, creates the endpoint, hands signSecret to the consumer stack as a secret, and a YAML stack declares one through the native provider", async () => {
     const run = await demo();
     outputs.push(run.output);
     expectOk(run);
     tokens.push(await demoToken());
     const out = cliText(run.output);
-    for (let step = 1; step <= 7; step++) expect(out).toContain(`[${step}/7]`);
-    expect(out).toMatch(/\+ 2 created/); // the stack and the endpoint
+    for (let step = 1; step <= 8; step++) expect(out).toContain(`[${step}/8]`);
+    // The TypeScript stack and the YAML stack: each a stack and an endpoint.
+    expect(out.match(/\+ 2 created/g)).toHaveLength(2);
     expect(out).toMatch(/\+ 1 created/); // the consumer stack
     expect(out).toMatch(/signSecret\s+\[secret\]/);
     expect(out).toMatch(/receivedSignSecret\s+\[secret\]/);
     expect(out).toMatch(/secretArrivedAsSecret\s+true/);
+    expect(out).toMatch(/webhooks:index:WebhookEndpoint\s+orders\s+created/);
+    expect(out).toMatch(/ordersSignSecret\s+\[secret\]/);
     expect(out).toContain(`demo passphrase "${PASSPHRASE}"`);
     // The look-around and clean-up section.
     expect(out).toContain(`export PULUMI_HOME='${join(DEMO_DIR, "pulumi-home")}'`);
     expect(out).toContain(`export PULUMI_BACKEND_URL='file://${join(DEMO_DIR, "state")}'`);
     expect(out).toContain(`export PULUMI_CONFIG_PASSPHRASE='${PASSPHRASE}'`);
     expect(out).toContain("pulumi stack output --show-secrets");
-    expect(out).toMatch(/curl -s http:\/\/127\.0\.0\.1:\d+\/__emulator\/records/);
+    expect(out).toMatch(/curl -s -H "Authorization: Bearer .*admin token.*" http:\/\/127\.0\.0\.1:\d+\/__emulator\/records/);
     expect(out).toContain(`PWE_DEMO_DIR='${DEMO_DIR}' bash scripts/demo.sh --clean`);
 
     const records = emulatorRecords();
-    expect(records).toHaveLength(1);
+    expect(records.map((r) => r.webhook_url).sort()).toEqual(["https://example.com/hooks/orders", "https://example.com/hooks/orders-from-yaml"]);
     // PWE_DEMO_STOP_EMULATOR=1: the emulator is gone and so is its pid file.
     expect(existsSync(join(DEMO_DIR, "emulator.pid"))).toBe(false);
     expect(out).toMatch(/stopped the emulator \(pid \d+\)/);
@@ -116,26 +123,28 @@ describe("bash scripts/demo.sh (the README's demo command)", () => {
     expect(out).toContain("endpoints from earlier runs were loaded");
     expect(out).not.toMatch(/\d+ created/);
     expect(out).not.toMatch(/\d+ (updated|replaced|deleted)/);
-    expect(out).toMatch(/Resources:\s+2 unchanged/);
+    expect(out.match(/Resources:\s+2 unchanged/g)).toHaveLength(2);
     expect(out).toMatch(/Resources:\s+1 unchanged/);
     expect(out).toMatch(/signSecret\s+\[secret\]/);
     expect(out).toMatch(/receivedSignSecret\s+\[secret\]/);
     expect(out).toMatch(/secretArrivedAsSecret\s+true/);
+    expect(out).toMatch(/ordersSignSecret\s+\[secret\]/);
     expect(emulatorRecords()).toEqual(before);
     expect(tokens[1]).not.toBe(tokens[0]);
   });
 
   it("never shows the token or the signing secret, and keeps them encrypted on disk", () => {
     const secrets = [...tokens, ...emulatorRecords().map((r) => r.sign_secret)];
-    expect(secrets).toHaveLength(3);
+    expect(secrets).toHaveLength(4);
     expect(leaks(secrets, [outputs.join("\n"), demoFiles()])).toEqual([]);
   });
 
-  it("--clean stops everything and removes the demo directory with both stacks", async () => {
+  it("--clean stops everything and removes the demo directory with the three stacks", async () => {
     const run = await demo(["--clean"]);
     expectOk(run);
     expect(run.output).toContain("removed stack webhooks-consumer/dev");
     expect(run.output).toContain("removed stack webhooks-demo/dev");
+    expect(run.output).toContain("removed stack webhooks-yaml/dev");
     expect(existsSync(DEMO_DIR)).toBe(false);
     const again = await demo(["--clean"]);
     expectOk(again);

@@ -18,9 +18,10 @@
 //      API leaves no way to close; counted as crossStackRaces, see noteCrossStackRaces);
 //   3. every endpoint a stack created is in its state or was reported to it (named in its output).
 //
-// MODEL_SCHEDULES (default 40) schedules of MODEL_STEPS (default 3) steps run in the suite;
-// `npm run soak:model` (MODEL_SCHEDULES=400) is the longer run, a command rather than part of CI. A violation prints the seed, the schedule and the commands' output; MODEL_SEED=<n>
-// with MODEL_SCHEDULES=1 replays one schedule.
+// MODEL_SCHEDULES (default 200) schedules of MODEL_STEPS (default 2) steps run in the suite;
+// `npm run soak:model` (1,000 schedules of 3 steps) is the longer run, a command rather than CI.
+// A violation prints the seed, the schedule and the commands' output; MODEL_SEED=<n> with
+// MODEL_SCHEDULES=1 replays one schedule.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -30,8 +31,8 @@ import { Project, leaks, type RunResult } from "../../scripts/harness/pulumi.mjs
 import { backendFor } from "./support";
 import { BASE_DIR, REPO } from "./paths";
 
-const SCHEDULES = Number(process.env.MODEL_SCHEDULES ?? 40);
-const STEPS = Number(process.env.MODEL_STEPS ?? 3);
+const SCHEDULES = Number(process.env.MODEL_SCHEDULES ?? 200);
+const STEPS = Number(process.env.MODEL_STEPS ?? 2);
 const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
 const WORKERS = Math.max(1, Math.min(2, Number(process.env.MODEL_WORKERS ?? 2)));
 
