@@ -156,8 +156,9 @@ export class WebhookEndpointExistsError extends WebhookApiError {
 }
 
 /**
- * Paging could not go on safely: a repeated cursor, a page that repeats itself, a page larger than
- * asked for, or a cap (pages, records or bytes in one listing).
+ * Paging could not go on safely: a repeated cursor, a page that repeats itself, or a cap (pages,
+ * records or bytes in one listing). A page larger than the `limit` asked for is a
+ * {@link WebhookInvalidResponseError}.
  */
 export class WebhookPagingError extends WebhookApiError {
   override name = "WebhookPagingError";

@@ -95,7 +95,7 @@ export class Transport {
         bodyTimeout: options.timeoutMs,
       });
       status = response.statusCode;
-      const text = await response.body.text();
+      const text = await readCapped(response.body, MAX_RESPONSE_BYTES);
       return { status: response.statusCode, headers: response.headers, text, bytes: text.length };
     } catch (error) {
       throw this.#connectionError(error, options, deadline.signal, status);
@@ -120,7 +120,7 @@ export class Transport {
       );
     }
     const code = errorCode(error);
-    if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
+    if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE" || error instanceof ResponseTooLarge) {
       return new WebhookInvalidResponseError(`${where} returned a body larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`, {
         operation: options.operation,
         cause,
@@ -163,4 +163,23 @@ function errorCode(error: unknown): string | undefined {
 
 function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}${path}`;
+}
+
+/** A body past the cap, whichever dispatcher carried it (a caller's own has no maxResponseSize). */
+class ResponseTooLarge extends Error {}
+
+/** The body as UTF-8 text, refused once more than `maxBytes` arrived (the rest is never buffered). */
+async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown }, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > maxBytes) {
+      const error = new ResponseTooLarge(`response body past ${maxBytes} bytes`);
+      body.destroy(error);
+      throw error;
+    }
+    chunks.push(chunk);
+  }
+  return new TextDecoder("utf-8").decode(Buffer.concat(chunks, total));
 }

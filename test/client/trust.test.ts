@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient } from "../../src/client";
+import { Agent } from "undici";
+import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { TOKEN, captureError } from "../support/helpers";
+import { TOKEN, captureError, rawServer } from "../support/helpers";
 
 /**
  * The create promise against other actors (PRODUCT.md: "Settle only on an endpoint that did not
@@ -98,5 +99,27 @@ describe("list filters mean exact matches unless the service's own matching is a
   it("match: \"service\" gives whatever the service's filter returns", async () => {
     const names = (await client.scan({ webhookName: "orders-1", match: "service" })).records.map((r) => r.webhookName).sort();
     expect(names).toEqual(["orders-1", "orders-10", "orders-11", "xorders-1"]);
+  });
+});
+
+describe("the 8 MB response cap holds through a caller's own dispatcher", () => {
+  it("a 9 MB list answer through an Agent without maxResponseSize is an invalid response, not 9 MB in memory", async () => {
+    const record = { webhook_id: 1, webhook_name: "orders", webhook_url: "https://example.com/hooks/orders", sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 };
+    const body = JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "", data: { data: [record] }, padding: "p".repeat(9_000_000) });
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    });
+    const dispatcher = new Agent();
+    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, allowInsecureHttp: true, dispatcher, maxRetries: 0 });
+    try {
+      const error = await captureError(client.list({ webhookName: "orders" }));
+      expect(error).toBeInstanceOf(WebhookInvalidResponseError);
+      expect((error as Error).message).toMatch(/larger than 8 MB/);
+    } finally {
+      await client.close();
+      await dispatcher.close();
+      await server.close();
+    }
   });
 });
