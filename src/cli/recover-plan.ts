@@ -12,18 +12,26 @@ import type { PendingCreate } from "./deployment";
  * - have been created inside the run's window: not before the interrupted update started (less the
  *   clock skew the client allows between us and the service);
  * - be held by no resource of the stack's state;
- * - have been created by the stack's principal, when the state shows it (the creators of the
- *   endpoints the stack created itself).
+ * - have been created by the stack's principal (the creators of the endpoints the stack created
+ *   itself, as its state records them). An endpoint another principal created is never a
+ *   candidate: it is someone else's, whatever its name and URL.
+ * When the state shows no principal (no endpoint the stack created records its creatorId: a first
+ * `up` killed before any create was recorded, or a stack of adopted endpoints only), who created an
+ * endpoint cannot be told apart from a person who created the same name and URL meanwhile, so no
+ * candidate is recorded on its own: each one is a question for a person (`--pick`, or adopt), as two
+ * candidates are. The service offers no way to ask which principal a token is.
  * A pending create with `adoptWebhookId` would have adopted exactly that endpoint: that one, if it
- * exists with the declared name and URL and nothing holds it. One candidate for one pending create
- * is recorded; two candidates for one, or one candidate for two, is a question for a person.
+ * exists with the declared name and URL and nothing holds it (a person declared it theirs). One
+ * candidate for one pending create, by the stack's known principal, is recorded; two candidates for
+ * one, one candidate for two, or any candidate while the principal is unknown, is a question for a
+ * person.
  */
 export interface MatchRules {
   /** Earliest create time (ms) of a candidate: the window's start less the clock skew. */
   createdSince: number;
   /** Endpoint ids held by resources of the stack's state. */
   held: ReadonlySet<number>;
-  /** The stack's principal(s); empty when the state shows none. */
+  /** The stack's principal(s); empty when the state shows none (then no candidate is recorded unasked). */
   creators: ReadonlySet<number>;
   /** Choices a person made (`--pick <resource>=<id>`), by resource name or URN. */
   picks: ReadonlyMap<string, number>;
@@ -36,7 +44,8 @@ export type Outcome =
 
 export function matchPendingCreates(pending: readonly PendingCreate[], records: readonly WebhookEndpointRecord[], rules: MatchRules): Outcome[] {
   const byId = new Map(records.map((record) => [record.webhookId, record]));
-  const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: string; reason?: string }[] = pending.map((p) => {
+  const principalKnown = rules.creators.size > 0;
+  const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: string; reason?: string; unconfirmed?: boolean }[] = pending.map((p) => {
     const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
     if (pick !== undefined) return { pending: p, candidates: [picked(p, pick, byId, rules)], how: "chosen with --pick" };
     if (p.unmatchable !== undefined) return { pending: p, candidates: [], how: "", reason: `not looked for: ${p.unmatchable}` };
@@ -48,14 +57,15 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
         ? { pending: p, candidates: [record], how: `its adoptWebhookId` }
         : { pending: p, candidates: [], how: "", reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it` };
     }
-    const candidates = records.filter(
-      (r) =>
-        !rules.held.has(r.webhookId) &&
-        r.createTime >= rules.createdSince &&
-        sameEndpoint(r, target) &&
-        (rules.creators.size === 0 || rules.creators.has(r.creatorId)),
-    );
-    return { pending: p, candidates, how: "the same name and URL, created in the run's window" };
+    const inWindow = records.filter((r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target));
+    if (!principalKnown) return { pending: p, candidates: inWindow, how: "", unconfirmed: true };
+    const candidates = inWindow.filter((r) => rules.creators.has(r.creatorId));
+    const others = inWindow.filter((r) => !rules.creators.has(r.creatorId));
+    const reason =
+      candidates.length === 0 && others.length > 0
+        ? `no endpoint with its name and URL was created in the run's window by the stack's principal (${others.map((r) => `endpoint ${r.webhookId} by creator ${r.creatorId}`).join(", ")}: someone else's, not taken); the next \`pulumi up\` refuses to create a second one and names it`
+        : undefined;
+    return { pending: p, candidates, how: "the same name and URL, created in the run's window by the stack's principal", ...(reason !== undefined ? { reason } : {}) };
   });
 
   // One endpoint cannot be two resources.
@@ -66,6 +76,15 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
     const { pending: p, candidates } = entry;
     if (candidates.length === 0) {
       return { kind: "clear", pending: p, reason: entry.reason ?? "no endpoint with its name and URL was created in the run's window: the create never reached the service" };
+    }
+    if (entry.unconfirmed === true) {
+      const which = candidates.length === 1 ? `endpoint ${candidates[0]!.webhookId} has` : `${candidates.length} endpoints have`;
+      return {
+        kind: "ambiguous",
+        pending: p,
+        candidates,
+        reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but the state shows no principal of the stack (no endpoint it created records its creatorId), so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
+      };
     }
     if (candidates.length > 1) {
       return { kind: "ambiguous", pending: p, candidates, reason: `${candidates.length} endpoints with its name and URL were created in the run's window` };

@@ -7,6 +7,7 @@ export interface RecoverReport {
   project: string;
   /** Pending creates of WebhookEndpoint resources found in the state. */
   pendingCreates: number;
+  /** `creators`: the stack's principal(s) as its state records them; empty when it shows none (then nothing is recorded unasked). */
   window: { since: string; source: string; skewMs: number; creators?: number[] } | null;
   lock: { holder: string; startedAt: string; verdict: "stale" | "live" | "unknown"; why: string; released: boolean } | null;
   /** Provider hosts the killed run left running in the project directory. */
@@ -49,7 +50,7 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean): v
   if (report.window) {
     const w = report.window;
     lines.push(
-      `Window: endpoints created since ${w.since} (${w.source}), less ${Math.round(w.skewMs / 1000)} s for clock skew${w.creators ? `, by creator ${w.creators.join(" or ")} (the stack's principal)` : ""}, held by no resource of the stack.`,
+      `Window: endpoints created since ${w.since} (${w.source}), less ${Math.round(w.skewMs / 1000)} s for clock skew${w.creators && w.creators.length > 0 ? `, by creator ${w.creators.join(" or ")} (the stack's principal)` : w.creators ? ", by a creator the state cannot confirm (it records no principal of the stack: any match needs a person's --pick)" : ""}, held by no resource of the stack.`,
     );
   }
   if (report.recorded.length > 0) {

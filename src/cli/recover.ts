@@ -73,17 +73,21 @@ Run in the stack's project directory after a \`pulumi up\` was killed. For each 
 WebhookEndpoint (either face) in the stack's state, it looks on the service for the endpoint with
 exactly the declared name and URL, created since the interrupted update started (the backend's
 lock; else the end of the last recorded update; 60 s allowed for clock skew), held by no resource of
-the stack, and created by the stack's principal when the state shows it. One match is recorded in
-state (through \`pulumi stack export\` / \`pulumi stack import\`), none is cleared (the next
-\`pulumi up\` creates it). Two candidates are never guessed between: it changes nothing and exits 5,
-printing the candidates and the adopt commands. Before looking, it stops provider hosts the killed
-run left running in this directory (their engine is gone) and waits for creates in flight to land;
-it releases the killed run's lock (\`pulumi cancel\`) when its process is gone. Then run \`pulumi up\`.
+the stack, and created by the stack's principal (the creatorId its recorded endpoints show; one
+created by anyone else is never taken). One match is recorded in state (through
+\`pulumi stack export\` / \`pulumi stack import\`), none is cleared (the next \`pulumi up\` creates
+it). It never guesses: with two candidates, or with any candidate when the state shows no principal
+of the stack (e.g. a first \`up\` killed before any create was recorded: a person may have created the
+same name and URL meanwhile), it changes nothing and exits 5, printing the candidates, the --pick to
+use if a person confirms one is the stack's, and the adopt commands. Before looking, it stops
+provider hosts the killed run left running in this directory (their engine is gone) and waits for
+creates in flight to land; it releases the killed run's lock (\`pulumi cancel\`) when its process is
+gone. Then run \`pulumi up\`.
   --stack S          the stack (default: the current one)
   --yes              apply without asking (required when stdin is not a terminal)
   --dry-run          show what it would do; change nothing
   --json             the report as JSON
-  --pick R=ID        a person's choice for resource R (name or URN) among ambiguous candidates
+  --pick R=ID        a person's choice for resource R (name or URN) among the candidates printed
   --since TIME       the interrupted update's start (ISO time), when neither lock nor history shows it
   --release-lock     release the lock even though its holder cannot be checked from here`;
 
@@ -176,7 +180,8 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     if (id !== undefined) held.add(id);
   }
   const creators = stackCreators(deployment);
-  if (report.window !== null && creators.size > 0) report.window.creators = [...creators].sort((a, b) => a - b);
+  // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
+  if (report.window !== null) report.window.creators = [...creators].sort((a, b) => a - b);
   const outcomes = matchPendingCreates(ours, records, {
     createdSince: (window?.since ?? 0) - CLIENT_DEFAULTS.clockSkewMs,
     held,
@@ -186,7 +191,8 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   fillReport(report, outcomes);
   if (report.ambiguous.length > 0) {
     printReport(sink, report, options.json);
-    throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) match more than one endpoint (or share one): nothing was changed; choose with --pick, or adopt as printed above`);
+    const why = creators.size === 0 ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state shows none)" : "match more than one endpoint (or share one)";
+    throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`);
   }
   if (options.dryRun) {
     printReport(sink, report, options.json);

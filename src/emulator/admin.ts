@@ -91,8 +91,11 @@ const ROUTES: readonly AdminRoute[] = [
 
 const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/i;
 
-/** Serves one admin request; `credentials` are the tokens that open the admin routes. */
-export async function serveAdmin(emulator: Emulator, exchange: Exchange, credentials: readonly string[]): Promise<void> {
+/**
+ * Serves one admin request; `credentials` are the tokens that open the admin routes (only the admin
+ * token when the emulator is bound to a non-loopback interface: `apiTokenOpens` false).
+ */
+export async function serveAdmin(emulator: Emulator, exchange: Exchange, credentials: readonly string[], apiTokenOpens = true): Promise<void> {
   const { req, res } = exchange;
   const received = await exchange.receive();
   const method = req.method ?? "GET";
@@ -103,7 +106,12 @@ export async function serveAdmin(emulator: Emulator, exchange: Exchange, credent
     return;
   }
   if (!credentials.some((token) => presentsToken(req.headers.authorization, token))) {
-    refuse(401, "admin routes need the admin token (printed at start) or the API access token in Authorization");
+    refuse(
+      401,
+      apiTokenOpens
+        ? "admin routes need the admin token (printed at start) or the API access token in Authorization"
+        : "admin routes need the admin token (printed at start) in Authorization: bound to a non-loopback interface, the emulator does not take the API access token for them",
+    );
     return;
   }
   // Every request that may change something, and every request with a body, declares JSON.

@@ -4,13 +4,16 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startEmulator } from "./index";
-import { EmulatorConfigError, validateOptions } from "./resolve";
+import { EmulatorConfigError, WELL_KNOWN_TOKEN, nonLoopbackWithoutToken, validateOptions } from "./resolve";
+import { isLoopbackAddress } from "./server";
 import type { Emulator, EmulatorOptions, FaultOptions } from "./types";
 
 export const USAGE = `Usage: webhooks-emulator [flags]
   --port <n>          TCP port (default 0: any free port)
-  --host <addr>       interface (default 127.0.0.1)
-  --token <t>         access token (default $WEBHOOKS_ACCESS_TOKEN, else "emulator-token")
+  --host <addr>       interface (default 127.0.0.1); 0.0.0.0 or :: is every interface. Any but a
+                      loopback one (127.0.0.1, ::1, localhost) needs a chosen access token
+  --token <t>         access token (default $WEBHOOKS_ACCESS_TOKEN, else "emulator-token", which
+                      only a loopback interface accepts)
   --persist <file>    keep records in this JSON file across restarts
   --profile <name>    option preset (see EMULATOR_PROFILES)
   --seed <n>          fault PRNG seed (default 1)
@@ -18,8 +21,11 @@ export const USAGE = `Usage: webhooks-emulator [flags]
   --fault-rate <r>    random fault probability 0..1 on list and create
   --config <file>     JSON file with any EmulatorOptions
   --help              show this text
-The admin routes under /__emulator/ take the admin token printed at start (or the access token)
-in Authorization, from a loopback Host, with Content-Type: application/json on anything but GET.`;
+The first line is "webhooks emulator listening on <url>" (for 0.0.0.0 or ::, a loopback URL that works
+here; the next line names the address bound and says other machines can reach it).
+The admin routes under /__emulator/ take the admin token printed at start (or, on a loopback
+interface only, the access token) in Authorization, from a loopback Host, with Content-Type:
+application/json on anything but GET.`;
 
 export interface MainIo {
   /** Environment to read WEBHOOKS_ACCESS_TOKEN from. @default process.env */
@@ -39,7 +45,13 @@ export async function main(argv: readonly string[], io: MainIo = {}): Promise<Em
     return undefined;
   }
   const emulator = await startEmulator(options);
+  // Scripts read this line (scripts/harness/emulator.mjs): nothing but the URL after the prefix.
   log(`webhooks emulator listening on ${emulator.url}`);
+  const bound = emulator.bound;
+  if (!bound.loopback) {
+    const where = bound.allInterfaces ? `all ${bound.address === "::" ? "" : `${bound.family} `}interfaces` : "a non-loopback interface";
+    log(`bound to ${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port} (${where}): other machines can reach it; the admin routes take only the admin token`);
+  }
   // The token is a secret in real use; its length is enough to check the right one was picked up.
   log(`token: set (${(options.accessToken ?? "").length} chars)`);
   // A generated admin token is shown once, here: it is how the person who started the emulator
@@ -76,10 +88,16 @@ export function optionsFromArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (parsed.help === true) return undefined;
 
   const options: EmulatorOptions = parsed.config === undefined ? {} : readConfigFile(parsed.config);
-  const token = parsed.token ?? env.WEBHOOKS_ACCESS_TOKEN ?? options.accessToken ?? "emulator-token";
-  options.accessToken = token;
+  const chosen = parsed.token ?? env.WEBHOOKS_ACCESS_TOKEN ?? options.accessToken;
+  options.accessToken = chosen ?? WELL_KNOWN_TOKEN;
   if (parsed.port !== undefined) options.port = integerFlag("--port", parsed.port);
   if (parsed.host !== undefined) options.host = parsed.host;
+  // Where other machines can connect, the default token would let anyone in: refused before
+  // listening (startEmulator checks the address actually bound as well).
+  const host = options.host ?? "127.0.0.1";
+  if (!isLoopbackAddress(host) && (chosen === undefined || chosen === WELL_KNOWN_TOKEN)) {
+    throw new EmulatorConfigError(nonLoopbackWithoutToken(host, "--token <t> or WEBHOOKS_ACCESS_TOKEN"));
+  }
   if (parsed.persist !== undefined) options.persistPath = parsed.persist;
   if (parsed.profile !== undefined) options.profile = parsed.profile;
   if (parsed.seed !== undefined) options.seed = integerFlag("--seed", parsed.seed);

@@ -8,7 +8,7 @@ import { createWebhook, parseCreate, parsePatch } from "./operations";
 import { injectionSchema, type ApiRoute, type EmulatorOptions, type FaultKind, type ResolvedOptions } from "./options";
 import { apiErrors, requireObject } from "./protocol";
 import { effectiveOptions, parseWith, reconfigure, type EffectiveOptions } from "./resolve";
-import { HttpServer } from "./server";
+import { HttpServer, type BoundAddress } from "./server";
 import { WebhookStore } from "./store";
 import type {
   Emulator,
@@ -34,7 +34,9 @@ export class WebhooksEmulator implements Emulator, ApiState {
     this.journal = new Journal(options.requestLogLimit);
     this.http = new HttpServer({
       api: (exchange) => serveApi(this, exchange),
-      admin: (exchange) => serveAdmin(this, exchange, [this.current.adminToken, this.current.accessToken]),
+      // Bound to an interface others can reach, the API access token (often a well-known one, shared
+      // with every client) does not open the admin routes: only the admin token does.
+      admin: (exchange) => serveAdmin(this, exchange, this.http.bound.loopback ? [this.current.adminToken, this.current.accessToken] : [this.current.adminToken], this.http.bound.loopback),
       maxBodyBytes: () => this.current.maxBodyBytes,
     });
   }
@@ -49,6 +51,10 @@ export class WebhooksEmulator implements Emulator, ApiState {
 
   get port(): number {
     return this.http.port;
+  }
+
+  get bound(): BoundAddress {
+    return { ...this.http.bound };
   }
 
   get adminToken(): string {

@@ -5,20 +5,34 @@
 // modules whose own declarations import no dependency (./types, ../api/contract): the modules that
 // hold the zod schema (./options, ./resolve) are used here but never re-exported from, so what they
 // export is re-declared below with its plain public type.
+import { isIP } from "node:net";
 import { WebhooksEmulator } from "./emulator";
 import { EMULATOR_PROFILES as profiles } from "./profiles";
-import { DEFAULT_OPTIONS as defaults, resolveOptions } from "./resolve";
-import type { Emulator, EmulatorOptions, ResolvedOptions } from "./types";
+import { DEFAULT_OPTIONS as defaults, WELL_KNOWN_TOKEN, nonLoopbackWithoutToken, resolveOptions } from "./resolve";
+import { isLoopbackAddress } from "./server";
+import { EmulatorConfigError, type Emulator, type EmulatorOptions, type ResolvedOptions } from "./types";
 
 /**
  * Starts an emulator listening on `options.host`:`options.port` (a free port by default).
- * Throws `EmulatorConfigError` for unusable options and the listen error if the port is taken.
+ * Throws `EmulatorConfigError` for unusable options (among them: a non-loopback interface with no
+ * access token, or the well-known default one) and the listen error if the port is taken.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const emulator = new WebhooksEmulator(resolveOptions(options));
+  const resolved = resolveOptions(options);
+  const wellKnown = options.accessToken === undefined || options.accessToken === WELL_KNOWN_TOKEN;
+  // An address is refused before listening; a host name, once bound (it may resolve to anything).
+  if (wellKnown && isIP(resolved.host.replace(/^\[(.*)\]$/, "$1")) !== 0 && !isLoopbackAddress(resolved.host)) {
+    throw new EmulatorConfigError(nonLoopbackWithoutToken(resolved.host, "pass accessToken"));
+  }
+  const emulator = new WebhooksEmulator(resolved);
   await emulator.listen();
+  if (wellKnown && !emulator.bound.loopback) {
+    await emulator.close();
+    throw new EmulatorConfigError(nonLoopbackWithoutToken(emulator.bound.address, "pass accessToken"));
+  }
   return emulator;
 }
+
 
 /**
  * Named option sets, one per plausible reading of the service document (`profile` option, `--profile`

@@ -109,3 +109,11 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** The default access token, known to everyone: it must not be reachable from the network. */
+export const WELL_KNOWN_TOKEN = "emulator-token";
+
+/** The refusal to listen where other machines can reach the emulator with the well-known token. */
+export function nonLoopbackWithoutToken(address: string, how: string): string {
+  return `host ${address} is not a loopback interface: other machines could reach the emulator, and "${WELL_KNOWN_TOKEN}" (the default access token) is known to everyone. Choose an access token (${how}), or listen on 127.0.0.1`;
+}

@@ -41,9 +41,28 @@ export interface Handlers {
 /** The request cannot be answered any more: the emulator is closing or the client went away. */
 export class AbandonedError extends Error {}
 
+/** The address the server is bound to, as the operating system reports it. */
+export interface BoundAddress {
+  /** e.g. `127.0.0.1`, `::1`, `0.0.0.0`, `::`, `192.168.1.20`. */
+  address: string;
+  family: string;
+  port: number;
+  /** Only this machine can connect (127.0.0.0/8 or ::1). */
+  loopback: boolean;
+  /** The wildcard address: every interface of its family (`::` usually IPv4 as well). */
+  allInterfaces: boolean;
+}
+
+/** Whether an address (or the host name `localhost`) is a loopback one: only this machine reaches it. */
+export function isLoopbackAddress(address: string): boolean {
+  const bare = address.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^(?:::ffff:)?127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
 export class HttpServer {
   url = "";
   port = 0;
+  bound: BoundAddress = { address: "", family: "", port: 0, loopback: true, allInterfaces: false };
   private readonly server: http.Server;
   private readonly shutdown = new AbortController();
   private closed: Promise<void> | undefined;
@@ -62,7 +81,11 @@ export class HttpServer {
         resolve();
       });
     });
-    this.port = (this.server.address() as AddressInfo).port;
+    const info = this.server.address() as AddressInfo;
+    this.port = info.port;
+    const allInterfaces = info.address === "0.0.0.0" || info.address === "::";
+    this.bound = { address: info.address, family: info.family, port: info.port, loopback: isLoopbackAddress(info.address), allInterfaces };
+    // A URL that works from this machine: the wildcard addresses are reached through loopback.
     this.url = `http://${displayHost(host)}:${this.port}`;
   }
 

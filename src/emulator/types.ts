@@ -155,17 +155,20 @@ export interface EmulatorOptions {
    */
   port?: number | undefined;
   /**
-   * Interface to listen on.
+   * Interface to listen on. On any but a loopback one (`127.0.0.1`, `::1`, `localhost`) an
+   * `accessToken` other than the well-known default must be given, and the access token no longer
+   * opens the admin routes (only `adminToken` does).
    * @default "127.0.0.1"
    */
   host?: string | undefined;
   /**
-   * Access token expected in `Authorization` (raw, or after `Bearer `). It also opens the admin routes.
-   * @default "emulator-token"
+   * Access token expected in `Authorization` (raw, or after `Bearer `). It also opens the admin
+   * routes while the emulator is bound to a loopback interface.
+   * @default "emulator-token" (on a loopback interface only)
    */
   accessToken?: string | undefined;
   /**
-   * Token that opens the admin routes under `/__emulator/` (as does `accessToken`), sent in
+   * Token that opens the admin routes under `/__emulator/` (as does `accessToken` on loopback), sent in
    * `Authorization` (raw, or after `Bearer `).
    * @default 32 random hexadecimal characters, generated at start
    */
@@ -426,8 +429,14 @@ export interface Emulator {
   readonly url: string;
   readonly port: number;
   /**
+   * The address the server is bound to, as the operating system reports it: `loopback` when only
+   * this machine can connect, `allInterfaces` for the wildcard addresses (`0.0.0.0`, `::`).
+   */
+  readonly bound: { address: string; family: string; port: number; loopback: boolean; allInterfaces: boolean };
+  /**
    * The token that opens the admin routes (`/__emulator/...`) in `Authorization` (raw or
-   * `Bearer `); the API access token opens them too.
+   * `Bearer `); the API access token opens them too, unless the emulator is bound to a
+   * non-loopback interface.
    */
   readonly adminToken: string;
   /** Stored records, ascending `webhook_id`. */

@@ -43,8 +43,18 @@ async function endpoint(name: string, at: number, creator: "ours" | "other" = "o
   }
 }
 
-function setup(resources: StateResource[], pending: unknown[], lock: "stale" | "live" | "elsewhere" | "none" = "stale") {
-  stack = new FakeStack(exportText([...baseResources(), ...resources], pending));
+/** An endpoint the stack created earlier, outside every window: its creatorId shows the stack's principal (1001). */
+const EARLIER = () => heldResource("zulu", 990_001, 1001);
+
+/**
+ * A stack whose state holds `resources` and the `pending` creates. With `principal: "known"` (the
+ * default) and no endpoint in `resources` recording a creatorId, one the stack created earlier is
+ * added, as a stack past its first `up` has; "unknown" leaves the state showing no principal.
+ */
+function setup(resources: StateResource[], pending: unknown[], lock: "stale" | "live" | "elsewhere" | "none" = "stale", principal: "known" | "unknown" = "known") {
+  const showsPrincipal = resources.some((r) => typeof r.outputs?.creatorId === "number" && r.outputs.adoptWebhookId === undefined);
+  const extra = principal === "known" && !showsPrincipal ? [EARLIER()] : [];
+  stack = new FakeStack(exportText([...baseResources(), ...extra, ...resources], pending));
   machine = new FakeProcesses(stack.events);
   if (lock !== "none") stack.lock({ pid: 4242, hostname: lock === "elsewhere" ? "another-runner" : "ci-runner-7", timestamp: new Date(RUN_START).toISOString() });
   if (lock === "live") machine.commands.set(4242, "pulumi up --yes");
@@ -212,6 +222,100 @@ describe("recover: matching pending creates to the service", () => {
     const golf = importedResources().find((r) => r.urn.endsWith("::golf"))!;
     expect(golf.type).toBe("webhooks:index:WebhookEndpoint");
     expect(Object.keys(golf.outputs!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "signSecret", "webhookId", "webhookName", "webhookUrl"]);
+  });
+});
+
+describe("recover: a stack whose principal the state does not show", () => {
+  // The red-team's case: a first `up` killed before any create was recorded, and a person (another
+  // token) creating exactly the declared name and URL inside the run's window.
+  it("one candidate, created by a person: not recorded; exits 5, nothing changed, prints it with --pick and adopt", async () => {
+    const persons = await endpoint("bravo", RUN_START + 1_000, "other");
+    setup([], [pendingCreate("bravo")], "stale", "unknown");
+    const { error, report, sink } = await recover();
+    expect(report).toBeUndefined();
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect((error as CliError).message).toMatch(/principal cannot be confirmed/);
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export"]);
+    expect(stack.imported).toBeUndefined();
+    expect(sink.out).not.toMatch(/Recorded in state/);
+    expect(sink.out).toMatch(/Not guessed \(nothing was changed\)/);
+    expect(sink.out).toMatch(/state shows no principal of the stack/);
+    expect(sink.out).toMatch(/by a creator the state cannot confirm/);
+    expect(sink.out).toContain(`endpoint ${persons}, created ${new Date(RUN_START + 1_000).toISOString()} by creator 2002`);
+    expect(sink.out).toContain(`webhooks recover --pick bravo=${persons}`);
+    expect(sink.out).toContain(`webhooks adopt --id ${persons} --resource-name bravo`);
+  });
+
+  it("one candidate the stack's own token created is not recorded unasked either (who created it cannot be told); --dry-run and --json alike", async () => {
+    const ours = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo"), pendingCreate("echo")], "stale", "unknown");
+    const dry = await recover({ dryRun: true });
+    expect((dry.error as CliError).exitCode).toBe(EXIT.refused);
+    const { error, sink } = await recover({ json: true });
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    const parsed = JSON.parse(sink.out) as { recorded: unknown[]; cleared: { resourceName: string }[]; ambiguous: { resourceName: string; candidates: { webhookId: number }[] }[]; changed: boolean; window: { creators: number[] } };
+    expect(parsed.recorded).toEqual([]);
+    expect(parsed.changed).toBe(false);
+    expect(parsed.window.creators).toEqual([]);
+    expect(parsed.ambiguous.map((a) => [a.resourceName, a.candidates.map((c) => c.webhookId)])).toEqual([["bravo", [ours]]]);
+    expect(parsed.cleared.map((c) => c.resourceName)).toEqual(["echo"]);
+    expect(stack.events).not.toContain("import");
+    expect(stack.events).not.toContain("cancel");
+  });
+
+  it("endpoints the stack only adopted do not show its principal", async () => {
+    const adopted = await endpoint("lima", RUN_START - 24 * HOUR, "other");
+    await endpoint("bravo", RUN_START + 1_000, "other");
+    setup([heldResource("lima", adopted, 2002, { adoptWebhookId: adopted })], [pendingCreate("bravo")], "stale", "unknown");
+    const { error } = await recover();
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(stack.events).not.toContain("import");
+  });
+
+  it("--pick records the candidate a person confirmed; the rest is unchanged (no candidate: cleared)", async () => {
+    const candidate = await endpoint("bravo", RUN_START + 1_000, "other");
+    setup([], [pendingCreate("bravo"), pendingCreate("echo")], "stale", "unknown");
+    const { report, error } = await recover({ picks: new Map([["bravo", candidate]]) });
+    expect(error).toBeUndefined();
+    expect(report!.recorded.map((r) => [r.resourceName, r.webhookId, r.how])).toEqual([["bravo", candidate, "chosen with --pick"]]);
+    expect(report!.cleared.map((c) => c.resourceName)).toEqual(["echo"]);
+    const bravo = importedResources().find((r) => r.urn.endsWith("::bravo"))!;
+    expect(bravo.id).toBe(String(candidate));
+  });
+
+  it("no candidate at all: the pending create is cleared as before", async () => {
+    setup([], [pendingCreate("echo")], "stale", "unknown");
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.cleared.map((c) => c.resourceName)).toEqual(["echo"]);
+    expect(report!.changed).toBe(true);
+  });
+});
+
+describe("recover: a stack whose principal the state shows", () => {
+  it("an endpoint another principal created in the window is never recorded, even as the only one with the name and URL", async () => {
+    const persons = await endpoint("bravo", RUN_START + 1_000, "other");
+    setup([], [pendingCreate("bravo")]);
+    const { report, error, sink } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.window!.creators).toEqual([1001]);
+    expect(report!.recorded).toEqual([]);
+    expect(report!.ambiguous).toEqual([]);
+    expect(report!.cleared.map((c) => c.resourceName)).toEqual(["bravo"]);
+    expect(report!.cleared[0]!.reason).toContain(`endpoint ${persons} by creator 2002`);
+    expect(importedResources().map((r) => r.id)).not.toContain(String(persons));
+    expect(sink.out).toMatch(/someone else's, not taken/);
+  });
+
+  it("ours beside a person's with the same name and URL: ours is recorded, theirs is left alone", async () => {
+    await endpoint("bravo", RUN_START + 1_000, "other");
+    const ours = await endpoint("bravo", RUN_START + 2_000);
+    await endpoint("bravo", RUN_START + 3_000, "other");
+    setup([], [pendingCreate("bravo")]);
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
   });
 });
 

@@ -1,5 +1,6 @@
 // The end-to-end suite's use of the shared harness (scripts/harness/): where its projects and
 // backends live, and one transcript per test file for the plaintext-secret sweeps.
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Emulator } from "../../src/emulator";
 import { Project, backendFor as harnessBackendFor, type Backend, type Env } from "../../scripts/harness/pulumi.mjs";
@@ -28,14 +29,39 @@ export function duplicateNames(emulator: Emulator): string[] {
 }
 
 /**
- * `pulumi up` killed with SIGKILL once `createdAtLeast` endpoints exist on the service; resolves
+ * Endpoints with an id in the project's file-backend checkpoints, read from disk while a run may
+ * be writing them (an unreadable file counts as none).
+ */
+export function recordedEndpoints(project: Project): number {
+  const backend = project.env.PULUMI_BACKEND_URL;
+  if (backend === undefined || !backend.startsWith("file://")) return 0;
+  const stacks = join(backend.slice("file://".length), ".pulumi", "stacks");
+  let count = 0;
+  for (const dir of existsSync(stacks) ? readdirSync(stacks) : []) {
+    for (const file of readdirSync(join(stacks, dir)).filter((f) => f.endsWith(".json"))) {
+      try {
+        const checkpoint = JSON.parse(readFileSync(join(stacks, dir, file), "utf8")) as { checkpoint?: { latest?: { resources?: { type: string; id?: string }[] } } };
+        count += (checkpoint.checkpoint?.latest?.resources ?? []).filter((r) => /WebhookEndpoint$/.test(r.type) && r.id).length;
+      } catch {
+        // being written
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * `pulumi up` killed with SIGKILL once `createdAtLeast` endpoints exist on the service (and, with
+ * `recordedAtLeast`, once that many are in the checkpoint: the stack's principal is then known to
+ * `webhooks recover`); resolves
  * with the time of the kill, after the killed CLI has exited.
  */
-export async function killedUp(project: Project, emulator: Emulator, createdAtLeast: number): Promise<number> {
+export async function killedUp(project: Project, emulator: Emulator, createdAtLeast: number, options: { recordedAtLeast?: number } = {}): Promise<number> {
   const kill = new AbortController();
   const up = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
   const deadline = Date.now() + 180_000;
-  while (emulator.counters().created < createdAtLeast && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  const recordedAtLeast = options.recordedAtLeast ?? 0;
+  while ((emulator.counters().created < createdAtLeast || recordedEndpoints(project) < recordedAtLeast) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   kill.abort();
   const result = await up;
   if (!(result.signal ?? result.error)) throw new Error(`pulumi up ended (exit ${result.code}) before it could be killed`);

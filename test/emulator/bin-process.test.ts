@@ -142,4 +142,29 @@ describe("compiled bin as a child process", () => {
     expect(await stop(second)).toBe(0);
     expect(first.output() + second.output()).not.toContain(TOKEN);
   });
+
+  it("--host 0.0.0.0: the listening line is a loopback URL the harness parses, the next says all interfaces; the access token does not open the admin routes", async () => {
+    const running = await startBin(["--host", "0.0.0.0"]);
+    const port = new URL(running.url).port;
+    await new Promise((done) => setTimeout(done, 50));
+    expect(running.output()).toContain(`bound to 0.0.0.0:${port} (all IPv4 interfaces): other machines can reach it`);
+    expect((await post(running.url, LIST, LIST_ALL)).json.code).toBe("200");
+    const withApiToken = await fetch(`${running.url}/__emulator/counters`, { headers: { authorization: TOKEN } });
+    expect(withApiToken.status).toBe(401);
+    expect(await stop(running)).toBe(0);
+  });
+
+  it("--host 0.0.0.0 without a chosen token: exits 1 before listening, saying what to do", async () => {
+    const env = { ...process.env };
+    delete env.WEBHOOKS_ACCESS_TOKEN;
+    const child = spawn(process.execPath, [BIN, "--port", "0", "--host", "0.0.0.0"], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    started.push(child);
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    const code = await new Promise<number | string>((done) => child.on("exit", (c, signal) => done(c ?? signal ?? "unknown")));
+    expect(code).toBe(1);
+    expect(output).not.toMatch(/listening on/);
+    expect(output).toMatch(/host 0\.0\.0\.0 is not a loopback interface.*--token <t> or WEBHOOKS_ACCESS_TOKEN/);
+  });
 });
