@@ -1,17 +1,42 @@
-// npm run bench (scripts/bench.sh builds dist/ and puts Node and the Pulumi CLI on PATH first).
+// npm run bench (scripts/bench.sh builds dist/ and puts Node, the Pulumi CLI and the YAML language host on PATH first).
 //
-// Knobs (environment):
-//   BENCH_SIZES=10,100,300      endpoints per stack
-//   BENCH_LATENCIES=0,50        emulator latency per API call, ms
-//   BENCH_RUNS=3                runs per cell, each a fresh stack; the median is shown
-//   BENCH_QUICK=1               smoke run: sizes 10, runs 1, 1000 client ops
-//   BENCH_PARALLEL=<n>          pass --parallel n to up/preview/refresh/destroy (default: the CLI's default, cores x 4)
-//   BENCH_PARALLEL_DIFF=1       set PULUMI_PARALLEL_DIFF=true (the engine diffs in parallel; default serial)
-//   BENCH_CLIENT_OPS=5000       ops per client micro-benchmark trial
-//   BENCH_CLIENT_CONCURRENCY=16 requests in flight in the client micro-benchmark
-//   BENCH_PARTS=engine,client   which halves to run
+// Knobs (environment). BENCH_QUICK=1 changes the defaults marked "quick:"; an explicit knob always wins.
+//   BENCH_PARTS=engine,crowd,native,client  which parts to run (BENCH_PROFILE=1 adds "profile")
+//   engine: the main grid, WebhookEndpoint (dynamic face) vs the no-op floor on an empty service
+//     BENCH_SIZES=10,100,300,1000   endpoints per stack                         quick: 10,20
+//     BENCH_LATENCIES=0,50          emulator latency per API call, ms
+//     BENCH_RUNS=3                  runs per cell, each a fresh stack; the median is shown   quick: 1
+//     BENCH_LARGE_FROM=1000         sizes from this one up run at the first latency only,  quick: 20
+//     BENCH_LARGE_RUNS=1            this many times (N = 1000: up, preview, refresh, destroy vs the floor),
+//     BENCH_LARGE_CHECKPOINTS=0     with PULUMI_SKIP_CHECKPOINTS=true for both kinds: the file backend rewrites the
+//                                   whole state after every step, O(N²), minutes at N = 1000 for ours and the floor
+//                                   alike; 1 keeps the engine's default (intermediate checkpoints)
+//   crowd: the service pre-filled with other teams' endpoints (created before the stack's, so they come first
+//     in the service's id order) at one latency, preview and refresh of the same stack, crowd 0 = the empty service
+//     BENCH_CROWD=0,2000,20000      other endpoints on the service               quick: 0,2000
+//     BENCH_PAGE_SIZES=50,100       the service's page size (the emulator's maxPageSize) quick: 50
+//     BENCH_CROWD_STACKS=12,100     endpoints in the stack (300 if time allows)   quick: 12
+//     BENCH_CROWD_LATENCY=20        ms per API call
+//     BENCH_CROWD_RUNS=2            runs per cell                                quick: 1
+//     BENCH_CROWD_AT=before         when the crowd is created: before the stack's up (its endpoints come last in id
+//                                   order), after it (they come first), or both (rows for each)
+//   native: the same endpoints as a Pulumi YAML program on the native plugin, vs the dynamic face and the floor
+//     BENCH_NATIVE_SIZES=100        (latency 0; the dynamic face and floor come from the main grid when it has
+//                                   that size at latency 0, else they are run here)     quick: 10
+//     BENCH_NATIVE_RUNS=<BENCH_RUNS>
+//   profile (BENCH_PROFILE=1; quick: on): up of one stack at latency 0, ours and floor, instrumented
+//     (bench/profile-hook.cjs through NODE_OPTIONS): provider host start-up, module loading, per-create CPU and a
+//     V8 CPU profile of the provider host, summarised in notes; the .cpuprofile files stay in .e2e/bench/profiles
+//     BENCH_PROFILE_SIZE=100        quick: 10
+//     BENCH_PROFILE_RUNS=1
+//   BENCH_PARALLEL=<n>            pass --parallel n to up/preview/refresh/destroy (default: the CLI's default, cores x 4)
+//   BENCH_PARALLEL_DIFF=1         set PULUMI_PARALLEL_DIFF=true (the engine diffs in parallel; default serial)
+//   client: BENCH_CLIENT_OPS=5000 (quick: 1000) ops per trial, BENCH_CLIENT_CONCURRENCY=16 in flight
+//
+// Output: one markdown table on stdout, also written to bench/results/results.md (and results.json, and a copy in
+// .e2e/bench/results.md); bench/results/ is output and ignored by git.
 // @ts-check
-import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -19,18 +44,36 @@ import { fileURLToPath } from "node:url";
 import { pulumiVersion } from "../scripts/harness/pulumi.mjs";
 import { clientBenchmark } from "./client.mjs";
 import { cycle, installPackedPackage, paths } from "./engine.mjs";
+import { summariseCpuProfile } from "./profile.mjs";
 
 /** @typedef {import("./engine.mjs").CycleResult} CycleResult */
 /** @typedef {import("./engine.mjs").Op} Op */
+/** @typedef {import("./engine.mjs").Kind} Kind */
+/** @typedef {import("./engine.mjs").BenchEmulator} BenchEmulator */
 /** @typedef {import("./client.mjs").ClientResult} ClientResult */
-/** @typedef {{ runs: CycleResult[], packageVersion: string }} EngineResults */
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** @type {Op[]} */
 const OPS = ["up", "preview", "refresh", "destroy"];
+/** @type {Op[]} */
+const CROWD_OPS = ["preview", "refresh"];
 const TOKEN = "bench_tok_3f9d1c7e5a2b4860";
 // The CLI's --parallel default: $PULUMI_PARALLEL, else GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go).
 const CLI_DEFAULT_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : os.availableParallelism() * 4;
+/** The emulator's page size when the benchmark does not set one (its maxPageSize default; the client asks for 100). */
+const DEFAULT_PAGE = 100;
+
+// Targets (issue 11).
+const TARGET = {
+  /** Crowded service: list calls per command at most one per endpoint plus this. */
+  crowdListSlack: 5,
+  /** Crowded service: wall time at most this times the same stack on an empty service. */
+  crowdVsEmpty: 1.1,
+  /** N >= BENCH_LARGE_FROM: every command at most this times the floor. */
+  largeVsFloor: 1.2,
+  /** up of 100 endpoints at latency 0: at most this times the floor. */
+  up100VsFloor: 1.05,
+};
 
 /** @param {string} message */
 function log(message) {
@@ -42,9 +85,9 @@ function log(message) {
  * @param {string} fallback
  */
 function intList(name, fallback) {
-  const raw = process.env[name] ?? fallback;
+  const raw = process.env[name] || fallback;
   const values = raw.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
-  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
+  if (values.some((v) => !Number.isInteger(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
   return values;
 }
 
@@ -72,17 +115,45 @@ function median(values) {
   return v.length % 2 ? /** @type {number} */ (v[mid]) : (/** @type {number} */ (v[mid - 1]) + /** @type {number} */ (v[mid])) / 2;
 }
 
+/**
+ * @param {string} raw
+ * @returns {("before" | "after")[]}
+ */
+function crowdAt(raw) {
+  if (raw === "before" || raw === "after") return [raw];
+  if (raw === "both") return ["before", "after"];
+  throw new Error(`BENCH_CROWD_AT must be before, after or both, got "${raw}"`);
+}
+
 const quick = process.env.BENCH_QUICK === "1";
+const profileOn = (process.env.BENCH_PROFILE ?? (quick ? "1" : "0")) === "1";
+const runs = int("BENCH_RUNS", quick ? 1 : 3);
 const settings = {
-  sizes: intList("BENCH_SIZES", quick ? "10" : "10,100,300"),
+  quick,
+  sizes: intList("BENCH_SIZES", quick ? "10,20" : "10,100,300,1000"),
   latencies: intList("BENCH_LATENCIES", "0,50"),
-  runs: int("BENCH_RUNS", quick ? 1 : 3),
+  runs,
+  largeFrom: int("BENCH_LARGE_FROM", quick ? 20 : 1000),
+  largeRuns: int("BENCH_LARGE_RUNS", 1),
+  largeCheckpoints: process.env.BENCH_LARGE_CHECKPOINTS === "1",
+  crowd: {
+    counts: intList("BENCH_CROWD", quick ? "0,2000" : "0,2000,20000"),
+    pageSizes: intList("BENCH_PAGE_SIZES", quick ? "50" : "50,100"),
+    stacks: intList("BENCH_CROWD_STACKS", quick ? "12" : "12,100"),
+    latency: int("BENCH_CROWD_LATENCY", 20, 0),
+    runs: int("BENCH_CROWD_RUNS", quick ? 1 : 2),
+    at: crowdAt(process.env.BENCH_CROWD_AT || "before"),
+  },
+  native: { sizes: intList("BENCH_NATIVE_SIZES", quick ? "10" : "100"), runs: int("BENCH_NATIVE_RUNS", runs) },
+  profile: { enabled: profileOn, size: int("BENCH_PROFILE_SIZE", quick ? 10 : 100), runs: int("BENCH_PROFILE_RUNS", 1) },
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
   clientOps: int("BENCH_CLIENT_OPS", quick ? 1000 : 5000),
   clientConcurrency: int("BENCH_CLIENT_CONCURRENCY", 16),
-  parts: (process.env.BENCH_PARTS ?? "engine,client").split(",").map((s) => s.trim()),
+  parts: [...(process.env.BENCH_PARTS ?? "engine,crowd,native,client").split(",").map((s) => s.trim()), ...(profileOn ? ["profile"] : [])],
 };
+if (settings.crowd.pageSizes.some((size) => size < 1)) throw new Error("BENCH_PAGE_SIZES must be positive");
+if (settings.latencies.length === 0) throw new Error("BENCH_LATENCIES must name at least one latency");
 
 function machine() {
   const cpuinfo = (() => {
@@ -101,6 +172,7 @@ function machine() {
     node: process.version,
     pulumi: pulumiVersion() ?? "unknown",
     languageHost: process.env.PWE_LANGUAGE_HOST === "stand-in" ? "stand-in (scripts/engine/pulumi-language-nodejs)" : (process.env.PWE_LANGUAGE_HOST ?? "unknown"),
+    yamlHost: process.env.PWE_YAML_HOST ?? "unknown",
     loadAverage: os.loadavg().map((x) => x.toFixed(2)).join(" "),
   };
 }
@@ -110,16 +182,78 @@ function reproduceCommand() {
     `BENCH_SIZES=${settings.sizes.join(",")}`,
     `BENCH_LATENCIES=${settings.latencies.join(",")}`,
     `BENCH_RUNS=${settings.runs}`,
+    `BENCH_LARGE_FROM=${settings.largeFrom}`,
+    `BENCH_LARGE_RUNS=${settings.largeRuns}`,
+    ...(settings.largeCheckpoints ? ["BENCH_LARGE_CHECKPOINTS=1"] : []),
+    `BENCH_CROWD=${settings.crowd.counts.join(",")}`,
+    `BENCH_PAGE_SIZES=${settings.crowd.pageSizes.join(",")}`,
+    `BENCH_CROWD_STACKS=${settings.crowd.stacks.join(",")}`,
+    `BENCH_CROWD_LATENCY=${settings.crowd.latency}`,
+    `BENCH_CROWD_RUNS=${settings.crowd.runs}`,
+    ...(settings.crowd.at.length === 1 && settings.crowd.at[0] === "before" ? [] : [`BENCH_CROWD_AT=${settings.crowd.at.length === 2 ? "both" : settings.crowd.at[0]}`]),
+    `BENCH_NATIVE_SIZES=${settings.native.sizes.join(",")}`,
+    `BENCH_NATIVE_RUNS=${settings.native.runs}`,
+    `BENCH_PROFILE=${settings.profile.enabled ? 1 : 0}`,
+    ...(settings.profile.enabled ? [`BENCH_PROFILE_SIZE=${settings.profile.size}`, `BENCH_PROFILE_RUNS=${settings.profile.runs}`] : []),
     `BENCH_CLIENT_OPS=${settings.clientOps}`,
     `BENCH_CLIENT_CONCURRENCY=${settings.clientConcurrency}`,
   ];
   if (settings.parallel !== undefined) knobs.push(`BENCH_PARALLEL=${settings.parallel}`);
   if (settings.parallelDiff) knobs.push("BENCH_PARALLEL_DIFF=1");
-  if (process.env.BENCH_PARTS) knobs.push(`BENCH_PARTS=${settings.parts.join(",")}`);
+  if (process.env.BENCH_PARTS) knobs.push(`BENCH_PARTS=${process.env.BENCH_PARTS}`);
   return `${knobs.join(" ")} npm run bench`;
 }
 
-// ---- engine half ------------------------------------------------------------------------------
+/** Parts left out, and why: printed as notes. @type {string[]} */
+const skipped = [];
+
+/**
+ * Whether an executable of this name is on PATH.
+ * @param {string} name
+ */
+function onPath(name) {
+  return (process.env.PATH ?? "").split(":").some((dir) => {
+    try {
+      accessSync(join(dir || ".", name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** @param {number} n */
+function isLarge(n) {
+  return n >= settings.largeFrom;
+}
+
+/** The main grid's cells: large sizes run at the first latency only. */
+function gridLatencies(/** @type {number} */ n) {
+  return isLarge(n) ? settings.latencies.slice(0, 1) : settings.latencies;
+}
+
+// ---- the crowd: other teams' endpoints ------------------------------------------------------------
+
+/**
+ * Fills the service with `count` endpoints of 40 other teams, through the emulator's addRecord (the create
+ * rules, without latency, log or counters; the admin route POST /__emulator/records does the same over HTTP).
+ * @param {BenchEmulator} emulator
+ * @param {number} count
+ */
+function seedCrowd(emulator, count) {
+  for (let i = 0; i < count; i++) {
+    const team = i % 40;
+    emulator.addRecord({ webhook_name: `team-${team}-hook-${i}`, webhook_url: `https://team-${team}.example.net/hooks/${i}` });
+  }
+}
+
+// ---- the engine parts --------------------------------------------------------------------------------
+
+/**
+ * @typedef {object} EngineResults
+ * @property {CycleResult[]} runs
+ * @property {string} packageVersion
+ */
 
 async function engineBenchmark() {
   if (pulumiVersion() === undefined) throw new Error("the Pulumi CLI is not on PATH: run `npm run bench` (scripts/bench.sh sources scripts/engine.sh)");
@@ -128,47 +262,139 @@ async function engineBenchmark() {
   /** @type {(id: string) => unknown} */
   const load = createRequire(join(REPO, "package.json"));
   const { startEmulator } = /** @type {typeof import("../src/emulator/index.js")} */ (load(join(REPO, "dist/emulator/index.js")));
-  const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 0 });
+  // A request log long enough for every request of the largest command (1000 endpoints: 2000 during up).
+  const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 0, requestLogLimit: 100_000 });
+  const defaults = { maxPageSize: emulator.options().maxPageSize, defaultPageSize: emulator.options().defaultPageSize };
   const parallelArgs = settings.parallel === undefined ? [] : ["--parallel", String(settings.parallel)];
+  /** @type {Record<string, string>} */
   const extraEnv = settings.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
   /** @type {CycleResult[]} */
-  const runs = [];
+  const results = [];
   let seq = 0;
+  /**
+   * @param {Omit<import("./engine.mjs").CycleOptions, "p" | "emulator" | "token" | "id" | "extraEnv" | "parallelArgs"> & { label?: string }} options
+   */
+  const run = async (options) => {
+    const id = `${++seq}-${options.kind}-n${options.n}-l${options.latency}${options.crowd === undefined ? "" : `-c${options.crowd}${options.crowdAt === "after" ? "a" : ""}-p${options.pageSize}`}`;
+    const started = Date.now();
+    const result = await cycle({ ...options, p, emulator, token: TOKEN, id, extraEnv, parallelArgs });
+    results.push(result);
+    const timed = OPS.filter((op) => result.ms[op] !== undefined);
+    const lists = timed.map((op) => `${op} ${((result.ms[op] ?? 0) / 1000).toFixed(2)}s${options.kind === "floor" ? "" : `/${result.calls[op]?.list ?? 0}L`}`);
+    log(`${id}${options.label ? ` (${options.label})` : ""}: ${lists.join(", ")} (cycle ${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    return result;
+  };
+  const emptyService = (/** @type {number} */ latency) => (/** @type {BenchEmulator} */ e) => {
+    e.reset();
+    e.configure({ latencyMs: latency, ...defaults });
+  };
+  const partStarted = (/** @type {string} */ part) => {
+    const at = Date.now();
+    return () => log(`${part}: ${((Date.now() - at) / 60_000).toFixed(1)} min`);
+  };
+
   try {
-    for (const n of settings.sizes) {
-      for (const latency of settings.latencies) {
-        emulator.configure({ latencyMs: latency });
-        for (let r = 0; r < settings.runs; r++) {
-          // Alternated, so that machine noise hits both kinds alike.
-          for (const kind of /** @type {const} */ (["ours", "floor"])) {
-            const id = `${++seq}-${kind}-n${n}-l${latency}`;
-            const started = Date.now();
-            const result = await cycle({ p, kind, n, latency, emulator, token: TOKEN, id, extraEnv, parallelArgs });
-            runs.push(result);
-            log(
-              `${id}: ${OPS.map((op) => `${op} ${(result.ms[op] / 1000).toFixed(2)}s`).join(", ")} (cycle ${((Date.now() - started) / 1000).toFixed(1)}s)`,
-            );
+    if (settings.parts.includes("engine")) {
+      const done = partStarted("engine (main grid)");
+      for (const n of settings.sizes) {
+        for (const latency of gridLatencies(n)) {
+          for (let r = 0; r < (isLarge(n) ? settings.largeRuns : settings.runs); r++) {
+            // Alternated, so that machine noise hits both kinds alike.
+            for (const kind of /** @type {const} */ (["ours", "floor"])) {
+              const env = isLarge(n) && !settings.largeCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
+              await run({ kind, n, latency, tag: "grid", prepare: emptyService(latency), env });
+            }
           }
         }
       }
+      done();
+    }
+
+    if (settings.parts.includes("crowd") && settings.crowd.stacks.length > 0) {
+      const done = partStarted("crowd");
+      const latency = settings.crowd.latency;
+      for (let r = 0; r < settings.crowd.runs; r++) {
+        for (const n of settings.crowd.stacks) {
+          await run({ kind: "floor", n, latency, tag: "crowd", ops: CROWD_OPS });
+          for (const pageSize of settings.crowd.pageSizes) {
+            for (const at of settings.crowd.at) {
+              for (const crowd of settings.crowd.counts) {
+                if (crowd === 0 && at !== settings.crowd.at[0]) continue; // the empty service once
+                const configure = (/** @type {BenchEmulator} */ e) => {
+                  e.reset();
+                  e.configure({ latencyMs: latency, maxPageSize: pageSize, defaultPageSize: Math.min(pageSize, defaults.defaultPageSize) });
+                };
+                /** @type {Partial<import("./engine.mjs").CycleOptions>} */
+                const seeding =
+                  at === "before"
+                    ? { prepare: (e) => (configure(e), seedCrowd(e, crowd)) }
+                    : { prepare: configure, afterUp: (e) => seedCrowd(e, crowd) };
+                await run({ kind: "ours", n, latency, crowd, crowdAt: at, pageSize, tag: "crowd", ops: CROWD_OPS, ...seeding });
+              }
+            }
+          }
+        }
+      }
+      emulator.configure({ latencyMs: 0, ...defaults });
+      done();
+    }
+
+    if (settings.parts.includes("native") && !onPath("pulumi-language-yaml")) {
+      skipped.push("native (YAML) rows skipped: pulumi-language-yaml is not on PATH (source scripts/engine-yaml.sh, as scripts/bench.sh does)");
+      log(skipped.at(-1) ?? "");
+    } else if (settings.parts.includes("native")) {
+      const done = partStarted("native");
+      for (const n of settings.native.sizes) {
+        const fromGrid = results.some((r) => r.tag === "grid" && r.kind === "ours" && r.n === n && r.latency === 0);
+        for (let r = 0; r < settings.native.runs; r++) {
+          await run({ kind: "native", n, latency: 0, tag: "native", prepare: emptyService(0) });
+          if (!fromGrid) {
+            await run({ kind: "ours", n, latency: 0, tag: "native", prepare: emptyService(0) });
+            await run({ kind: "floor", n, latency: 0, tag: "native" });
+          }
+        }
+      }
+      done();
+    }
+
+    if (settings.parts.includes("profile")) {
+      const done = partStarted("profile");
+      const n = settings.profile.size;
+      const hook = join(REPO, "bench", "profile-hook.cjs");
+      for (let r = 0; r < settings.profile.runs; r++) {
+        for (const kind of /** @type {const} */ (["ours", "floor"])) {
+          const profileDir = join(p.profiles, `${kind}-${r + 1}`);
+          rmSync(profileDir, { recursive: true, force: true });
+          const upEnv = {
+            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(hook)}`.trim(),
+            BENCH_PROFILE_OUT: profileDir,
+            BENCH_PROFILE_EXPECT_CREATES: String(n),
+          };
+          await run({ kind, n, latency: 0, tag: "profile", ops: [], upEnv, profileDir, prepare: emptyService(0), label: "instrumented up" });
+        }
+      }
+      done();
     }
   } finally {
     await emulator.close();
   }
-  return { runs, packageVersion: installed.version };
+  return { runs: results, packageVersion: installed.version };
 }
 
 // ---- table ------------------------------------------------------------------------------------
 
-/** @type {Record<"s" | "ratio" | "calls" | "bytes" | "mb" | "cpu" | "ops", (x: number) => string>} */
+/** @type {Record<"s" | "ratio" | "calls" | "bytes" | "kb" | "mb" | "cpu" | "ops" | "ms" | "pct", (x: number) => string>} */
 const fmt = {
   s: (ms) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "–"),
   ratio: (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–"),
   calls: (x) => (Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : "–"),
   bytes: (x) => (Number.isFinite(x) ? String(Math.round(x)) : "–"),
+  kb: (x) => (Number.isFinite(x) && x > 0 ? (x / 1024).toFixed(0) : "–"),
   mb: (x) => (Number.isFinite(x) && x > 0 ? (x / 2 ** 20).toFixed(1) : "–"),
   cpu: (x) => (Number.isFinite(x) ? x.toFixed(2) : "–"),
   ops: (x) => (Number.isFinite(x) ? x.toFixed(0) : "–"),
+  ms: (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : "–"),
+  pct: (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "–"),
 };
 
 /** @param {Op} op */
@@ -177,193 +403,483 @@ function effectiveParallel(op) {
   return settings.parallel ?? CLI_DEFAULT_PARALLEL;
 }
 
-/** @typedef {(string | number)[]} Row */
+const HEADER = [
+  "metric",
+  "N",
+  "latency ms",
+  "crowd / page",
+  "ours",
+  "floor / bare",
+  "ours ÷ floor",
+  "baseline",
+  "ours ÷ baseline",
+  "list calls",
+  "name / scan / URL",
+  "list/endpoint",
+  "create/endpoint",
+  "target",
+];
+
+/**
+ * One row of the table: named cells, the rest empty.
+ * @typedef {object} RowCells
+ * @property {string} metric
+ * @property {string | number} [n]
+ * @property {string | number} [latency]
+ * @property {string} [crowd]
+ * @property {string} [ours]
+ * @property {string} [floor]
+ * @property {string} [vsFloor]
+ * @property {string} [baseline]
+ * @property {string} [vsBaseline]
+ * @property {string} [lists]
+ * @property {string} [split]
+ * @property {string} [listPer]
+ * @property {string} [createPer]
+ * @property {string} [target]
+ */
+
+/** @param {RowCells} c */
+function row(c) {
+  return [
+    c.metric,
+    c.n ?? "",
+    c.latency ?? "",
+    c.crowd ?? "",
+    c.ours ?? "",
+    c.floor ?? "",
+    c.vsFloor ?? "",
+    c.baseline ?? "",
+    c.vsBaseline ?? "",
+    c.lists ?? "",
+    c.split ?? "",
+    c.listPer ?? "",
+    c.createPer ?? "",
+    c.target ?? "",
+  ].map(String);
+}
+
+/**
+ * @param {boolean} ok
+ * @param {string} what
+ */
+function verdict(ok, what) {
+  return `${what} ${ok ? "✓" : "✗"}`;
+}
 
 /**
  * @param {EngineResults | undefined} engine
  * @param {ClientResult[] | undefined} client
- * @returns {{ rows: Row[], notes: string[] }}
+ * @returns {{ rows: string[][], notes: string[], misses: string[] }}
  */
 function buildRows(engine, client) {
-  /** @type {Row[]} */
+  /** @type {string[][]} */
   const rows = [];
   /** @type {string[]} */
   const notes = [];
-  if (engine) {
-    /**
-     * @param {import("./engine.mjs").Kind} kind
-     * @param {number} n
-     * @param {number} [latency] undefined: every latency
-     */
-    const select = (kind, n, latency) => engine.runs.filter((r) => r.kind === kind && r.n === n && (latency === undefined || r.latency === latency));
-    /**
-     * @param {import("./engine.mjs").Kind} kind
-     * @param {number} n
-     * @param {number} latency
-     * @param {Op} op
-     */
-    const medianMs = (kind, n, latency, op) => median(select(kind, n, latency).map((r) => r.ms[op]));
-    for (const n of settings.sizes) {
-      for (const latency of settings.latencies) {
+  /** @type {string[]} */
+  const misses = [];
+  const all = engine?.runs ?? [];
+  /**
+   * @param {{ tag?: string, kind?: Kind, n?: number, latency?: number, crowd?: number, pageSize?: number | undefined }} q
+   */
+  const select = (q) =>
+    all.filter(
+      (r) =>
+        (q.tag === undefined || r.tag === q.tag) &&
+        (q.kind === undefined || r.kind === q.kind) &&
+        (q.n === undefined || r.n === q.n) &&
+        (q.latency === undefined || r.latency === q.latency) &&
+        (q.crowd === undefined || r.crowd === q.crowd) &&
+        (!("pageSize" in q) || r.pageSize === q.pageSize),
+    );
+  /**
+   * @param {CycleResult[]} set
+   * @param {(r: CycleResult) => number | undefined} f
+   */
+  const med = (set, f) => median(set.map(f));
+  /** @param {CycleResult[]} set @param {Op} op */
+  const callCells = (set, op) => {
+    const calls = set.map((r) => r.calls[op]).filter((c) => c !== undefined);
+    if (calls.length === 0) return {};
+    const n = set[0]?.n ?? 1;
+    const list = median(calls.map((c) => c.list));
+    const split = `${fmt.calls(median(calls.map((c) => c.byName)))} / ${fmt.calls(median(calls.map((c) => c.scanPages)))} / ${fmt.calls(median(calls.map((c) => c.byUrl)))}`;
+    if (calls.some((c) => !c.complete)) notes.push(`N=${n} ${op}: the emulator's request log dropped entries; the name / scan / URL split is partial`);
+    const spread = new Set(calls.map((c) => `${c.list}/${c.create}`));
+    if (spread.size > 1) notes.push(`N=${n} ${op} (${set[0]?.tag}, crowd ${set[0]?.crowd}): API calls varied between runs (${[...spread].join(", ")} list/create)`);
+    return {
+      lists: fmt.calls(list),
+      split,
+      listPer: fmt.calls(list / n),
+      createPer: fmt.calls(median(calls.map((c) => c.create)) / n),
+      list,
+    };
+  };
+
+  // ---- main grid ----
+  const gridSizes = [...new Set(select({ tag: "grid" }).map((r) => r.n))];
+  for (const n of gridSizes) {
+    const latencies = [...new Set(select({ tag: "grid", n }).map((r) => r.latency))];
+    for (const latency of latencies) {
+      const ours = select({ tag: "grid", kind: "ours", n, latency });
+      const floor = select({ tag: "grid", kind: "floor", n, latency });
+      for (const op of OPS) {
+        const o = med(ours, (r) => r.ms[op]);
+        const f = med(floor, (r) => r.ms[op]);
+        const ratio = o / f;
+        const { list: _list, ...cells } = callCells(ours, op);
+        let target = "";
+        if (isLarge(n)) {
+          target = verdict(ratio <= TARGET.largeVsFloor, `≤${TARGET.largeVsFloor.toFixed(2)}× floor`);
+          if (!(ratio <= TARGET.largeVsFloor)) misses.push(`N=${n} ${op}: ${fmt.ratio(ratio)} the floor (target ≤${TARGET.largeVsFloor}×)`);
+        } else if (n === 100 && latency === 0 && op === "up") {
+          target = verdict(ratio <= TARGET.up100VsFloor, `≤${TARGET.up100VsFloor.toFixed(2)}× floor`);
+          if (!(ratio <= TARGET.up100VsFloor)) misses.push(`N=100 up at latency 0: ${fmt.ratio(ratio)} the floor (target ≤${TARGET.up100VsFloor}×)`);
+        }
+        const skipped = isLarge(n) && !settings.largeCheckpoints ? ", checkpoints skipped" : "";
+        rows.push(row({ metric: `${op} (s)${skipped}`, n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.s(o), floor: fmt.s(f), vsFloor: fmt.ratio(ratio), ...cells, target }));
+      }
+      const pre = ours.map((r) => r.precheck).filter((x) => x !== undefined);
+      const upCalls = callCells(ours, "up");
+      rows.push(
+        row({
+          metric: "up: create's pre-check listing, share of up wall time",
+          n,
+          latency,
+          crowd: `0 / ${DEFAULT_PAGE}`,
+          ours: fmt.pct(median(pre.map((x) => x.shareOfUp))),
+          baseline: fmt.pct(median(pre.map((x) => x.apiShareOfUp))),
+          lists: upCalls.lists ?? "",
+          split: upCalls.split ?? "",
+          listPer: upCalls.listPer ?? "",
+        }),
+      );
+      rows.push(row({ metric: "up: create's pre-check listing, per create (ms, median)", n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.ms(median(pre.map((x) => x.medianMs))) }));
+    }
+    const zero = latencies.includes(0) ? 0 : undefined;
+    if (zero !== undefined) {
+      for (const latency of latencies.filter((l) => l > 0)) {
         for (const op of OPS) {
-          const ours = medianMs("ours", n, latency, op);
-          const floor = medianMs("floor", n, latency, op);
-          const calls = select("ours", n, latency).map((r) => r.calls[op]);
-          const list = median(calls.map((c) => c.list));
-          const create = median(calls.map((c) => c.create));
-          const other = Math.max(...calls.map((c) => c.other));
-          if (other > 0) notes.push(`N=${n} latency ${latency} ms ${op}: ${other} other (non-API) requests per endpoint`);
-          const spread = new Set(calls.map((c) => `${c.list}/${c.create}`));
-          if (spread.size > 1) notes.push(`N=${n} latency ${latency} ms ${op}: API calls varied between runs (${[...spread].join(", ")} list/create per endpoint)`);
-          rows.push([`${op} (s)`, n, latency, fmt.s(ours), fmt.s(floor), fmt.ratio(ours / floor), fmt.calls(list), fmt.calls(create)]);
+          const m = (/** @type {Kind} */ kind, /** @type {number} */ l) => med(select({ tag: "grid", kind, n, latency: l }), (r) => r.ms[op]);
+          const added = m("ours", latency) - m("ours", 0) - (m("floor", latency) - m("floor", 0));
+          const rounds = Math.ceil(n / effectiveParallel(op));
+          const budget = op === "destroy" ? 0 : rounds * latency;
+          rows.push(row({ metric: `${op}: added by latency (s) vs budget (s)`, n, latency, ours: fmt.s(added), floor: fmt.s(budget), vsFloor: budget > 0 ? fmt.ratio(added / budget) : "–" }));
         }
       }
-      const zero = settings.latencies.includes(0) ? 0 : undefined;
-      if (zero !== undefined) {
-        for (const latency of settings.latencies.filter((l) => l > 0)) {
-          for (const op of OPS) {
-            const added =
-              medianMs("ours", n, latency, op) - medianMs("ours", n, 0, op) - (medianMs("floor", n, latency, op) - medianMs("floor", n, 0, op));
-            const rounds = Math.ceil(n / effectiveParallel(op));
-            const budget = op === "destroy" ? 0 : rounds * latency;
-            rows.push([
-              `${op}: added by latency (s) vs budget (s)`,
+    }
+    const ours = select({ tag: "grid", kind: "ours", n });
+    const floor = select({ tag: "grid", kind: "floor", n });
+    /**
+     * @param {string} metric
+     * @param {(r: CycleResult) => number} f
+     * @param {(x: number) => string} format
+     */
+    const pair = (metric, f, format) => {
+      const o = med(ours, f);
+      const fl = med(floor, f);
+      rows.push(row({ metric, n, latency: "all", ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl) }));
+    };
+    pair("__provider (B/endpoint)", (r) => r.state.providerBytes, fmt.bytes);
+    pair("state (B/endpoint)", (r) => r.state.resourceBytes, fmt.bytes);
+    pair("state file after up (KB)", (r) => r.state.fileBytes, fmt.kb);
+    pair("peak RSS provider host, up (MB)", (r) => r.memory.up?.provider ?? NaN, fmt.mb);
+    pair("peak RSS provider host, any command (MB)", (r) => r.peak.provider, fmt.mb);
+    pair("peak RSS program, up (MB)", (r) => r.memory.up?.program ?? NaN, fmt.mb);
+    pair("peak RSS pulumi CLI, any command (MB)", (r) => r.peak.engine, fmt.mb);
+    const total = (/** @type {import("./engine.mjs").Cpu | undefined} */ cpu) => (cpu === undefined ? NaN : cpu.engine + cpu.provider + cpu.plugin + cpu.program + cpu.other + cpu.bench);
+    pair("CPU up: provider host (s)", (r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
+    pair("CPU up: program (s)", (r) => r.cpu.up?.program ?? NaN, fmt.cpu);
+    for (const op of OPS) pair(`CPU ${op}: all processes (s)`, (r) => total(r.cpu[op]), fmt.cpu);
+    for (const r of ours.concat(floor)) {
+      if (r.seen.provider === 0 || r.seen.program === 0) notes.push(`N=${n} ${r.kind}: a process was not sampled during up (provider ${r.seen.provider}, program ${r.seen.program})`);
+    }
+  }
+
+  // ---- crowded service ----
+  const crowdRuns = select({ tag: "crowd", kind: "ours" });
+  for (const n of [...new Set(crowdRuns.map((r) => r.n))]) {
+    const floor = select({ tag: "crowd", kind: "floor", n });
+    const latency = crowdRuns[0]?.latency ?? settings.crowd.latency;
+    for (const pageSize of [...new Set(crowdRuns.filter((r) => r.n === n).map((r) => r.pageSize))]) {
+      const empty = select({ tag: "crowd", kind: "ours", n, crowd: 0, pageSize });
+      const combos = new Map(crowdRuns.filter((r) => r.n === n && r.pageSize === pageSize).map((r) => [`${r.crowdAt ?? "before"}:${r.crowd}`, r]));
+      for (const { crowd, crowdAt: at = "before" } of combos.values()) {
+        const set = select({ tag: "crowd", kind: "ours", n, crowd, pageSize }).filter((r) => (r.crowdAt ?? "before") === at);
+        const where = crowd === 0 ? "" : at === "after" ? ", created after up" : "";
+        for (const op of CROWD_OPS) {
+          const o = med(set, (r) => r.ms[op]);
+          const f = med(floor, (r) => r.ms[op]);
+          const b = med(empty, (r) => r.ms[op]);
+          const { list, ...cells } = callCells(set, op);
+          const listOk = list !== undefined && list <= n + TARGET.crowdListSlack;
+          const timeOk = o / b <= TARGET.crowdVsEmpty;
+          const target = crowd === 0 ? verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`) : `${verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`)}; ${verdict(timeOk, `≤${TARGET.crowdVsEmpty.toFixed(2)}× empty`)}`;
+          if (!listOk) misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.calls(list ?? NaN)} list calls (target ≤ ${n + TARGET.crowdListSlack})`);
+          if (crowd > 0 && !timeOk) misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.ratio(o / b)} the empty service (${fmt.s(o)} s vs ${fmt.s(b)} s; target ≤${TARGET.crowdVsEmpty}×)`);
+          rows.push(
+            row({
+              metric: `${op} (s), crowded service; baseline: empty service`,
               n,
               latency,
-              fmt.s(added),
-              fmt.s(budget),
-              budget > 0 ? fmt.ratio(added / budget) : "–",
-              "",
-              "",
-            ]);
-          }
-        }
-      }
-      const all = (/** @type {import("./engine.mjs").Kind} */ kind) => select(kind, n);
-      /**
-       * @param {import("./engine.mjs").Kind} kind
-       * @param {(r: CycleResult) => number} f
-       */
-      const st = (kind, f) => median(all(kind).map((r) => f(r)));
-      rows.push(["__provider (B/endpoint)", n, "all", fmt.bytes(st("ours", (r) => r.state.providerBytes)), fmt.bytes(st("floor", (r) => r.state.providerBytes)), fmt.ratio(st("ours", (r) => r.state.providerBytes) / st("floor", (r) => r.state.providerBytes)), "", ""]);
-      rows.push(["state (B/endpoint)", n, "all", fmt.bytes(st("ours", (r) => r.state.resourceBytes)), fmt.bytes(st("floor", (r) => r.state.resourceBytes)), fmt.ratio(st("ours", (r) => r.state.resourceBytes) / st("floor", (r) => r.state.resourceBytes)), "", ""]);
-      for (const [key, label] of /** @type {const} */ ([
-        ["provider", "peak RSS provider host, up (MB)"],
-        ["program", "peak RSS program, up (MB)"],
-        ["engine", "peak RSS pulumi CLI, up (MB)"],
-      ])) {
-        const o = st("ours", (r) => r.memory[key]);
-        const f = st("floor", (r) => r.memory[key]);
-        rows.push([label, n, "all", fmt.mb(o), fmt.mb(f), fmt.ratio(o / f), "", ""]);
-      }
-      const total = (/** @type {import("./engine.mjs").Cpu} */ cpu) => cpu.engine + cpu.provider + cpu.program + cpu.other + cpu.bench;
-      /**
-       * @param {string} label
-       * @param {Op} op
-       * @param {(cpu: import("./engine.mjs").Cpu) => number} f
-       */
-      const cpuRow = (label, op, f) => {
-        const o = st("ours", (r) => f(r.cpu[op]));
-        const fl = st("floor", (r) => f(r.cpu[op]));
-        rows.push([label, n, "all", fmt.cpu(o), fmt.cpu(fl), fmt.ratio(o / fl), "", ""]);
-      };
-      cpuRow("CPU up: provider host (s)", "up", (c) => c.provider);
-      cpuRow("CPU up: program (s)", "up", (c) => c.program);
-      for (const op of OPS) cpuRow(`CPU ${op}: all processes (s)`, op, total);
-      for (const r of all("ours").concat(all("floor"))) {
-        if (r.seen.provider === 0 || r.seen.program === 0) {
-          notes.push(`N=${n} ${r.kind}: a process was not sampled during up (provider ${r.seen.provider}, program ${r.seen.program})`);
+              crowd: `${crowd} / ${pageSize}${where}`,
+              ours: fmt.s(o),
+              floor: fmt.s(f),
+              vsFloor: fmt.ratio(o / f),
+              baseline: fmt.s(b),
+              vsBaseline: fmt.ratio(o / b),
+              ...cells,
+              target,
+            }),
+          );
         }
       }
     }
   }
+
+  // ---- native face ----
+  for (const n of [...new Set(select({ tag: "native", kind: "native" }).map((r) => r.n))]) {
+    const native = select({ tag: "native", kind: "native", n });
+    const own = select({ tag: "native", kind: "ours", n });
+    const dynamic = own.length > 0 ? own : select({ tag: "grid", kind: "ours", n, latency: 0 });
+    const ownFloor = select({ tag: "native", kind: "floor", n });
+    const floor = ownFloor.length > 0 ? ownFloor : select({ tag: "grid", kind: "floor", n, latency: 0 });
+    /**
+     * @param {string} metric
+     * @param {(r: CycleResult) => number | undefined} f native's and the dynamic face's figure
+     * @param {(r: CycleResult) => number | undefined} ff the floor's figure
+     * @param {(x: number) => string} format
+     * @param {object} [extra]
+     */
+    const triple = (metric, f, ff, format, extra = {}) => {
+      const o = med(native, f);
+      const fl = med(floor, ff);
+      const d = med(dynamic, f);
+      rows.push(row({ metric, n, latency: 0, crowd: `0 / ${DEFAULT_PAGE}`, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), baseline: format(d), vsBaseline: fmt.ratio(o / d), ...extra }));
+    };
+    for (const op of OPS) {
+      const { list: _list, ...cells } = callCells(native, op);
+      triple(`native (YAML) ${op} (s); baseline: dynamic face`, (r) => r.ms[op], (r) => r.ms[op], fmt.s, cells);
+    }
+    triple("native (YAML) state file after up (KB); baseline: dynamic", (r) => r.state.fileBytes, (r) => r.state.fileBytes, fmt.kb);
+    triple("native (YAML) state (B/endpoint); baseline: dynamic", (r) => r.state.resourceBytes, (r) => r.state.resourceBytes, fmt.bytes);
+    triple(
+      "native: peak RSS plugin, any command (MB); baseline and floor: dynamic provider host",
+      (r) => (r.kind === "native" ? r.peak.plugin : r.peak.provider),
+      (r) => r.peak.provider,
+      fmt.mb,
+    );
+    triple(
+      "native: CPU up, plugin (s); baseline and floor: dynamic provider host",
+      (r) => (r.kind === "native" ? r.cpu.up?.plugin : r.cpu.up?.provider),
+      (r) => r.cpu.up?.provider,
+      fmt.cpu,
+    );
+    triple("native: peak RSS program, up (MB) (YAML: its language host)", (r) => r.memory.up?.program, (r) => r.memory.up?.program, fmt.mb);
+    for (const r of native) if (r.seen.plugin === 0) notes.push(`native N=${n}: the plugin process was not sampled during up`);
+    if (own.length === 0) notes.push(`native N=${n}: the dynamic face and the floor are the main grid's runs at N=${n}, latency 0 (not interleaved with the native runs)`);
+  }
+
+  // ---- profile ----
+  const profiled = select({ tag: "profile" });
+  if (profiled.length > 0) {
+    const n = profiled[0]?.n ?? 0;
+    const ours = profiled.filter((r) => r.kind === "ours");
+    const floor = profiled.filter((r) => r.kind === "floor");
+    /** @param {CycleResult} r */
+    const host = (r) => {
+      const hosts = (r.profile ?? []).filter((s) => s.role === "provider");
+      return hosts.find((s) => s.creates > 0) ?? hosts[0];
+    };
+    /** @param {CycleResult} r */
+    const program = (r) => (r.profile ?? []).find((s) => s.role === "program");
+    /**
+     * @param {string} metric
+     * @param {(s: import("./engine.mjs").ProfileStats, r: CycleResult) => number} f
+     * @param {(x: number) => string} format
+     * @param {(r: CycleResult) => import("./engine.mjs").ProfileStats | undefined} [which] whose figures: the provider host's by default
+     */
+    const prow = (metric, f, format, which = host) => {
+      const value = (/** @type {CycleResult[]} */ set) =>
+        median(
+          set.map((r) => {
+            const s = which(r);
+            return s === undefined ? NaN : f(s, r);
+          }),
+        );
+      const o = value(ours);
+      const fl = value(floor);
+      rows.push(row({ metric: `profile: ${metric}`, n, latency: 0, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl) }));
+    };
+    prow("up (s), instrumented", (_s, r) => r.ms.up ?? NaN, fmt.s);
+    prow("provider hosts started during up", (_s, r) => (r.profile ?? []).filter((s) => s.role === "provider").length, fmt.calls);
+    prow("plugin shell start → provider host process start (ms)", (s) => (s.processStart - s.shellStart) * 1000, fmt.ms);
+    prow("provider host process start → ready, port printed (ms)", (s) => s.readyMs + (s.timeOriginSinceBoot - s.processStart) * 1000, fmt.ms);
+    prow("Node bootstrap (ms)", (s) => s.bootstrapCompleteMs, fmt.ms);
+    prow("module loading before ready (ms)", (s) => s.require.beforeReadyMs, fmt.ms);
+    prow("module loading after ready (ms)", (s) => s.require.afterReadyMs, fmt.ms);
+    prow("provider host CPU until ready (ms)", (s) => s.cpuAtReadyMs, fmt.ms);
+    prow("ready → first Create arrives (ms)", (s) => (s.rpcs.Create?.firstStart ?? NaN) - s.readyMs, fmt.ms);
+    prow("first Create arrives → last Create answered (ms)", (s) => (s.rpcs.Create?.lastEnd ?? NaN) - (s.rpcs.Create?.firstStart ?? NaN), fmt.ms);
+    prow("Create wall time, mean (ms)", (s) => (s.rpcs.Create ? s.rpcs.Create.wallMs / s.rpcs.Create.count : NaN), fmt.ms);
+    prow("Check wall time, mean (ms)", (s) => (s.rpcs.Check ? s.rpcs.Check.wallMs / s.rpcs.Check.count : NaN), fmt.ms);
+    prow("provider host CPU per create (ms): first Create → last answered, ÷ creates", (s) => (s.cpuAtLastCreateMs - s.cpuAtFirstCreateMs) / s.creates, fmt.ms);
+    prow("provider host CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
+    prow("program CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.program ?? NaN, fmt.cpu);
+    prow("program: module loading (ms)", (s) => s.require.beforeReadyMs + s.require.afterReadyMs, fmt.ms, program);
+    prow("program: of which pulumi-webhook-endpoints (ms)", (s) => s.require.byPackage["pulumi-webhook-endpoints"] ?? 0, fmt.ms, program);
+    for (const [kind, set] of /** @type {const} */ ([["ours", ours], ["floor", floor]])) {
+      const first = set.map(host).find((s) => s !== undefined);
+      if (first === undefined) {
+        notes.push(`profile ${kind}: no provider host figures were written (is NODE_OPTIONS honoured by the provider host?)`);
+        continue;
+      }
+      const packages = Object.entries(first.require.byPackage)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`)
+        .join(", ");
+      notes.push(`profile ${kind}: provider host require() time by package (outermost calls): ${packages}`);
+      const prog = set.map(program).find((x) => x !== undefined);
+      if (prog !== undefined) {
+        const progPackages = Object.entries(prog.require.byPackage)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 6)
+          .map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`)
+          .join(", ");
+        notes.push(`profile ${kind}: program require() time by package (outermost calls): ${progPackages}`);
+      }
+      if (first.profile !== undefined && existsSync(first.profile)) {
+        const summary = summariseCpuProfile(first.profile);
+        notes.push(`profile ${kind}: CPU profile of the provider host (${first.profile.replace(`${REPO}/`, "")}), ${summary.totalMs.toFixed(0)} ms sampled: ${summary.categories}`);
+        notes.push(`profile ${kind}: top self time: ${summary.top}`);
+        if (summary.creates !== "") notes.push(`profile ${kind}: inside Create: ${summary.creates}`);
+      }
+    }
+  }
+
   if (client) {
     for (const c of client) {
-      rows.push([`client ${c.name} (ops/s)`, "", 0, fmt.ops(c.client), fmt.ops(c.bare), fmt.ratio(c.client / c.bare), "", ""]);
-      rows.push([`client ${c.name} (CPU µs/op, lower is better)`, "", 0, fmt.ops(c.clientCpuMicros), fmt.ops(c.bareCpuMicros), fmt.ratio(c.clientCpuMicros / c.bareCpuMicros), "", ""]);
+      rows.push(row({ metric: `client ${c.name} (ops/s)`, latency: 0, ours: fmt.ops(c.client), floor: fmt.ops(c.bare), vsFloor: fmt.ratio(c.client / c.bare) }));
+      rows.push(row({ metric: `client ${c.name} (CPU µs/op, lower is better)`, latency: 0, ours: fmt.ops(c.clientCpuMicros), floor: fmt.ops(c.bareCpuMicros), vsFloor: fmt.ratio(c.clientCpuMicros / c.bareCpuMicros) }));
     }
   }
-  return { rows, notes: [...new Set(notes)] };
+  return { rows, notes: [...new Set([...skipped, ...notes])], misses };
 }
 
-/** @param {Row[]} rows */
+/** @param {string[][]} rows */
 function markdownTable(rows) {
-  const header = ["metric", "N", "latency ms", "ours", "floor / bare", "ours ÷ floor", "list/endpoint", "create/endpoint"];
-  const cells = [header, ...rows.map((r) => r.map(String))];
+  // Columns empty in every row are left out.
+  const keep = HEADER.map((_, i) => i === 0 || rows.some((r) => (r[i] ?? "") !== ""));
+  const pick = (/** @type {string[]} */ r) => r.filter((_, i) => keep[i]);
+  const header = pick(HEADER);
+  const cells = [header, ...rows.map(pick)];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const width = (/** @type {number} */ i) => widths[i] ?? 0;
   const line = (/** @type {string[]} */ r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(width(i)) : c.padStart(width(i)))).join(" | ")} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map((r) => line(r.map(String)))].join("\n");
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...cells.slice(1).map(line)].join("\n");
 }
 
-const LEGEND = `- Times: wall time of the CLI command, median of the runs of each cell; each run is a fresh file:// backend and stack
+const LEGEND = () => `- Times: wall time of the CLI command, median of the runs of each cell; each run is a fresh file:// backend and stack
   (init → up → preview → refresh → destroy → rm), ours and floor alternated. up/refresh/destroy use --skip-preview.
+  Sizes from BENCH_LARGE_FROM (${settings.largeFrom}) up run at the first latency only, ${settings.largeRuns} time(s).
 - floor: the same program with a no-op dynamic provider (create returns at once, diff says no changes, read returns the
   props, delete does nothing): same resources, same outputs, same additionalSecretOutputs. It makes no API call.
-- list/endpoint, create/endpoint: API requests the emulator received during the operation, per endpoint (ours, median).
+- crowd / page: endpoints of other teams on the service before up (created first, so a listing of the whole service in
+  id order meets all of them before the stack's), and the service's page size (the emulator's maxPageSize; the client
+  asks for 100 and gets at most that). The main grid runs on an empty service with the emulator's default page size.
+- list calls: list requests the emulator received during the command (its counters), median of the runs; name / scan /
+  URL splits them by the request body (its request log): filtered by name, unfiltered (a page of a listing of the whole
+  service), filtered by URL only. list/endpoint, create/endpoint: the same per endpoint.
+- Crowded rows (${settings.crowd.latency} ms per call, preview and refresh of the same stack; floor = the no-op provider, which calls
+  nothing): baseline is the same stack on the empty service (crowd 0) at the same page size. Targets: list calls ≤ N +
+  ${TARGET.crowdListSlack}; time ≤ ${TARGET.crowdVsEmpty}× the empty service.
+- pre-check: WebhooksClient.create lists by name before it creates (never a duplicate). From up's request log: per create,
+  the last listing of its name before it; "per create" = from that listing's arrival to the create's arrival (its round
+  trip and the client's work between). "share of up wall time" = at each moment, pre-checks in flight ÷ all endpoint API
+  work in flight (pre-checks and creates, a create counted for the latency after it arrived), integrated over up's wall
+  time; its baseline column is the share of up's wall time with any endpoint API work in flight at all.
 - "added by latency": (ours at L − ours at 0) − (floor at L − floor at 0); budget = one round trip per endpoint on the
   critical path = ceil(N / P) × L, with P = --parallel (CLI default: cores × 4) for up/refresh/destroy, and P = 1 for preview
   because the engine calls Diff serially unless PULUMI_PARALLEL_DIFF is set (BENCH_PARALLEL_DIFF=1).
 - __provider: bytes of the serialized provider in each resource's outputs (the inputs hold the same text again);
-  state: bytes of each resource's entry in \`pulumi stack export\`, compact JSON.
-- peak RSS: VmHWM of the processes running @pulumi/pulumi cmd/dynamic-provider, cmd/run, and the pulumi CLI, polled
-  every 100 ms from /proc during up; median over all runs of that N.
-- CPU: utime + stime from /proc of the same processes (provider host, program) during the command; "all processes" adds
-  the CLI, the language host and plugin shells, and this benchmark process (which hosts the emulator); median over all
-  runs of that N. On a machine with few cores, CPU is what turns into wall time.
+  state: bytes of each resource's entry in \`pulumi stack export\`, compact JSON; state file: the stack's checkpoint file
+  in the file:// backend after up.
+- peak RSS: VmHWM of the processes running @pulumi/pulumi cmd/dynamic-provider (the dynamic provider host: its own Node
+  process, started by the plugin shell pulumi-resource-pulumi-nodejs, not the language host), cmd/run (the program),
+  the native plugin pulumi-resource-webhooks, and the pulumi CLI, polled every 100 ms from /proc; median over the runs.
+- CPU: utime + stime from /proc of the same processes during the command; "all processes" adds the CLI, the language
+  host and plugin shells, and this benchmark process (which hosts the emulator); median over all runs of that N. On a
+  machine with few cores, CPU is what turns into wall time.
+- native: the same N endpoints (same names and URLs) as a Pulumi YAML program (runtime: yaml) on the native provider,
+  the plugin pulumi-resource-webhooks from the installed package on PATH; baseline = the dynamic face, floor = the
+  no-op dynamic provider, all at latency 0 on an empty service.
+- profile (BENCH_PROFILE=1): separate, instrumented runs of up only (bench/profile-hook.cjs preloaded by NODE_OPTIONS into
+  every Node process, active only in the provider host; it also runs a V8 CPU profiler at 0.5 ms, so these runs are a
+  little slower than the timed ones). Start-up times come from /proc (10 ms resolution).
 - client: WebhooksClient vs a bare undici.request loop (keep-alive Agent, same bodies and headers, JSON.parse),
   emulator in a separate process at latency 0, ${settings.clientConcurrency} in flight, ${settings.clientOps} ops per trial,
   ${settings.runs} trials each alternated after a warm-up; median ops/s, and median CPU time of the benchmark process per
   call (the emulator runs elsewhere, so this is the client's own cost and steadier than ops/s on a busy machine). Every call must reach the emulator as exactly one
   request, two for create (checked): list pages start at distinct real cursors (the client coalesces identical concurrent
   lists); a create lists by name first on both sides, as WebhooksClient.create does so as never to duplicate an endpoint; and
-  the store is emptied before each create trial, which is capped at 2000 creates (the emulator copies its whole store
-  on every create, so a growing store would throttle both sides alike).`;
+  the store is emptied before each create trial, which is capped at 2000 creates.`;
 
 async function main() {
+  const started = Date.now();
   const info = machine();
   const command = reproduceCommand();
   const header = [
     `machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}`,
-    `node ${info.node}, pulumi ${info.pulumi}, language host: ${info.languageHost}, load average at start: ${info.loadAverage}`,
+    `node ${info.node}, pulumi ${info.pulumi}, language host: ${info.languageHost}, YAML language host: ${info.yamlHost}, load average at start: ${info.loadAverage}`,
     `engine settings: --parallel ${settings.parallel ?? `${CLI_DEFAULT_PARALLEL} (CLI default)`}, diff ${settings.parallelDiff ? "parallel (PULUMI_PARALLEL_DIFF=true)" : "serial (engine default)"}; program in plain JavaScript (no ts-node) for both kinds`,
     `reproduce: ${command}`,
   ];
   for (const line of header) console.log(line);
   log(`settings: ${JSON.stringify(settings)}`);
 
-  const engine = settings.parts.includes("engine") ? await engineBenchmark() : undefined;
+  const engineParts = ["engine", "crowd", "native", "profile"];
+  const engine = settings.parts.some((part) => engineParts.includes(part)) ? await engineBenchmark() : undefined;
   /** @type {ClientResult[] | undefined} */
   let client;
   if (settings.parts.includes("client")) {
     log(`client micro-benchmark: ${settings.clientOps} ops x ${settings.runs} trials, ${settings.clientConcurrency} in flight`);
     client = await clientBenchmark({ repo: REPO, ops: settings.clientOps, concurrency: settings.clientConcurrency, runs: settings.runs, log });
   }
-  const { rows, notes } = buildRows(engine, client);
+  const { rows, notes, misses } = buildRows(engine, client);
   const table = markdownTable(rows);
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   console.log("");
   console.log(table);
+  console.log("");
   for (const note of notes) console.log(`note: ${note}`);
+  for (const miss of misses) console.log(`target missed: ${miss}`);
+  console.log(`run time: ${minutes} min`);
 
-  const outDir = join(REPO, ".e2e", "bench");
-  mkdirSync(outDir, { recursive: true });
   const md = [
     "# Benchmark results",
     "",
     ...header.map((line) => `- ${line}`),
     engine ? `- package version: ${engine.packageVersion} (packed tarball)` : "",
-    `- load average at end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`,
+    `- load average at end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; run time ${minutes} min`,
     "",
     table,
     "",
     ...notes.map((n) => `- note: ${n}`),
+    ...misses.map((m) => `- target missed: ${m}`),
     "",
-    LEGEND,
+    LEGEND(),
     "",
   ].join("\n");
+  const outDir = join(REPO, "bench", "results");
+  mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "results.md"), md);
-  writeFileSync(join(outDir, "results.json"), JSON.stringify({ machine: info, settings, command, engine, client }, null, 2));
-  log(`wrote ${join(outDir, "results.md")} and results.json`);
+  writeFileSync(join(outDir, "results.json"), JSON.stringify({ machine: info, settings, command, engine, client, misses }, null, 2));
+  const legacy = join(REPO, ".e2e", "bench");
+  mkdirSync(legacy, { recursive: true });
+  copyFileSync(join(outDir, "results.md"), join(legacy, "results.md"));
+  log(`wrote ${join(outDir, "results.md")} and results.json (and a copy in .e2e/bench/results.md)`);
 }
 
 main().catch((error) => {
