@@ -2,7 +2,7 @@ import { CREATE_PATH, LIST_PATH } from "../api/contract";
 import { WebhookApiError, WebhookInvalidResponseError } from "./errors";
 import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
 import { nextCursor, pagesOf, readContinuation, type ServicePage } from "./paging";
-import { settleAmbiguousCreate, takeSnapshot, type ServiceListing } from "./reconcile";
+import { refuseExistingAnswer, settleAmbiguousCreate, takeSnapshot, type ServiceListing } from "./reconcile";
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
@@ -143,8 +143,10 @@ export class WebhooksClient {
 
   async #createNow(params: CreateParams, options: CreateOptions): Promise<CreateResult> {
     const body = { webhook_name: params.webhookName, webhook_url: params.webhookUrl };
-    const listing = this.#serviceListing(options);
+    // The token, then the signing secret of every record this create's listings return (appended
+    // as they come): redacted from every message built from service text during the create.
     const secrets = [this.#context.token];
+    const listing = this.#serviceListing(options, secrets);
     const snapshot = await takeSnapshot(listing, params, { allowExisting: options.allowDuplicate === true, signal: options.signal, secrets });
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
     const nothingCreated = new WeakSet<object>();
@@ -154,8 +156,9 @@ export class WebhooksClient {
         attempts++;
         try {
           const raw = await this.#transport.post(CREATE_PATH, body, this.#sendOptions("create", options));
-          const envelope = interpretResponse("create", raw, createEnvelopeSchema, this.#context);
-          return { record: toRecord(envelope.data), traceId: envelope.trace_id, recovered: false };
+          // `secrets` holds the signing secrets this create's listings saw: a refusal quoting one is redacted.
+          const envelope = interpretResponse("create", raw, createEnvelopeSchema, { ...this.#context, secrets });
+          return { record: toRecord(envelope.data, [this.#context.token]), traceId: envelope.trace_id, recovered: false };
         } catch (error) {
           const outcome = classifyCreateFailure(error);
           if (outcome === "refused" || !(error instanceof WebhookApiError)) throw error;
@@ -180,15 +183,26 @@ export class WebhooksClient {
         signal: options.signal,
       },
     );
+    if (!result.recovered) refuseExistingAnswer(result.record, params, snapshot, { clockSkewMs: this.#settings.clockSkewMs, secrets });
     this.#ourCreatorIds.add(result.record.creatorId);
     return { ...result, attempts };
   }
 
-  /** Every record for a filter with the service's own matching, for the create checks. */
-  #serviceListing(options: CallOptions): ServiceListing {
+  /**
+   * Every record for a filter with the service's own matching, for the create checks. Each
+   * record's signing secret is appended to `seenSecrets` (once), to be redacted from later messages.
+   */
+  #serviceListing(options: CallOptions, seenSecrets: string[]): ServiceListing {
+    const seen = new Set(seenSecrets);
     return async (filter, signal) => {
       const bounded = signal ?? AbortSignal.timeout(SETTLE_LISTING_TIMEOUT_MS);
       const { records } = await this.scan({ ...filter, match: "service" }, { ...options, signal: bounded });
+      for (const record of records) {
+        if (!seen.has(record.signSecret)) {
+          seen.add(record.signSecret);
+          seenSecrets.push(record.signSecret);
+        }
+      }
       return records;
     };
   }
@@ -212,6 +226,7 @@ export class WebhooksClient {
   }
 
   #fetchPageNow(body: { limit: number } & Record<string, unknown>, options: CallOptions): Promise<ServicePage> {
+    const tokenOnly = [this.#context.token];
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
@@ -223,10 +238,12 @@ export class WebhooksClient {
           );
         }
         return {
-          records: envelope.data.data.map(toRecord),
+          records: envelope.data.data.map((record) => toRecord(record, tokenOnly)),
           traceId: envelope.trace_id,
           continuation: readContinuation(envelope.data),
-          bytes: raw.bytes,
+          // UTF-8 bytes, what the body was on the wire, not UTF-16 units: a CJK body is 3 bytes a
+          // character there and at least 2 in memory, so counting units let a scan hold 2x its cap.
+          bytes: Buffer.byteLength(raw.text, "utf8"),
         };
       },
       {

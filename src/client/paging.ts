@@ -13,7 +13,10 @@ export interface ServicePage {
   records: WebhookEndpointRecord[];
   traceId: string;
   continuation: Continuation;
-  /** Size of the response body, in bytes. */
+  /**
+   * Size of the response body in UTF-8 bytes (what came over the wire), which `maxScanBytes` caps.
+   * Not in UTF-16 units: a page of CJK text is 3 bytes a character on the wire and 2 in memory.
+   */
   bytes: number;
 }
 

@@ -1,13 +1,14 @@
-import { WebhookCreateUncertainError, WebhookEndpointExistsError, type WebhookApiError } from "./errors";
+import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, type WebhookApiError } from "./errors";
 import { quoteServiceText } from "./redact";
 import { sleep } from "./retry";
-import { maySameEndpoint, sameEndpoint } from "./rules";
+import { maySameEndpoint, nameLookupForms, sameEndpoint, urlLookupForms } from "./rules";
 import type { CreateParams, WebhookEndpointRecord } from "./types";
 
 /**
  * Create reconciliation: what makes a create safe on an API that can never delete.
  *
- * 1. Before the create is sent, one listing by name takes a snapshot of what exists
+ * 1. Before the create is sent, a listing by name (one per form a service may store it under)
+ *    takes a snapshot of what exists
  *    ({@link takeSnapshot}). An endpoint that may be the one requested (same name and URL, up to
  *    the forms a service may rewrite) is never silently taken and never silently duplicated: the
  *    create is refused with a {@link WebhookEndpointExistsError} naming it.
@@ -18,11 +19,13 @@ import type { CreateParams, WebhookEndpointRecord } from "./types";
  *    service may still be committing our request while someone else creates the same name and
  *    URL. At the end of the window: none makes a retry safe; more than one is a
  *    {@link WebhookCreateUncertainError} that names them; exactly one is the result only if it
- *    cannot be someone else's: the service said it processed our request (a 2xx status whose body
- *    was lost or unusable), or it was created by our own principal (learned from this client's
+ *    cannot be someone else's: the service said it processed our request (a 2xx status and a
+ *    success code whose data was unusable), or it was created by our own principal (learned from this client's
  *    earlier creates). Otherwise (a 500, a timeout, a dropped connection, with our principal not
  *    known) it may be another actor's endpoint made at the same moment while ours was never
  *    created, so it is named in a {@link WebhookCreateUncertainError}, not taken.
+ * 3. A create answered with an endpoint that existed before the attempt is refused
+ *    ({@link refuseExistingAnswer}): a service may answer a create with the endpoint it holds.
  */
 
 /** Lists every record for a filter, with the service's own matching (the caller re-matches). */
@@ -45,8 +48,8 @@ export async function takeSnapshot(
   options: { allowExisting: boolean; signal: AbortSignal | undefined; secrets: readonly string[] },
 ): Promise<CreateSnapshot> {
   const startedAt = Date.now();
-  const records = await listing({ webhookName: params.webhookName }, options.signal);
-  const existing = records.filter((record) => maySameEndpoint(record, params));
+  const records = await listByForms(listing, params, "name", options.signal);
+  const existing = unique(records.filter((record) => maySameEndpoint(record, params)));
   if (existing.length > 0 && !options.allowExisting) {
     throw new WebhookEndpointExistsError(
       `an endpoint named ${quoteServiceText(params.webhookName, options.secrets)} with this URL already exists (${describeEndpoints(existing, params, options.secrets)}); nothing was created, since a second one could never be deleted`,
@@ -59,7 +62,8 @@ export async function takeSnapshot(
 /** "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)"; service text cleaned and `secrets` redacted. */
 export function describeEndpoints(records: readonly WebhookEndpointRecord[], declared: CreateParams, secrets: readonly string[]): string {
   const shown = records.slice(0, 10).map((record) => {
-    const created = Number.isFinite(record.createTime) ? new Date(record.createTime).toISOString() : "at an unknown time";
+    // Date holds ±8.64e15 ms; a service may send any integer up to 2^53.
+    const created = Math.abs(record.createTime) <= 8.64e15 ? new Date(record.createTime).toISOString() : "at an unknown time";
     const stored = sameEndpoint(record, declared)
       ? ""
       : ` (stored as name ${quoteServiceText(record.webhookName, secrets, 100)}, URL ${quoteServiceText(record.webhookUrl, secrets, 200)})`;
@@ -79,9 +83,48 @@ export interface SettleOptions {
   signal: AbortSignal | undefined;
 }
 
-/** Whether the failed answer still says the service processed the request: a 2xx status line. */
+/**
+ * Whether the failed answer still says the service processed the request: a 2xx status line and
+ * an envelope whose code said success, with data that could not be used. A 2xx alone says nothing
+ * on a service that reports errors inside HTTP 200, nor does a body that could not be read.
+ */
 export function serviceProcessed(failure: WebhookApiError): boolean {
-  return failure.status !== undefined && failure.status >= 200 && failure.status < 300;
+  return failure instanceof WebhookInvalidResponseError && failure.status !== undefined && failure.status >= 200 && failure.status < 300 && failure.serviceCode === "200";
+}
+
+/**
+ * Refuses a create answer that is not a new endpoint: one the listing before the create already
+ * returned, or one that is neither the requested name and URL in any stored form nor created
+ * since the attempt began (beyond the clock-skew allowance). A service
+ * that answers a create with an endpoint it already held (names or URLs unique on its side, an
+ * upsert) would otherwise hand us someone else's endpoint and signing secret.
+ */
+export function refuseExistingAnswer(record: WebhookEndpointRecord, params: CreateParams, snapshot: CreateSnapshot, options: { clockSkewMs: number; secrets: readonly string[] }): void {
+  // The time test only for a record that is not even a rewritten form of the request: a service
+  // whose clock runs behind ours must not make our own new endpoint look old.
+  const existed =
+    snapshot.ids.has(record.webhookId) ||
+    (!maySameEndpoint(record, params) && Number.isFinite(record.createTime) && record.createTime < snapshot.startedAt - options.clockSkewMs);
+  if (!existed) return;
+  throw new WebhookEndpointExistsError(
+    `create of ${quoteServiceText(params.webhookName, options.secrets)} was answered with an endpoint that existed before the request was sent (${describeEndpoints([record], params, options.secrets)}): the service made no new endpoint for it (it may hold names or URLs unique and answer with the one it has), so that endpoint was not taken. If it is yours, adopt it (adoptWebhookId: ${record.webhookId}); otherwise declare another name or URL`,
+    { operation: "create", existingIds: [record.webhookId] },
+  );
+}
+
+/**
+ * Every record the service lists for the declared name (or URL) in each form it may have stored
+ * it under ({@link nameLookupForms}, {@link urlLookupForms}): a service whose filter compares its
+ * stored, rewritten values exactly finds nothing by the declared form alone. One listing when
+ * the declared form is the only one.
+ */
+async function listByForms(listing: ServiceListing, params: CreateParams, by: "name" | "url", signal: AbortSignal | undefined): Promise<WebhookEndpointRecord[]> {
+  const records: WebhookEndpointRecord[] = [];
+  const forms = by === "name" ? nameLookupForms(params.webhookName) : urlLookupForms(params.webhookUrl);
+  for (const form of forms) records.push(...(await listing(by === "name" ? { webhookName: form } : { webhookUrl: form }, signal)));
+  // Not deduplicated here: a service may list one id twice with different fields, and the caller
+  // filters every copy before it keeps one (a copy that qualifies must not hide behind one that does not).
+  return records;
 }
 
 /**
@@ -105,12 +148,12 @@ export async function settleAmbiguousCreate(
   for (let round = 0; ; round++) {
     let candidates: WebhookEndpointRecord[];
     try {
-      candidates = unique((await listing({ webhookName: params.webhookName }, options.signal)).filter(isNew));
+      candidates = unique((await listByForms(listing, params, "name", options.signal)).filter(isNew));
       if (candidates.length === 0) {
         // A service that rewrites names may not find the endpoint by the name we sent; its URL
         // may still find it. The snapshot does not cover this listing, so the creation time must
         // also fall within the attempt.
-        const byUrl = await listing({ webhookUrl: params.webhookUrl }, options.signal);
+        const byUrl = await listByForms(listing, params, "url", options.signal);
         candidates = unique(byUrl.filter((record) => isNew(record) && record.createTime >= notBefore));
       }
     } catch (listError) {

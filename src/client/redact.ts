@@ -8,14 +8,33 @@
  *   otherwise print megabytes into a pipeline log or drive the terminal with escape sequences.
  */
 
-/** Longest error message we ever build, in characters. */
+/**
+ * Longest error message we ever build, in UTF-8 bytes (so also in characters): "at most 2 KB"
+ * holds for any script, CJK included, and the 2,000-character promise with it. The name is kept
+ * for its importers; every length cap in this file counts UTF-8 bytes.
+ */
 export const MAX_MESSAGE_CHARS = 2000;
-/** Longest piece of service text quoted inside a message (a `msg`, a name, a URL). */
+/** The same cap, under the name that says what it counts. */
+export const MAX_MESSAGE_BYTES = MAX_MESSAGE_CHARS;
+/** Longest piece of service text quoted inside a message (a `msg`, a name, a URL), in UTF-8 bytes. */
 export const MAX_QUOTED_CHARS = 300;
 
-// C0 controls, DEL, C1 controls, and the invisible or reordering characters (zero-width, bidi).
-// eslint-disable-next-line no-control-regex
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+// C0 controls, DEL, C1 controls, the line and paragraph separators, and the characters that
+// render as nothing or reorder text: soft hyphen, combining grapheme joiner, the Hangul and
+// halfwidth fillers, Khmer inherent vowels, Mongolian vowel separator and free variation
+// selectors, zero-width and bidi controls, word joiner and invisible operators, interlinear
+// annotation controls, variation selectors (both blocks), the invisible musical symbols, and tags.
+// A token split by any of them would otherwise come back visually whole.
+// eslint-disable-next-line no-control-regex, no-misleading-character-class
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
+
+/**
+ * The value of a `sign_secret` field quoted in service text, in the forms a service may quote a
+ * record in: JSON (`"sign_secret":"..."`, also escaped inside a JSON string), `sign_secret=...`,
+ * `sign_secret: ...`, and the camelCase `signSecret`. Group 1 is everything before the value; a
+ * value already redacted (a secret known by value) is left alone.
+ */
+const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
 
 /** Replaces every occurrence of each secret with `[REDACTED]`. */
 export function redact(text: string, secrets: readonly string[]): string {
@@ -26,34 +45,84 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** Removes control and invisible characters and caps the length, marking a cut with `…` (within the cap). */
-export function showable(text: string, maxChars: number = MAX_QUOTED_CHARS): string {
-  return cleanServiceText(text, [], maxChars);
+/** Removes control and invisible characters and caps the UTF-8 length, marking a cut with `…` (within the cap). */
+export function showable(text: string, maxBytes: number = MAX_QUOTED_CHARS): string {
+  return cleanServiceText(text, [], maxBytes);
 }
 
 /**
  * Text from the outside world, made safe to show: control and invisible characters removed
  * FIRST (a token split by a newline or a zero-width space must not come back whole), then every
- * secret redacted, then the length capped. Only as much of a huge text is read as the result
- * can show, plus enough to redact a secret that starts inside it.
+ * secret redacted, and the value of any `sign_secret` field quoted in it, then the length capped
+ * at `maxBytes` UTF-8 bytes, cut at a code point boundary. Only as much of a huge text is read as
+ * the result can show, plus enough to redact a secret that starts inside it.
  */
-export function cleanServiceText(text: string, secrets: readonly string[], maxChars: number): string {
+export function cleanServiceText(text: string, secrets: readonly string[], maxBytes: number): string {
   const longestSecret = secrets.reduce((longest, secret) => Math.max(longest, secret.length), 0);
-  const wanted = maxChars + 2 * longestSecret + 1;
+  // Every character takes at least one byte, so this many characters fill the cap.
+  const wanted = maxBytes + 2 * longestSecret + 1;
   let clean = "";
   let read = 0;
   while (read < text.length && clean.length < wanted) {
-    clean += text.slice(read, read + 4096).replace(UNSHOWABLE, "");
-    read += 4096;
+    let end = Math.min(text.length, read + 4096);
+    // Never split a surrogate pair across chunks: an invisible astral character (a tag, a
+    // variation selector) must be seen whole to be removed.
+    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+    clean += text.slice(read, end).replace(UNSHOWABLE, "");
+    read = end;
   }
-  const redacted = redact(clean, secrets);
-  const cut = redacted.length > maxChars || read < text.length;
-  return cut ? `${redacted.slice(0, Math.max(0, maxChars - 1))}…` : redacted;
+  const redacted = redact(clean, secrets).replace(SIGN_SECRET_FIELD, "$1[REDACTED]");
+  if (read >= text.length && fitsBytes(redacted, maxBytes)) return redacted;
+  return `${prefixWithinBytes(redacted, Math.max(0, maxBytes - ELLIPSIS_BYTES))}…`;
+}
+
+const ELLIPSIS_BYTES = 3;
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/** Whether the UTF-8 form of `text` (a lone surrogate as U+FFFD, 3 bytes) is at most `maxBytes`. */
+function fitsBytes(text: string, maxBytes: number): boolean {
+  // A UTF-16 unit is at most 3 UTF-8 bytes (a pair is 4 for 2 units).
+  if (text.length * 3 <= maxBytes) return true;
+  if (text.length > maxBytes) return false;
+  return Buffer.byteLength(text, "utf8") <= maxBytes;
+}
+
+/** The longest prefix of `text` whose UTF-8 form is at most `maxBytes`, ending on a code point boundary. */
+export function prefixWithinBytes(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length) {
+    const unit = text.charCodeAt(i);
+    const pair = isHighSurrogate(unit) && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const size = unit < 0x80 ? 1 : unit < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    i += pair ? 2 : 1;
+  }
+  return text.slice(0, i);
 }
 
 /** Service text as it may appear inside a message: cleaned (see {@link cleanServiceText}) and quoted. */
-export function quoteServiceText(text: string, secrets: readonly string[] = [], maxChars: number = MAX_QUOTED_CHARS): string {
-  return JSON.stringify(cleanServiceText(text, secrets, maxChars));
+export function quoteServiceText(text: string, secrets: readonly string[] = [], maxBytes: number = MAX_QUOTED_CHARS): string {
+  return JSON.stringify(cleanServiceText(text, secrets, maxBytes));
+}
+
+/**
+ * A text field of a record the client returns, with the secrets (the token) redacted: a service
+ * may name its principal after the key (`creator_name: "key <token>"`), and records reach tables,
+ * JSON output and Pulumi state. Unchanged, to the character, unless a secret is in it once the
+ * invisible characters are removed; then the invisible characters are removed too, so that a
+ * token split by them does not come back visually whole.
+ */
+export function redactRecordText(value: string, secrets: readonly string[]): string {
+  let shortest = Infinity;
+  for (const secret of secrets) if (secret.length > 0) shortest = Math.min(shortest, secret.length);
+  if (value.length < shortest) return value;
+  const visible = value.replace(UNSHOWABLE, "");
+  return secrets.some((secret) => secret.length > 0 && visible.includes(secret)) ? redact(visible, secrets) : value;
 }
 
 /**

@@ -17,7 +17,17 @@ import type { RawResponse } from "./transport";
 export interface InterpretContext {
   token: string;
   tokenSource: string;
+  /**
+   * Other secrets redacted from the service's text, like the token: the signing secrets of the
+   * records the client has seen in the same operation (a create's listings), since a service may
+   * quote such a record in its refusal. Read when the response is interpreted, so a list that
+   * grows during the operation covers every listing made before the answer came.
+   */
+  secrets?: readonly string[] | undefined;
 }
+
+/** Shortest extra secret (see {@link InterpretContext.secrets}) redacted by value. */
+export const MIN_EXTRA_SECRET_CHARS = 8;
 
 /**
  * Turns one raw response into the parsed success envelope, or throws the typed error that
@@ -109,16 +119,26 @@ export function errorFromResponse(
 
 /**
  * Bounds on a body's JSON structure, checked before parsing: the byte cap alone does not bound
- * memory, since a few MB of `{}` or of nested arrays parse into hundreds of MB. A page of records
- * is a few containers per record, a few levels deep.
+ * memory, since a few MB of `{}`, of nested arrays, or of one object with a million short keys
+ * parse into hundreds of MB. A page of records is a few containers per record, a few levels deep,
+ * and about 11 values per record (the record in its array, and its ten fields): at the largest
+ * page size (10,000 records) 110,006 values, so the value bound leaves room for undocumented
+ * fields and is far above any realistic page, while 8 MB of tiny values stays under it.
  */
 export const MAX_JSON_DEPTH = 64;
 export const MAX_JSON_CONTAINERS = 200_000;
+/** Most values (object members plus array elements, counted over the whole body). */
+export const MAX_JSON_VALUES = 200_000;
+
+const tooManyValues = `holds more than ${MAX_JSON_VALUES} values (object members and array elements), far more than any page of records`;
 
 /** Why the text's JSON structure is past the bounds, or undefined (also for text that is not JSON). */
 export function jsonShapeProblem(text: string): string | undefined {
   let depth = 0;
   let containers = 0;
+  let values = 0;
+  // Right after `{` or `[`: the next significant character starts the first value, unless it closes.
+  let opened = false;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -127,10 +147,19 @@ export function jsonShapeProblem(text: string): string | undefined {
       else if (c === 0x22) inString = false;
       continue;
     }
+    if (opened) {
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+      opened = false;
+      if (c !== 0x7d && c !== 0x5d && ++values > MAX_JSON_VALUES) return tooManyValues;
+    }
     if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
+    else if (c === 0x2c) {
+      // A comma outside strings starts another member or element.
+      if (++values > MAX_JSON_VALUES) return tooManyValues;
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
       if (++containers > MAX_JSON_CONTAINERS) return `holds more than ${MAX_JSON_CONTAINERS} objects and arrays`;
+      opened = true;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return undefined;
@@ -146,7 +175,9 @@ function isSuccessCode(json: unknown): boolean {
 function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, context: InterpretContext): WebhookErrorDetails {
   const loose = json === undefined ? undefined : looseEnvelopeSchema.safeParse(json);
   const envelope = loose?.success ? loose.data : undefined;
-  const secrets = [context.token];
+  // Extra secrets of fewer than MIN_EXTRA_SECRET_CHARS characters are left to the sign_secret field
+  // pattern: redacting them by value would cut ordinary text apart ("409" around a secret "0").
+  const secrets = [context.token, ...(context.secrets ?? []).filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS)];
   const rawMsg = typeof envelope?.msg === "string" ? envelope.msg : typeof envelope?.message === "string" ? envelope.message : undefined;
   // Each field on its own: an unreadable code does not discard the message or the trace id.
   const rawCode = typeof envelope?.code === "string" || (typeof envelope?.code === "number" && Number.isFinite(envelope.code)) ? String(envelope.code) : undefined;
@@ -159,7 +190,7 @@ function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, con
   return {
     operation,
     status: raw.status,
-    traceId: traceId === undefined ? undefined : redact(traceId, secrets),
+    traceId: traceId === undefined ? undefined : redact(traceId, [context.token]),
     serviceCode: rawCode === undefined ? undefined : cleanServiceText(rawCode, secrets, 64),
     msg: rawMsg === undefined ? undefined : cleanServiceText(rawMsg, secrets, MAX_QUOTED_CHARS),
   };

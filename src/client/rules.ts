@@ -122,9 +122,51 @@ export function urlKey(value: string): string | undefined {
   } catch {
     return undefined;
   }
-  url.hash = "";
-  const path = url.pathname.replace(/%[0-9a-f]{2}/g, (escape) => escape.toUpperCase()).replace(/\/$/, "");
-  return `${url.protocol}//${url.host}${path}${url.search.replace(/%[0-9a-f]{2}/g, (escape) => escape.toUpperCase())}`;
+  // Percent-escapes in upper case, and those of unreserved characters decoded (RFC 3986, 6.2.2).
+  const upper = (text: string) => text.replace(/%[0-9a-fA-F]{2}/g, (escape) => decodeUnreserved(escape.toUpperCase()));
+  const path = upper(url.pathname).replace(/\/$/, "");
+  // Credentials and a fragment are part of the address: never equal to one without them.
+  const userinfo = url.username === "" && url.password === "" ? "" : `${url.username}:${url.password}@`;
+  return `${url.protocol}//${userinfo}${url.host}${path}${upper(url.search)}${url.hash}`;
+}
+
+/**
+ * The forms a service may have stored a declared name under, to look it up by when its filter
+ * compares stored values exactly: as declared first, then trimmed, NFC and lower-cased. A name
+ * already in every one of those forms gives one lookup.
+ */
+export function nameLookupForms(name: string): string[] {
+  const trimmed = name.trim().normalize("NFC");
+  return [...new Set([name, trimmed, trimmed.toLowerCase()])];
+}
+
+/**
+ * The forms a service may have stored a declared URL under (see {@link nameLookupForms}): as
+ * declared, the WHATWG serialisation (lower-case scheme and host, "/" for an empty path), with and
+ * without a trailing slash on the path, unreserved characters percent-decoded, all lower-cased.
+ */
+export function urlLookupForms(value: string): string[] {
+  const forms = [value];
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    return forms;
+  }
+  const href = url.href;
+  forms.push(href);
+  if (url.search === "" && url.hash === "") {
+    forms.push(href.endsWith("/") ? href.replace(/\/+$/, "") : `${href}/`);
+  }
+  forms.push(href.replace(/%[0-9a-fA-F]{2}/g, decodeUnreserved));
+  forms.push(value.toLowerCase());
+  return [...new Set(forms)];
+}
+
+/** A percent-escape of an unreserved character (letter, digit, "-", ".", "_", "~") as that character; any other unchanged. */
+function decodeUnreserved(escape: string): string {
+  const char = String.fromCharCode(parseInt(escape.slice(1), 16));
+  return /^[A-Za-z0-9._~-]$/.test(char) ? char : escape;
 }
 
 /** The same URL, up to the normalisations a service may apply (see the module comment). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { redactRecordText } from "./redact";
 import type { WebhookEndpointRecord } from "./types";
 
 /**
@@ -37,18 +38,28 @@ export type ApiRecord = z.infer<typeof apiRecordSchema>;
 
 // Here rather than in client.ts: client.ts's declarations are public, and a signature naming
 // ApiRecord there would make every user program load zod's declaration files.
-/** The API's record in the package's camelCase. */
-export function toRecord(api: ApiRecord): WebhookEndpointRecord {
+/**
+ * The API's record in the package's camelCase, with `secrets` (the client's access token) redacted
+ * from the principal names: a service may name its principal after the key
+ * (`creator_name: "key <token>"`), and records reach tables, JSON output and Pulumi state, where
+ * only `signSecret` is kept secret.
+ *
+ * The name and URL are returned exactly as stored: they are compared with the declared values
+ * (the create checks, adoption, drift), so a redacted form would no longer match an endpoint that
+ * exists and could lead to a duplicate that can never be deleted. The token is in them only if
+ * the endpoint itself was declared or stored with it. `signSecret` is the record's own secret.
+ */
+export function toRecord(api: ApiRecord, secrets: readonly string[] = []): WebhookEndpointRecord {
   return {
     webhookId: api.webhook_id,
     webhookName: api.webhook_name,
     webhookUrl: api.webhook_url,
     signSecret: api.sign_secret,
     creatorId: api.creator_id,
-    creatorName: api.creator_name,
+    creatorName: redactRecordText(api.creator_name, secrets),
     createTime: api.create_time,
     operatorId: api.operator_id,
-    operatorName: api.operator_name,
+    operatorName: redactRecordText(api.operator_name, secrets),
     operateTime: api.operate_time,
   };
 }

@@ -11,6 +11,7 @@
  * properties accept the current behaviour there only, and count how often it mattered.
  */
 import type { WebhookEndpointRecord } from "../../src/client";
+import { TOKEN } from "../support/helpers";
 
 export type Json = unknown;
 export type Obj = Record<string, Json>;
@@ -171,10 +172,24 @@ export function recordVerdict(value: Json): Verdict {
   );
 }
 
-/** The record in the package's camelCase: the documented fields, nothing else. */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+
+/**
+ * The record in the package's camelCase: the documented fields, nothing else, with the client's
+ * token redacted from the principal names (README: "a service may name its principal after the
+ * key"; the token never reaches a record the client returns, even split by an invisible character).
+ */
 export function asRecord(value: Json): WebhookEndpointRecord {
   const source = value as Obj;
-  return Object.fromEntries(RECORD_RULES.map((rule) => [rule.camel, source[rule.field]])) as unknown as WebhookEndpointRecord;
+  const principal = (name: Json): Json => {
+    if (typeof name !== "string") return name;
+    const shown = name.replace(INVISIBLE_OR_CONTROL, "");
+    return shown.includes(TOKEN) ? shown.split(TOKEN).join("[REDACTED]") : name;
+  };
+  return Object.fromEntries(
+    RECORD_RULES.map((rule) => [rule.camel, rule.field === "creator_name" || rule.field === "operator_name" ? principal(source[rule.field]) : source[rule.field]]),
+  ) as unknown as WebhookEndpointRecord;
 }
 
 export type Meaning =
@@ -191,7 +206,7 @@ export type Meaning =
       traceIds: Set<string>;
       /** The body is an envelope whose code a client can read (a string or a finite number). */
       codeReadable: boolean;
-      /** The status line said 2xx: the service says it processed the request, whatever became of the body. */
+      /** A 2xx status line and an envelope whose code said success: the service processed the request, whatever became of its data. */
       processed: boolean;
       create: CreateFailureKind;
       why: string;
@@ -274,7 +289,9 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
       envelopeTraceId: isObject(json) ? documentedTraceId(json.trace_id) : undefined,
       traceIds: traceIdsIn(response, text, json),
       codeReadable: code !== undefined,
-      processed: status !== undefined && status >= 200 && status < 300,
+      // "a 2xx status and a success code whose data was unusable": a 2xx alone proves nothing on a
+      // service that reports errors inside HTTP 200, nor does a body that could not be read.
+      processed: status !== undefined && status >= 200 && status < 300 && error === "WebhookInvalidResponseError" && code === "200",
       create: createKindOf(error, status, code),
       why,
     };
@@ -409,7 +426,18 @@ function exactUrlForm(url: string): string | undefined {
   let authority = parts[2]!.toLowerCase();
   if (defaultPort !== undefined && authority.endsWith(defaultPort)) authority = authority.slice(0, -defaultPort.length);
   const path = parts[3]!.endsWith("/") ? parts[3]!.slice(0, -1) : parts[3]!;
-  return `${scheme}://${authority}${path}${parts[4]!}`;
+  return `${scheme}://${authority}${escapesNormal(path)}${escapesNormal(parts[4]!)}`;
+}
+
+/**
+ * RFC 3986, 6.2.2: percent-escapes compare without case, and an escaped unreserved character
+ * (ALPHA, DIGIT, "-", ".", "_", "~") is that character.
+ */
+function escapesNormal(text: string): string {
+  return text.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
+    const decoded = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+    return /^[A-Za-z0-9\-._~]$/.test(decoded) ? decoded : escape.toUpperCase();
+  });
 }
 
 /**
@@ -420,10 +448,11 @@ function exactUrlForm(url: string): string | undefined {
 function whatwgForm(url: string, loose: boolean): string | undefined {
   try {
     const parsed = new URL(url);
-    parsed.hash = "";
-    const upper = (text: string) => text.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+    const upper = escapesNormal;
     const path = loose ? upper(parsed.pathname).replace(/\/+$/, "") : upper(parsed.pathname).replace(/\/$/, "");
-    const form = `${parsed.protocol}//${parsed.host}${path}${upper(parsed.search)}`;
+    // Credentials and a fragment are part of the address.
+    const userinfo = parsed.username === "" && parsed.password === "" ? "" : `${parsed.username}:${parsed.password}@`;
+    const form = `${parsed.protocol}//${userinfo}${parsed.host}${path}${upper(parsed.search)}${parsed.hash}`;
     return loose ? form.toLowerCase() : form;
   } catch {
     return undefined;
@@ -648,6 +677,38 @@ export interface CreateForecast {
   departures: number;
 }
 
+/**
+ * "a listing by name (one per form a service may store it under: as declared, trimmed and NFC,
+ * lower-cased)". Written from that sentence, not from the client.
+ */
+function nameLookups(name: string): string[] {
+  const forms: string[] = [];
+  for (const form of [name, name.trim().normalize("NFC"), name.trim().normalize("NFC").toLowerCase()]) if (!forms.includes(form)) forms.push(form);
+  return forms;
+}
+
+/**
+ * "the URL listing in each form a service may store it under: as declared, its WHATWG
+ * serialisation, that with the path's trailing slash toggled (no query or fragment), with
+ * unreserved characters percent-decoded, and the declared URL lower-cased".
+ */
+function urlLookups(declared: string): string[] {
+  const forms = [declared];
+  const add = (form: string) => {
+    if (!forms.includes(form)) forms.push(form);
+  };
+  if (!URL.canParse(declared)) return forms;
+  const parsed = new URL(declared);
+  add(parsed.href);
+  if (parsed.search === "" && parsed.hash === "") add(parsed.href.endsWith("/") ? parsed.href.replace(/\/+$/, "") : `${parsed.href}/`);
+  add(parsed.href.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
+    const ch = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+    return /^[A-Za-z0-9\-._~]$/.test(ch) ? ch : escape;
+  }));
+  add(declared.toLowerCase());
+  return forms;
+}
+
 export function forecastCreate(
   params: { webhookName: string; webhookUrl: string },
   creates: readonly Hostile[],
@@ -666,11 +727,14 @@ export function forecastCreate(
   const done = (outcome: CreateOutcome) => Object.assign(forecast, { outcome });
   const unsure = (why: string) => Object.assign(forecast, { unsure: why });
 
-  // "FIRST lists by name (with the service's own matching, all pages)"
-  const before = list({ webhookName: params.webhookName });
-  if (before.unsure !== undefined) return unsure(`listing before the create: ${before.unsure}`);
-  if (!before.ending.ok) return done({ kind: "failed", error: before.ending.error, ...(before.ending.failure ? { failure: before.ending.failure } : {}) });
-  const listedBefore = scanRecords(before.pages);
+  // "FIRST lists by name (with the service's own matching, all pages)", once per lookup form
+  const listedBefore: WebhookEndpointRecord[] = [];
+  for (const form of nameLookups(params.webhookName)) {
+    const before = list({ webhookName: form });
+    if (before.unsure !== undefined) return unsure(`listing before the create: ${before.unsure}`);
+    if (!before.ending.ok) return done({ kind: "failed", error: before.ending.error, ...(before.ending.failure ? { failure: before.ending.failure } : {}) });
+    for (const record of scanRecords(before.pages)) if (!listedBefore.some((r) => r.webhookId === record.webhookId)) listedBefore.push(record);
+  }
   const lookalikes = listedBefore.map((record) => ({ record, verdict: mayBeSameEndpoint(record, params) }));
   if (lookalikes.some((entry) => entry.verdict === "unsure")) return unsure("a listed record is not settled as the same endpoint or not");
   const existing = lookalikes.filter((entry) => entry.verdict === "yes").map((entry) => entry.record.webhookId);
@@ -684,7 +748,17 @@ export function forecastCreate(
     if (response === undefined) throw new Error("the generator gave fewer create responses than attempts");
     const meaning = meaningOf(response, "create");
     if (meaning.kind === "unsure") return unsure(`create response: ${meaning.why}`);
-    if (meaning.kind === "created") return done({ kind: "created", record: meaning.record, traceId: meaning.traceId, attempts: attempt + 1 });
+    if (meaning.kind === "created") {
+      // "A create answered with an endpoint that existed before the attempt is refused": one the
+      // listing before it returned, or one that is not the request in any stored form and was
+      // created before the attempt began (less the clock-skew allowance).
+      const record = meaning.record;
+      if (idsBefore.has(record.webhookId)) return done({ kind: "exists", ids: [record.webhookId] });
+      const same = mayBeSameEndpoint(record, params);
+      if (same === "unsure") return unsure("a created record is not settled as the same endpoint or not");
+      if (same === "no" && record.createTime < settings.startedAt - settings.clockSkewMs) return done({ kind: "exists", ids: [record.webhookId] });
+      return done({ kind: "created", record, traceId: meaning.traceId, attempts: attempt + 1 });
+    }
     if (meaning.kind !== "failure") throw new Error("a create forecast met a list meaning");
     // "a refusal (4xx other than 429) is final"
     if (meaning.create === "refused") return done({ kind: "failed", error: meaning.error, failure: meaning });
@@ -693,27 +767,38 @@ export function forecastCreate(
       // URL listing, created since the attempt began minus clockSkewMs) count", and "created by our
       // own principal when that is known".
       const ours = (record: WebhookEndpointRecord) => settings.ourCreatorIds.size === 0 || settings.ourCreatorIds.has(record.creatorId);
-      const candidates = (listing: ListingForecast, sinceAttempt: boolean): number[] | string => {
+      const candidates = (records: WebhookEndpointRecord[], sinceAttempt: boolean): number[] | string => {
         const found: number[] = [];
-        for (const record of scanRecords(listing.pages)) {
+        for (const record of records) {
           if (idsBefore.has(record.webhookId) || !ours(record)) continue;
           const verdict = mayBeSameEndpoint(record, params);
           if (verdict === "unsure") return "a new record is not settled as the same endpoint or not";
-          if (verdict === "yes" && (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs)) found.push(record.webhookId);
+          if (verdict === "yes" && (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs) && !found.includes(record.webhookId)) found.push(record.webhookId);
         }
         return found;
       };
-      const byName = list({ webhookName: params.webhookName });
-      if (byName.unsure !== undefined) return unsure(`settling listing: ${byName.unsure}`);
-      if (!byName.ending.ok) return done({ kind: "uncertain", ids: undefined });
+      // Each listing once per lookup form; any listing that fails leaves the create uncertain.
+      const listAll = (filters: { webhookName?: string; webhookUrl?: string }[]): WebhookEndpointRecord[] | { unsure: string } | "failed" => {
+        const records: WebhookEndpointRecord[] = [];
+        for (const filter of filters) {
+          const listing = list(filter);
+          if (listing.unsure !== undefined) return { unsure: listing.unsure };
+          if (!listing.ending.ok) return "failed";
+          records.push(...scanRecords(listing.pages));
+        }
+        return records;
+      };
+      const byName = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+      if (byName === "failed") return done({ kind: "uncertain", ids: undefined });
+      if (!Array.isArray(byName)) return unsure(`settling listing: ${byName.unsure}`);
       let found = candidates(byName, false);
-      let listing = byName;
+      let records = byName;
       if (typeof found !== "string" && found.length === 0) {
-        const byUrl = list({ webhookUrl: params.webhookUrl });
-        if (byUrl.unsure !== undefined) return unsure(`settling listing: ${byUrl.unsure}`);
-        if (!byUrl.ending.ok) return done({ kind: "uncertain", ids: undefined });
+        const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
+        if (byUrl === "failed") return done({ kind: "uncertain", ids: undefined });
+        if (!Array.isArray(byUrl)) return unsure(`settling listing: ${byUrl.unsure}`);
         found = candidates(byUrl, true);
-        listing = byUrl;
+        records = byUrl;
       }
       if (typeof found === "string") return unsure(found);
       // "exactly one is the result only if it cannot be someone else's: the service said it processed
@@ -721,7 +806,7 @@ export function forecastCreate(
       // principal; otherwise it is named in a WebhookCreateUncertainError, not taken"; "more ->
       // WebhookCreateUncertainError naming them"
       if (found.length === 1) {
-        const record = scanRecords(listing.pages).find((r) => r.webhookId === found[0])!;
+        const record = records.find((r) => r.webhookId === found[0])!;
         if (meaning.processed) return done({ kind: "recovered", record, attempts: attempt + 1, because: "the service said it processed the request" });
         if (settings.ourCreatorIds.has(record.creatorId)) return done({ kind: "recovered", record, attempts: attempt + 1, because: "our principal created it" });
         return done({ kind: "uncertain", ids: found });

@@ -234,7 +234,7 @@ describe("connection settings", () => {
   async function storingAs(stored: { webhook_name: string; webhook_url: string }) {
     return rawServer((req, _body, res) => {
       const data = req.url?.endsWith("/create")
-        ? { webhook_id: 77, ...stored, sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 }
+        ? { webhook_id: 77, ...stored, sign_secret: "s", creator_id: 1, creator_name: "c", create_time: Date.now(), operator_id: 1, operator_name: "c", operate_time: Date.now() }
         : { data: [] };
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ code: "200", msg: "Success", trace_id: "0123456789abcdef0123456789abcdef", data }));

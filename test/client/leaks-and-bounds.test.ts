@@ -1,0 +1,220 @@
+import type { ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  WebhookApiError,
+  WebhookEndpointExistsError,
+  WebhookInvalidResponseError,
+  WebhookPagingError,
+  WebhookRequestRefusedError,
+  WebhooksClient,
+} from "../../src/client";
+import { cleanServiceText } from "../../src/client/redact";
+import { jsonShapeProblem } from "../../src/client/responses";
+import { ProviderError } from "../../src/core/errors";
+import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
+
+/**
+ * Red-team findings (token and secret leaks, memory and message bounds), checked against the
+ * promises they broke:
+ * A. the access token never reaches anything the client returns (records included);
+ * B. a signing secret never appears in an error message built from service text;
+ * C. a body of a few MB cannot make a list hold hundreds of MB, and `maxScanBytes` caps bytes;
+ * D. every error message built from service text is at most 2 KB (UTF-8 bytes, not characters);
+ * E. a token split by a character that renders as nothing does not come back visually whole.
+ */
+
+const TRACE = "0123456789abcdef0123456789abcdef";
+type Server = Awaited<ReturnType<typeof rawServer>>;
+let server: Server | undefined;
+let client: WebhooksClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function start(handler: Parameters<typeof rawServer>[0], extra: Partial<ConstructorParameters<typeof WebhooksClient>[0]> = {}): Promise<WebhooksClient> {
+  server = await rawServer(handler);
+  client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0, retryBaseDelayMs: 1, createSettleMs: 0, ...extra });
+  return client;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(typeof body === "string" ? body : JSON.stringify(body));
+}
+
+const isCreate = (url: string | undefined): boolean => url?.endsWith("/create") === true;
+
+function record(id: number, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    webhook_id: id,
+    webhook_name: `hook-${id}`,
+    webhook_url: `https://example.com/hooks/${id}`,
+    sign_secret: `whsec_${id}_9f8e7d6c5b4a39281706`,
+    creator_id: 7,
+    creator_name: "alice",
+    create_time: 1_700_000_000_000,
+    operator_id: 7,
+    operator_name: "alice",
+    operate_time: 1_700_000_000_000,
+    ...fields,
+  };
+}
+
+function page(records: unknown[], extra: Record<string, unknown> = {}): unknown {
+  return { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: records, ...extra } };
+}
+
+/** Characters that render as nothing (or as a blank) in a terminal or a log viewer. */
+const INVISIBLE = ["\u200b", "\u034f", "\u115f", "\u3164", "\uffa0", "\u17b4", "\ufe0f", "\u{E0020}", "\u{E0101}", "\u{1D173}", "\u{1D17A}", "\u2028", "\u2029"];
+const withoutInvisible = (text: string): string => INVISIBLE.reduce((out, c) => out.split(c).join(""), text);
+const utf8 = (text: string): number => Buffer.byteLength(text, "utf8");
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+describe("A: the token never reaches the records the client returns", () => {
+  it("list: principal names built from the token (whole or split by an invisible character) come back redacted", async () => {
+    const c = await start((_req, _body, res) =>
+      send(res, 200, page([record(1, { creator_name: `key ${TOKEN}`, operator_name: `key ${TOKEN.slice(0, 9)}\u200b${TOKEN.slice(9)}` }), record(2, { creator_name: "bob" })])),
+    );
+    const { records } = await c.list();
+    const [first, second] = records;
+    expect(withoutInvisible(JSON.stringify(records))).not.toContain(TOKEN);
+    expect(first?.creatorName).toBe("key [REDACTED]");
+    expect(first?.operatorName).toBe("key [REDACTED]");
+    // Everything else as stored: the name and URL are compared with declared values, the secret is the record's own.
+    expect(first).toMatchObject({ webhookName: "hook-1", webhookUrl: "https://example.com/hooks/1", signSecret: "whsec_1_9f8e7d6c5b4a39281706" });
+    expect(second?.creatorName).toBe("bob");
+  });
+
+  it("create: the answered record's principal names are redacted too", async () => {
+    const c = await start((req, _body, res) => {
+      if (!isCreate(req.url)) return send(res, 200, page([]));
+      return send(res, 200, {
+        code: "200",
+        msg: "SUCCESS",
+        trace_id: TRACE,
+        data: record(9, { webhook_name: "orders", webhook_url: "https://example.com/orders", creator_name: `key ${TOKEN}`, operator_name: TOKEN }),
+      });
+    });
+    const result = await c.create({ webhookName: "orders", webhookUrl: "https://example.com/orders" });
+    expect(JSON.stringify(result)).not.toContain(TOKEN);
+    expect(result.record.creatorName).toBe("key [REDACTED]");
+  });
+});
+
+describe("B: a signing secret never appears in an error message built from service text", () => {
+  it("a create refusal quoting, in free text, a record the pre-create listing returned", async () => {
+    const secret = "whsec_e4ce97db43f72480e89cd382489072b3";
+    const existing = record(5, { webhook_name: "orders", webhook_url: "https://other.example.org/hook", sign_secret: secret });
+    const c = await start((req, _body, res) => {
+      if (!isCreate(req.url)) return send(res, 200, page([existing]));
+      return send(res, 409, { code: "409", msg: `name orders taken by endpoint 5 (secret ${secret}, url https://other.example.org/hook)`, trace_id: TRACE });
+    });
+    const error = await captureError(c.create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }));
+    expect(error).toBeInstanceOf(WebhookRequestRefusedError);
+    expect(everythingVisible(error)).not.toContain(secret);
+    expect((error as WebhookRequestRefusedError).msg).toContain("[REDACTED]");
+  });
+
+  it("any sign_secret field quoted in service text, in JSON, escaped JSON, key=value or camelCase form", async () => {
+    const secrets = ["whsec_json111111", "whsec_escaped2222", "whsec_query3333", "whsec_camel4444"];
+    const msg = `conflict: ${JSON.stringify({ sign_secret: secrets[0] })} ${JSON.stringify(JSON.stringify({ webhook_id: 3, sign_secret: secrets[1] }))} sign_secret=${secrets[2]}&x=1 {signSecret: '${secrets[3]}'}`;
+    const c = await start((_req, _body, res) => send(res, 400, { code: "400", msg, trace_id: TRACE }));
+    const error = await captureError(c.list());
+    expect(error).toBeInstanceOf(WebhookRequestRefusedError);
+    const visible = everythingVisible(error);
+    for (const secret of secrets) expect(visible).not.toContain(secret);
+    expect((error as Error).message).toContain("conflict");
+  });
+});
+
+describe("C: memory stays bounded whatever the body's shape", () => {
+  it("a body of one object with a great many short members is refused before it is parsed", async () => {
+    const members = Array.from({ length: 250_000 }, (_, i) => `"k${i}":0`).join(",");
+    const body = `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[],"junk":{${members}}}}`;
+    const c = await start((_req, _body, res) => send(res, 200, body));
+    const error = await captureError(c.list());
+    expect(error).toBeInstanceOf(WebhookInvalidResponseError);
+    expect((error as Error).message).toMatch(/values/);
+  });
+
+  it("an array of a great many tiny elements is refused too; a full page at the largest page size is not", () => {
+    expect(jsonShapeProblem(`{"data":[${"0,".repeat(300_000)}0]}`)).toMatch(/values/);
+    const full = JSON.stringify(page(Array.from({ length: 10_000 }, (_, i) => record(i + 1)), { cursor: "next" }));
+    expect(jsonShapeProblem(full)).toBeUndefined();
+  });
+
+  it("maxScanBytes counts the bytes of the bodies (UTF-8), not UTF-16 units", async () => {
+    let served = 0;
+    const c = await start(
+      (_req, _body, res) => {
+        served++;
+        // About 12 KB of UTF-8 per page, 4 K UTF-16 units.
+        send(res, 200, page([record(served, { creator_name: "中".repeat(4000) })], { cursor: `c${served}` }));
+      },
+      { maxScanBytes: 40_000 },
+    );
+    const error = await captureError(c.scan());
+    expect(error).toBeInstanceOf(WebhookPagingError);
+    // 40,000 bytes are past after the fourth page of ~12 KB (counting units, it took ten).
+    expect(served).toBeLessThanOrEqual(4);
+  });
+});
+
+describe("D: an error message built from service text is at most 2 KB in UTF-8", () => {
+  const texts = { cjk: "中".repeat(1500), emoji: "😀".repeat(1000), mixed: `a${"é中😀".repeat(600)}` };
+
+  for (const [label, text] of Object.entries(texts)) {
+    it(`client and provider errors, ${label} text: at most 2,048 bytes, cut at a code point`, () => {
+      for (const message of [
+        new WebhookApiError(text).message,
+        new WebhookEndpointExistsError(text, { existingIds: [] }).message,
+        new ProviderError(`create failed: ${text}`).message,
+      ]) {
+        expect(utf8(message)).toBeLessThanOrEqual(2048);
+        expect(message.endsWith("…")).toBe(true);
+        expect(loneSurrogate.test(message)).toBe(false);
+      }
+    });
+  }
+
+  it("a refusal whose msg and code are long CJK text", async () => {
+    const c = await start((_req, _body, res) => send(res, 400, { code: "中".repeat(200), msg: "拒".repeat(5000), trace_id: TRACE }));
+    const error = (await captureError(c.list())) as WebhookRequestRefusedError;
+    expect(utf8(error.message)).toBeLessThanOrEqual(2048);
+    expect(loneSurrogate.test(error.message)).toBe(false);
+  });
+
+  it("an existing-endpoint refusal naming many endpoints whose principals have CJK names", async () => {
+    const url = "https://example.com/hooks/orders";
+    const existing = Array.from({ length: 12 }, (_, i) => record(i + 1, { webhook_name: "orders", webhook_url: i % 2 ? `${url}/` : url, creator_name: "中".repeat(80) }));
+    const c = await start((_req, _body, res) => send(res, 200, page(existing)));
+    const error = await captureError(c.create({ webhookName: "orders", webhookUrl: url }));
+    expect(error).toBeInstanceOf(WebhookEndpointExistsError);
+    expect(utf8((error as Error).message)).toBeLessThanOrEqual(2048);
+    expect(loneSurrogate.test((error as Error).message)).toBe(false);
+  });
+});
+
+describe("E: a token split by an invisible character does not come back visually whole", () => {
+  for (const separator of INVISIBLE) {
+    const label = `U+${separator.codePointAt(0)?.toString(16).toUpperCase()}`;
+    it(`split by ${label}`, async () => {
+      const c = await start((_req, _body, res) => send(res, 400, { code: "400", msg: `token ${TOKEN.slice(0, 8)}${separator}${TOKEN.slice(8)} rejected`, trace_id: TRACE }));
+      const error = await captureError(c.list());
+      const message = (error as Error).message;
+      expect(withoutInvisible(everythingVisible(error))).not.toContain(TOKEN);
+      expect(message).toContain("[REDACTED]");
+      expect(message).not.toMatch(/[\u2028\u2029]/);
+    });
+  }
+
+  it("an invisible astral character across the text's 4,096-unit reading chunks is still removed", () => {
+    const text = `${"a".repeat(4095 - 8)}${TOKEN.slice(0, 8)}\u{E0020}${TOKEN.slice(8)} rejected`;
+    const clean = cleanServiceText(text, [TOKEN], 10_000);
+    expect(withoutInvisible(clean)).not.toContain(TOKEN);
+    expect(clean).toContain("[REDACTED]");
+  });
+});
