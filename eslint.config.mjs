@@ -17,6 +17,8 @@ export default tseslint.config(
       "examples/**",
       "dist/**",
       "dist-check/**",
+      ".stryker-tmp/**",
+      "reports/**",
       "node_modules/**",
       "examples/**/node_modules/**",
       "examples/**/bin/**",
