@@ -52,7 +52,8 @@ export function checkConfig(values: Record<string, unknown>): { property: string
   if (baseUrl !== undefined) {
     const allow = ["1", "true", "yes"].includes((config.values.allowInsecureHttp ?? "").toLowerCase());
     // Plain http on another host may still be allowed through WEBHOOKS_ALLOW_INSECURE_HTTP: decided when used.
-    const problem = baseUrlProblem(baseUrl, allow || process.env[SETTINGS.allowInsecureHttp.env] !== undefined, "baseUrl");
+    const fromEnv = ["1", "true", "yes"].includes((process.env[SETTINGS.allowInsecureHttp.env] ?? "").toLowerCase());
+    const problem = baseUrlProblem(baseUrl, allow || fromEnv, "baseUrl");
     if (problem !== undefined) failures.push({ property: "baseUrl", reason: problem });
   }
   const token = config.values.accessToken;
