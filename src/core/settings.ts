@@ -154,23 +154,39 @@ function raw(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName):
   return first([config.values[name], config.describe(name)], [env[SETTINGS[name].env], `environment variable ${SETTINGS[name].env}`]);
 }
 
+/** A boolean setting's text: 1/true/yes or 0/false/no, any case; undefined for anything else. */
+export function parseBoolSetting(text: string): boolean | undefined {
+  const value = text.trim().toLowerCase();
+  if (["1", "true", "yes"].includes(value)) return true;
+  if (["0", "false", "no"].includes(value)) return false;
+  return undefined;
+}
+
+/** Why `text` is not a value of setting `name` ("must be ..."), or undefined when it is. The one rule for each kind. */
+export function settingValueProblem(name: SettingName, text: string): string | undefined {
+  const shown = JSON.stringify(text.trim().slice(0, 40));
+  if (SETTINGS[name].kind === "boolean" && parseBoolSetting(text) === undefined) return `must be true or false, got ${shown}`;
+  if (SETTINGS[name].kind === "number") {
+    const value = Number(text.trim());
+    if (!Number.isFinite(value) || value < 0) return `must be a number of milliseconds or a count, got ${shown}`;
+  }
+  return undefined;
+}
+
 function bool(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): boolean | undefined {
   const found = raw(config, env, name);
   if (found === undefined) return undefined;
-  const value = found.value.toLowerCase();
-  if (["1", "true", "yes"].includes(value)) return true;
-  if (["0", "false", "no"].includes(value)) return false;
-  throw new WebhookConfigError(`${found.source} must be true or false, got ${JSON.stringify(found.value.slice(0, 40))}`);
+  const problem = settingValueProblem(name, found.value);
+  if (problem !== undefined) throw new WebhookConfigError(`${found.source} ${problem}`);
+  return parseBoolSetting(found.value);
 }
 
 function num(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): number | undefined {
   const found = raw(config, env, name);
   if (found === undefined) return undefined;
-  const value = Number(found.value);
-  if (!Number.isFinite(value) || value < 0) {
-    throw new WebhookConfigError(`${found.source} must be a number of milliseconds or a count, got ${JSON.stringify(found.value.slice(0, 40))}`);
-  }
-  return value;
+  const problem = settingValueProblem(name, found.value);
+  if (problem !== undefined) throw new WebhookConfigError(`${found.source} ${problem}`);
+  return Number(found.value);
 }
 
 function str(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): string | undefined {

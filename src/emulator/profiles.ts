@@ -6,7 +6,7 @@ import type { EmulatorOptions } from "./options";
  * options it is about; everything else keeps its default. Each is checked by the options schema
  * when it is applied.
  */
-export const EMULATOR_PROFILES: Record<string, Partial<EmulatorOptions>> = {
+export const EMULATOR_PROFILES: Readonly<Record<string, Readonly<Partial<EmulatorOptions>>>> = deepFreeze({
   default: {},
   "partial-filters": { filterMatch: "partial", paging: "cursor" },
   "no-paging": { paging: "none", maxPageSize: 50 },
@@ -38,4 +38,13 @@ export const EMULATOR_PROFILES: Record<string, Partial<EmulatorOptions>> = {
   },
   // Short latency faults so a test suite can afford them.
   flaky: { faults: { list: { rate: 0.2, slowMs: 200 }, create: { rate: 0.2, slowMs: 200 } } },
-};
+});
+
+/** Frozen all the way down: the presets are shared by every emulator in the process. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,6 +1,6 @@
 import { baseUrlProblem } from "../client/options";
 import { UNKNOWN } from "../core/inputs";
-import { CONFIG_NAMESPACE, SETTINGS, SETTING_NAMES, configKey, type ProviderConfig, type SettingName } from "../core/settings";
+import { CONFIG_NAMESPACE, SETTINGS, SETTING_NAMES, configKey, parseBoolSetting, settingValueProblem, type ProviderConfig, type SettingName } from "../core/settings";
 import { configString } from "./properties";
 
 /**
@@ -40,19 +40,14 @@ export function checkConfig(values: Record<string, unknown>): { property: string
     if (raw === undefined || raw === null || raw === UNKNOWN) continue;
     const text = config.values[name];
     if (text === undefined) continue;
-    const kind = SETTINGS[name].kind;
-    if (kind === "number" && !(Number.isFinite(Number(text)) && Number(text) >= 0)) {
-      failures.push({ property: name, reason: `${name} must be a number of milliseconds or a count, got ${JSON.stringify(text.slice(0, 40))}` });
-    }
-    if (kind === "boolean" && !["1", "0", "true", "false", "yes", "no"].includes(text.toLowerCase())) {
-      failures.push({ property: name, reason: `${name} must be true or false` });
-    }
+    const problem = settingValueProblem(name, text);
+    if (problem !== undefined) failures.push({ property: name, reason: `${name} ${problem}` });
   }
   const baseUrl = config.values.baseUrl;
   if (baseUrl !== undefined) {
-    const allow = ["1", "true", "yes"].includes((config.values.allowInsecureHttp ?? "").toLowerCase());
+    const allow = parseBoolSetting(config.values.allowInsecureHttp ?? "") === true;
     // Plain http on another host may still be allowed through WEBHOOKS_ALLOW_INSECURE_HTTP: decided when used.
-    const fromEnv = ["1", "true", "yes"].includes((process.env[SETTINGS.allowInsecureHttp.env] ?? "").toLowerCase());
+    const fromEnv = parseBoolSetting(process.env[SETTINGS.allowInsecureHttp.env] ?? "") === true;
     const problem = baseUrlProblem(baseUrl, allow || fromEnv, "baseUrl");
     if (problem !== undefined) failures.push({ property: "baseUrl", reason: problem });
   }
