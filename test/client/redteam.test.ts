@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiWebhookRecord } from "../../src/api/contract";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError, rawServer } from "../support/helpers";
@@ -11,18 +12,8 @@ import { TOKEN, captureError, rawServer } from "../support/helpers";
 const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 400, createSettleMs: 300, allowInsecureHttp: true } as const;
 const TRACE = "0123456789abcdef0123456789abcdef";
 
-interface Stored {
-  webhook_id: number;
-  webhook_name: string;
-  webhook_url: string;
-  sign_secret: string;
-  creator_id: number;
-  creator_name: string;
-  create_time: number;
-  operator_id: number;
-  operator_name: string;
-  operate_time: number;
-}
+/** The record as the API document gives it (section 2). */
+type Stored = ApiWebhookRecord;
 
 /**
  * A small service of its own: `store` rewrites what it keeps, `filter` decides how list filters

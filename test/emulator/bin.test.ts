@@ -1,26 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { USAGE, main, optionsFromArgs } from "../../src/emulator/bin";
-import type { Emulator } from "../../src/emulator/index";
-import { admin, list } from "./helpers";
+import { admin, binRunner, list } from "./helpers";
 
-const running: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
+const { run } = binRunner();
 
 const dir = mkdtempSync(join(tmpdir(), "webhooks-emulator-bin-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ emulator: Emulator; lines: string[] }> {
-  const lines: string[] = [];
-  const emulator = await main(argv, { env, log: (line) => lines.push(line), handleSignals: false });
-  if (emulator === undefined) throw new Error("main did not start an emulator");
-  running.push(emulator);
-  return { emulator, lines };
-}
 
 describe("CLI main", () => {
   it("starts, prints the URL line and the token length, never the token", async () => {

@@ -1,6 +1,7 @@
 // Raw HTTP helpers for the emulator tests: deliberately not the project's client, so the emulator
 // is checked against the document rather than against our own reading of it.
 import { afterEach } from "vitest";
+import { main } from "../../src/emulator/bin";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator/index";
 
 export const TOKEN = "test-token-0123456789";
@@ -73,5 +74,29 @@ export function emulators(): (options?: EmulatorOptions) => Promise<Emulator> {
     const emulator = await startEmulator({ accessToken: TOKEN, ...options });
     started.push(emulator);
     return emulator;
+  };
+}
+
+/**
+ * The bin's `main` as the tests run it, its log lines kept; every emulator it starts, and any
+ * other given to `track`, is closed after each test.
+ */
+export function binRunner(): {
+  run: (argv: string[], env?: NodeJS.ProcessEnv) => Promise<{ emulator: Emulator; lines: string[] }>;
+  track: (emulator: Emulator) => void;
+} {
+  const running: Emulator[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((emulator) => emulator.close()));
+  });
+  return {
+    run: async (argv, env = {}) => {
+      const lines: string[] = [];
+      const emulator = await main(argv, { env, log: (line) => lines.push(line), handleSignals: false });
+      if (emulator === undefined) throw new Error("main did not start an emulator");
+      running.push(emulator);
+      return { emulator, lines };
+    },
+    track: (emulator) => void running.push(emulator),
   };
 }

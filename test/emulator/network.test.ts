@@ -4,25 +4,15 @@
 // so the loopback Host check alone protects nothing there.
 import http from "node:http";
 import { networkInterfaces } from "node:os";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findListeningUrl } from "../../scripts/harness/emulator.mjs";
 import { USAGE, main, optionsFromArgs } from "../../src/emulator/bin";
-import { EmulatorConfigError, startEmulator, type Emulator } from "../../src/emulator/index";
+import { EmulatorConfigError, startEmulator } from "../../src/emulator/index";
 import { isLoopbackAddress } from "../../src/emulator/server";
-import { TOKEN, admin, hook, list } from "./helpers";
+import { TOKEN, admin, binRunner, hook, list } from "./helpers";
 
-const running: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
-});
+const { run, track } = binRunner();
 
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ emulator: Emulator; lines: string[] }> {
-  const lines: string[] = [];
-  const emulator = await main(argv, { env, log: (line) => lines.push(line), handleSignals: false });
-  if (emulator === undefined) throw new Error("main did not start an emulator");
-  running.push(emulator);
-  return { emulator, lines };
-}
 
 /** A first non-internal IPv4 address of this machine, if it has one: what another machine would connect to. */
 function lanAddress(): string | undefined {
@@ -105,7 +95,7 @@ describe("admin routes on a non-loopback bind", () => {
   it("take only the admin token: the API access token with Host: localhost is refused (401), changing nothing", async () => {
     const lan = lanAddress();
     const emulator = await startEmulator({ host: lan ?? "0.0.0.0", accessToken: TOKEN });
-    running.push(emulator);
+    track(emulator);
     expect(emulator.bound.loopback).toBe(false);
     emulator.addRecord(hook(1));
     // Reached the way another machine would: its address when it has one, else through 0.0.0.0's loopback.
@@ -132,7 +122,7 @@ describe("admin routes on a non-loopback bind", () => {
 
   it("a loopback bind keeps taking the access token there", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });
-    running.push(emulator);
+    track(emulator);
     expect(emulator.bound).toMatchObject({ address: "127.0.0.1", loopback: true, allInterfaces: false });
     expect((await admin(emulator, "counters", "GET", undefined, { authorization: TOKEN })).status).toBe(200);
   });
@@ -146,7 +136,7 @@ describe("startEmulator on a non-loopback interface", () => {
 
   it("takes a chosen token", async () => {
     const emulator = await startEmulator({ host: "0.0.0.0", accessToken: TOKEN });
-    running.push(emulator);
+    track(emulator);
     expect(emulator.url).toBe(`http://127.0.0.1:${emulator.port}`);
     expect(emulator.bound.allInterfaces).toBe(true);
   });
