@@ -5,7 +5,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/node-env.sh
-if [ ! -d node_modules ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
+pwe_ensure_node_modules
 exec npx stryker run stryker.config.mjs "$@"

