@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApiWebhookRecord } from "../../src/api/contract";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { TOKEN, captureError, rawServer } from "../support/helpers";
+import { TOKEN, captureError } from "../support/helpers";
+import { TRACE, scriptedService as service, type Stored } from "../support/scripted-service";
 
 // Services a red team built from the API document's unknowns, each reading one of them otherwise
 // than our emulator does. Expected results come from PRODUCT.md: "Settle only on an endpoint that
@@ -10,45 +10,6 @@ import { TOKEN, captureError, rawServer } from "../support/helpers";
 // a second endpoint for one resource" whatever the service rewrites.
 
 const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 400, createSettleMs: 300, allowInsecureHttp: true } as const;
-const TRACE = "0123456789abcdef0123456789abcdef";
-
-/** The record as the API document gives it (section 2). */
-type Stored = ApiWebhookRecord;
-
-/**
- * A small service of its own: `store` rewrites what it keeps, `filter` decides how list filters
- * compare (with the stored value, exactly, as sent), `onCreate` may answer otherwise than by
- * creating. One page per listing.
- */
-async function service(options: {
-  store?: (name: string, url: string) => { name: string; url: string };
-  onCreate?: (body: { webhook_name: string; webhook_url: string }, records: Stored[]) => { status: number; body: unknown } | undefined;
-  records?: Stored[];
-}) {
-  const records: Stored[] = options.records ?? [];
-  let next = 1000 + records.length;
-  const server = await rawServer((req, text, res) => {
-    const body = JSON.parse(text) as Record<string, string>;
-    const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(payload));
-    };
-    if (req.url?.endsWith("/create")) {
-      const special = options.onCreate?.(body as { webhook_name: string; webhook_url: string }, records);
-      if (special !== undefined) return send(special.status, special.body);
-      const stored = options.store?.(body.webhook_name!, body.webhook_url!) ?? { name: body.webhook_name!, url: body.webhook_url! };
-      const now = Date.now();
-      const record: Stored = { webhook_id: next++, webhook_name: stored.name, webhook_url: stored.url, sign_secret: `whsec_${next}`, creator_id: 7, creator_name: "pipeline", create_time: now, operator_id: 7, operator_name: "pipeline", operate_time: now };
-      records.push(record);
-      return send(200, { code: "200", msg: "SUCCESS", trace_id: TRACE, data: record });
-    }
-    // Filters compare the stored value with the filter exactly as sent.
-    const data = records.filter((r) => (body.webhook_name ? r.webhook_name === body.webhook_name : true) && (body.webhook_url ? r.webhook_url === body.webhook_url : true));
-    return send(200, { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data } });
-  });
-  return { ...server, records };
-}
-
 const clients: WebhooksClient[] = [];
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -5,14 +5,14 @@ import { inspect } from "node:util";
 /** A bare HTTP server on port 0 for responses no faithful emulator would send. */
 export async function rawServer(
   handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
-): Promise<{ url: string; requests: { headers: IncomingMessage["headers"]; body: string }[]; close(): Promise<void> }> {
-  const requests: { headers: IncomingMessage["headers"]; body: string }[] = [];
+): Promise<{ url: string; requests: { path: string; headers: IncomingMessage["headers"]; body: string }[]; close(): Promise<void> }> {
+  const requests: { path: string; headers: IncomingMessage["headers"]; body: string }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      requests.push({ headers: req.headers, body });
+      requests.push({ path: req.url ?? "", headers: req.headers, body });
       handler(req, body, res);
     });
   });
