@@ -1,4 +1,5 @@
 import { WebhooksClient } from "../client/client";
+import { CLIENT_DEFAULTS } from "../client/options";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError } from "../client/errors";
 import { quoteServiceText } from "../client/redact";
 import { sameEndpoint, sameName, sameUrl } from "../client/rules";
@@ -261,7 +262,7 @@ export class ProviderCore {
       return state;
     }
     const client = new WebhooksClient(connection.client);
-    state = { client, secrets: [connection.client.accessToken], lookups: new EndpointLookups(client), justRead: new Map() };
+    state = { client, secrets: [connection.client.accessToken], lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending), justRead: new Map() };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {
       const [oldestKey, oldest] = this.#connections.entries().next().value as [string, PerConnection];

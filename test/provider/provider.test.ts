@@ -171,6 +171,63 @@ describe("a preview's many diffs", () => {
   });
 });
 
+describe("a preview's diffs on a service crowded with other teams' endpoints", () => {
+  // A stack's endpoints are made together: the crowd sits before them in the service's order, or
+  // after them, or on both sides. List calls must stay bounded by the stack (one per endpoint plus
+  // a small constant), and where the stack sits at an end of the order, the scans must reach it.
+  const STACK = 40;
+  const CROWD = 400;
+
+  async function crowdedPreview(options: { at: "before" | "after" | "both"; ascending?: "any" | "ignored" | "asc-desc"; connection?: string }) {
+    const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages", ascending: options.ascending ?? "any" });
+    try {
+      await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN, ...(options.connection ? { "webhooks:ascending": options.connection } : {}) });
+      const crowd = (n: number, tag: string) => {
+        for (let i = 0; i < n; i++) emulator.addRecord({ webhook_name: `other-${tag}-${i}`, webhook_url: `https://example.net/${tag}/${i}` });
+      };
+      if (options.at === "before") crowd(CROWD, "a");
+      if (options.at === "both") crowd(CROWD / 2, "a");
+      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
+      for (let i = 0; i < STACK; i++) {
+        const result = await provider.create({ webhookName: `stack-${i}`, webhookUrl: `https://example.com/stack/${i}` });
+        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
+      }
+      if (options.at === "after") crowd(CROWD, "b");
+      if (options.at === "both") crowd(CROWD / 2, "b");
+      // The creates made no lookup: the diffs below are this connection's first, as in a new command.
+      const before = emulator.counters().list;
+      for (const { id, outs } of stack) {
+        expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
+      }
+      return emulator.counters().list - before;
+    } finally {
+      await emulator.close();
+    }
+  }
+
+  // Pages of 10. By the policy in src/core/lookups.ts: 8 lookups by name, then each scan's first
+  // two pages fetched alongside the next two lookups; the scan in the stack's direction then answers
+  // the rest (crowd after: at once; crowd before: it holds the last 20, so the 10 diffs between go
+  // by name): 14 and 24 calls. A single scan in one direction costs 44 for the crowd before.
+  it.each(["before", "after"] as const)("crowd made %s the stack: the scans reach the stack, well under one call per endpoint", async (at) => {
+    const calls = await crowdedPreview({ at });
+    expect(calls).toBeLessThanOrEqual(30);
+  });
+
+  it("crowd on both sides: one call per endpoint plus the two scans' allowances, never a walk through the crowd", async () => {
+    const calls = await crowdedPreview({ at: "both" });
+    expect(calls).toBeLessThanOrEqual(STACK + 2 * 2);
+  });
+
+  it("a service that ignores the order, or refuses the other value, costs no more than the allowance", async () => {
+    expect(await crowdedPreview({ at: "before", ascending: "ignored" })).toBeLessThanOrEqual(STACK + 2 * 2);
+    // The strict reading: "asc" and "desc" only; told "asc", the other scan asks "desc".
+    expect(await crowdedPreview({ at: "before", ascending: "asc-desc", connection: "asc" })).toBeLessThanOrEqual(30);
+    // Told a value whose opposite is unknown, one scan runs.
+    expect(await crowdedPreview({ at: "before", connection: "upwards" })).toBeLessThanOrEqual(STACK + 2);
+  });
+});
+
 describe("connection settings", () => {
   let emulator: Emulator;
   const saved = { ...process.env };
