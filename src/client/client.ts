@@ -233,7 +233,7 @@ export class WebhooksClient {
         const envelope = interpretResponse("list", raw, listEnvelopeSchema, this.#context);
         if (envelope.data.data.length > body.limit) {
           throw new WebhookInvalidResponseError(
-            `list returned ${envelope.data.data.length} records in a page for which ${body.limit} were asked`,
+            `list returned ${envelope.data.data.length} records in a page for which ${body.limit} were asked: a listing is bounded only if the service honours limit; if it answers in fixed pages larger than that, set the page size to its own (pageSize, webhooks:pageSize or WEBHOOKS_PAGE_SIZE)`,
             { operation: "list", status: raw.status, traceId: envelope.trace_id || undefined, field: "data.data" },
           );
         }

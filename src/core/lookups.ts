@@ -29,22 +29,39 @@ import type { ListPage, WebhookEndpointRecord } from "../client/types";
  *   within {@link SCAN_PAGE_ALLOWANCE} plus the number of lookups its pages alone have answered: a
  *   lookup the pages fetched so far answer costs nothing, and earns that scan one more page;
  * - while a scan has answered nothing yet, a lookup it cannot answer goes by name and fetches the
- *   scan's next page at the same moment (no added latency); once it has, its next page is fetched
- *   first and the name is asked only if that page does not hold the endpoint.
- * So list calls per command stay at most one per endpoint plus twice {@link SCAN_PAGE_ALLOWANCE},
- * whatever the service holds and whatever its page size; on a service holding mostly the stack's
- * own endpoints, or where the stack sits at either end of the service's order, the scans answer
- * nearly every lookup after the eighth. Where the stack sits in the middle of other teams'
+ *   scan's next page at the same moment, without waiting for it when the name answers; once it
+ *   has, its next page is fetched first and the name is asked only if that page does not hold
+ *   the endpoint. A scan page is not retried: one that fails ends that scan for the command;
+ * - a record from a scan page answers a lookup only within {@link PAGE_TRUST_MS} of the page's
+ *   arrival: a diff or read sees the service as it was seconds ago at most, never minutes (an
+ *   outside tester renamed an endpoint after its page came, and a diff a minute later said "no
+ *   changes"). Past that the lookup goes by name, so the bound holds;
+ * - a listing by name (or URL) that spans more than {@link BY_NAME_MAX_PAGES} pages without the
+ *   id (a service that ignores the filter, or a name shared by pages of endpoints) proves the
+ *   filter does not narrow: that lookup and every later one are answered by one complete scan,
+ *   instead of every lookup walking the whole service.
+ * So list calls per command stay at most one per endpoint plus twice {@link SCAN_PAGE_ALLOWANCE}
+ * (plus the second page of a listing by name of a name shared by more than a page of endpoints),
+ * whatever the service holds and whatever its page size, and one complete listing of the service
+ * per {@link SCAN_FRESH_MS} when its filters do not narrow; on a service holding mostly the
+ * stack's own endpoints, or where the stack sits at either end of the service's order, the scans
+ * answer nearly every lookup after the eighth. Where the stack sits in the middle of other teams'
  * endpoints (made both before and after it), each diff pays one listing by name.
  *
  * Two exceptions cost more, because only a full listing can answer them: a refresh that finds an
  * endpoint under neither its name nor its URL (to tell "renamed" from "deleted"), and an import
- * (nothing but the id is known). They complete the scan once per command; later ones reuse it.
+ * (nothing but the id is known). They complete the scan once per {@link SCAN_FRESH_MS}; later ones
+ * reuse it. An endpoint the complete listing lacks is still found in a page of the other scan (a
+ * service paging by offset can skip a record when another is removed during the listing).
  */
 export const BY_NAME_FIRST = 8;
 export const SCAN_PAGE_ALLOWANCE = 2;
-/** A scan older than this is started again rather than trusted. */
-export const SCAN_FRESH_MS = 5 * 60_000;
+/** A record from a scan page answers a lookup only this long after the page came (a diff or read must see the service as it is). */
+export const PAGE_TRUST_MS = 10_000;
+/** A complete scan (the exception path below) is trusted this long after it started, then started again. */
+export const SCAN_FRESH_MS = 60_000;
+/** Pages a listing by name (or URL) may take before the filter is judged not to narrow. */
+export const BY_NAME_MAX_PAGES = 2;
 
 /** What a lookup knows of the endpoint besides its id. */
 export interface LookupHints {
@@ -63,7 +80,7 @@ export interface LookupStats {
 }
 
 class SharedScan {
-  readonly records = new Map<number, WebhookEndpointRecord>();
+  readonly #records = new Map<number, { record: WebhookEndpointRecord; at: number }>();
   readonly startedAt = Date.now();
   pages = 0;
   done = false;
@@ -73,8 +90,10 @@ class SharedScan {
 
   constructor(private readonly open: () => AsyncIterator<ListPage>) {}
 
-  get usable(): boolean {
-    return !this.failed && Date.now() - this.startedAt <= SCAN_FRESH_MS;
+  /** The record with this id, when a page holding it came at most `maxAgeMs` ago. */
+  get(id: number, maxAgeMs: number): WebhookEndpointRecord | undefined {
+    const entry = this.#records.get(id);
+    return entry !== undefined && Date.now() - entry.at <= maxAgeMs ? entry.record : undefined;
   }
 
   /** Fetches the next page (one at a time; concurrent callers share it). */
@@ -97,7 +116,8 @@ class SharedScan {
         return;
       }
       this.pages++;
-      for (const record of step.value.records) if (!this.records.has(record.webhookId)) this.records.set(record.webhookId, record);
+      const at = Date.now();
+      for (const record of step.value.records) if (!this.#records.has(record.webhookId)) this.#records.set(record.webhookId, { record, at });
     } catch {
       // A service whose listing cannot be paged through (or that failed now) keeps the by-name lookups.
       this.failed = true;
@@ -136,6 +156,10 @@ interface ScanSlot {
   earned: number;
 }
 
+/** A filtered listing that stopped at {@link BY_NAME_MAX_PAGES} without finding the id: the filter does not narrow. */
+const INCONCLUSIVE = Symbol("inconclusive");
+type Found = WebhookEndpointRecord | undefined | typeof INCONCLUSIVE;
+
 /** Lookups by id on one connection, with the shared scans described above. */
 export class EndpointLookups {
   readonly stats: LookupStats = { lookups: 0, byName: 0, byUrl: 0, scanPages: 0, answeredByScan: 0, fullScans: 0 };
@@ -143,6 +167,8 @@ export class EndpointLookups {
   readonly #orders: (string | undefined)[];
   /** The scans, in the order of `#orders`; a slot is empty until the scans start. */
   #slots: (ScanSlot | undefined)[] = [];
+  /** Set once a listing by name or URL did not narrow (an ignored filter, a name shared by pages of endpoints): from then on the complete scan answers. */
+  #filtersDoNotNarrow = false;
 
   /** @param ascending the connection's `ascending` value; its opposite (when known) orders the second scan. */
   constructor(
@@ -163,6 +189,7 @@ export class EndpointLookups {
     const slots = this.#currentSlots();
     const cached = this.#fromPages(slots, id);
     if (cached !== undefined) return cached;
+    if (this.#filtersDoNotNarrow) return this.#fromCompleteScan(id);
     // The scans paying for themselves: their next pages probably hold this endpoint too.
     const paying = slots.filter((slot) => slot.earned > 0 && this.#mayAdvance(slot));
     if (paying.length > 0) {
@@ -176,16 +203,20 @@ export class EndpointLookups {
         hints,
         slots.filter((slot) => slot.earned === 0),
       );
+      if (found === INCONCLUSIVE) {
+        this.#filtersDoNotNarrow = true;
+        return this.#fromCompleteScan(id);
+      }
       if (found !== undefined || !everywhere) return found;
     }
     if (!everywhere) return undefined;
     return this.#fromCompleteScan(id);
   }
 
-  /** The record from the pages fetched so far, earning its scan one more page. */
+  /** The record from pages fetched within {@link PAGE_TRUST_MS}, earning its scan one more page. */
   #fromPages(slots: readonly ScanSlot[], id: number): WebhookEndpointRecord | undefined {
     for (const slot of slots) {
-      const record = slot.scan.records.get(id);
+      const record = slot.scan.get(id, PAGE_TRUST_MS);
       if (record === undefined) continue;
       slot.earned++;
       this.stats.answeredByScan++;
@@ -194,29 +225,41 @@ export class EndpointLookups {
     return undefined;
   }
 
-  /** By name (with the next page of each scan in `alongside` fetched at the same moment); then by URL. */
-  async #byHints(id: number, hints: LookupHints, alongside: readonly ScanSlot[]): Promise<WebhookEndpointRecord | undefined> {
+  /**
+   * By name, with the next page of each scan in `alongside` fetched at the same moment (not waited
+   * for when the name finds the endpoint: a slow or failing scan page never delays a lookup the
+   * name answered); then by URL.
+   */
+  async #byHints(id: number, hints: LookupHints, alongside: readonly ScanSlot[]): Promise<Found> {
     const pagesAlongside = Promise.all(alongside.filter((slot) => this.#mayAdvance(slot)).map((slot) => this.#advance(slot.scan)));
-    let found: WebhookEndpointRecord | undefined;
+    let inconclusive = false;
     if (hints.webhookName) {
       this.stats.byName++;
-      const [records] = await Promise.all([this.#list({ webhookName: hints.webhookName }), pagesAlongside]);
-      found = records.find((record) => record.webhookId === id);
-    } else {
-      await pagesAlongside;
+      const found = await this.#list({ webhookName: hints.webhookName }, id);
+      if (found !== undefined && found !== INCONCLUSIVE) return found;
+      inconclusive = found === INCONCLUSIVE;
     }
-    for (const slot of alongside) found ??= slot.scan.records.get(id);
-    if (found === undefined && hints.webhookUrl) {
+    await pagesAlongside;
+    for (const slot of alongside) {
+      const paged = slot.scan.get(id, PAGE_TRUST_MS);
+      if (paged !== undefined) return paged;
+    }
+    if (hints.webhookUrl) {
       this.stats.byUrl++;
-      found = (await this.#list({ webhookUrl: hints.webhookUrl })).find((record) => record.webhookId === id);
+      const found = await this.#list({ webhookUrl: hints.webhookUrl }, id);
+      if (found !== undefined && found !== INCONCLUSIVE) return found;
+      inconclusive ||= found === INCONCLUSIVE;
     }
-    return found;
+    return inconclusive ? INCONCLUSIVE : undefined;
   }
 
   async #fromCompleteScan(id: number): Promise<WebhookEndpointRecord | undefined> {
-    // The forward scan is completed (started again when stale or failed), and answers the lookups after it.
+    // The forward scan is completed (started again when older than SCAN_FRESH_MS or failed), and
+    // answers the lookups after it.
     let slot = this.#slots[0];
-    if (slot === undefined || !slot.scan.usable) slot = this.#slots[0] = { scan: this.#newScan(this.#orders[0]), earned: 0 };
+    if (slot === undefined || slot.scan.failed || Date.now() - slot.scan.startedAt > SCAN_FRESH_MS) {
+      slot = this.#slots[0] = { scan: this.#newScan(this.#orders[0]), earned: 0 };
+    }
     const { scan } = slot;
     if (!scan.done) {
       this.stats.fullScans++;
@@ -228,26 +271,29 @@ export class EndpointLookups {
       const { records } = await this.client.scan({});
       return records.find((record) => record.webhookId === id);
     }
-    return scan.records.get(id);
+    // Absent from the complete listing: a page of the other scan that holds it still counts (a
+    // service paging by offset can skip a record when another is removed during the listing).
+    return scan.get(id, SCAN_FRESH_MS) ?? this.#slots.slice(1).reduce<WebhookEndpointRecord | undefined>((found, other) => found ?? other?.scan.get(id, PAGE_TRUST_MS), undefined);
   }
 
   /**
-   * The scans, once past the first lookups by name; started on first need, and started again when
-   * stale. A scan that failed stays failed for the command: starting it again would cost a call
-   * per lookup on a service that refuses it.
+   * The scans, once past the first lookups by name; started on first need. A scan that failed
+   * stays failed for the command (starting it again would cost a call per lookup on a service that
+   * refuses it); a scan is never started again for age, since each record is trusted only for
+   * {@link PAGE_TRUST_MS} after its page came.
    */
   #currentSlots(): ScanSlot[] {
     if (this.stats.lookups > BY_NAME_FIRST) {
       this.#orders.forEach((order, i) => {
-        const slot = this.#slots[i];
-        if (slot === undefined || (!slot.scan.failed && !slot.scan.usable)) this.#slots[i] = { scan: this.#newScan(order), earned: 0 };
+        this.#slots[i] ??= { scan: this.#newScan(order), earned: 0 };
       });
     }
-    return this.#slots.filter((slot): slot is ScanSlot => slot !== undefined && slot.scan.usable);
+    return this.#slots.filter((slot): slot is ScanSlot => slot !== undefined);
   }
 
+  /** A scan of the whole service in one order. Its pages are not retried: a failed page ends it, and lookups go by name. */
   #newScan(order: string | undefined): SharedScan {
-    return new SharedScan(() => this.client.listAll(order === undefined ? {} : { ascending: order })[Symbol.asyncIterator]());
+    return new SharedScan(() => this.client.listAll(order === undefined ? {} : { ascending: order }, { maxRetries: 0 })[Symbol.asyncIterator]());
   }
 
   #mayAdvance(slot: ScanSlot): boolean {
@@ -264,10 +310,19 @@ export class EndpointLookups {
     this.stats.scanPages = this.#slots.reduce((pages, slot) => pages + (slot?.scan.pages ?? 0), 0);
   }
 
-  async #list(filter: { webhookName?: string; webhookUrl?: string }): Promise<WebhookEndpointRecord[]> {
-    // The service's own matching: the id decides, and an endpoint stored under another form of its
-    // name or URL is still found.
-    const { records } = await this.client.scan({ ...filter, match: "service" });
-    return records;
+  /**
+   * The endpoint with this id among those the filter lists, with the service's own matching (the
+   * id decides, and an endpoint stored under another form of its name or URL is still found).
+   * Stops at the page holding it; {@link INCONCLUSIVE} when {@link BY_NAME_MAX_PAGES} pages did not
+   * hold it and the listing goes on.
+   */
+  async #list(filter: { webhookName?: string; webhookUrl?: string }, id: number): Promise<Found> {
+    let pages = 0;
+    for await (const page of this.client.listAll({ ...filter, match: "service" })) {
+      const found = page.records.find((record) => record.webhookId === id);
+      if (found !== undefined) return found;
+      if (++pages >= BY_NAME_MAX_PAGES && page.nextCursor !== undefined) return INCONCLUSIVE;
+    }
+    return undefined;
   }
 }

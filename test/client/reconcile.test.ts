@@ -95,8 +95,19 @@ describe("before a create", () => {
     expect(message).not.toContain("id 111");
     expect(message).not.toContain("id 112");
     expect(message).toContain("and 2 more");
+    // Entries are separated by "; ", and one stored as declared carries nothing more.
+    expect(message).toContain('by "person-2"; id 104, created');
+    expect((error as WebhookEndpointExistsError).operation).toBe("create");
     expect(message).not.toContain("whsec_");
     expect(service.creates()).toBe(0);
+  });
+
+  it("three existing endpoints are all described, with no count of more", async () => {
+    const service = await serviceFor({ records: [record(1), record(2), record(3)] });
+    const message = String((await captureError(clientFor(service.url).create(ORDERS)) as Error).message);
+    expect(message).toMatch(/id 1, .*id 2, .*id 3, /);
+    expect(message).not.toMatch(/more\)/);
+    expect(message).not.toContain("stored as");
   });
 
   it("a creation time at the edge of what a date can hold is shown, one past it is not", async () => {
@@ -210,6 +221,68 @@ describe("after an ambiguous create", () => {
     expect(result.recovered).toBe(true);
     expect(service.records.filter((r) => r.webhook_name === "orders")).toHaveLength(1);
     expect(service.creates()).toBe(2);
+  });
+});
+
+describe("after an ambiguous create, with our principal known", () => {
+  it("an endpoint another principal made at that moment is neither taken nor named as ours: the retry creates ours", async () => {
+    let person = false;
+    const service = await serviceFor({
+      onCreate: (body, records) => {
+        if (!person) return undefined;
+        person = false;
+        records.push(record(5, { webhook_name: body.webhook_name, webhook_url: body.webhook_url, create_time: Date.now(), sign_secret: "whsec_person" }));
+        return serverError;
+      },
+    });
+    const client = clientFor(service.url);
+    await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
+    person = true;
+    const result = await client.create(ORDERS);
+    expect(result.record.webhookId).not.toBe(5);
+    expect(result.record.creatorId).toBe(7);
+    expect(result.attempts).toBe(2);
+  });
+
+  it("when the listing that would settle it fails, the error says so, with the create's status, trace id and cause", async () => {
+    let listings = 0;
+    const service = await serviceFor({
+      afterStore: () => serverError,
+      onList: () => (++listings > 1 ? { status: 500, body: { code: "500", msg: "list down", trace_id: "f".repeat(32) } } : undefined),
+    });
+    const error = await captureError(clientFor(service.url).create(ORDERS, { maxRetries: 0 }));
+    expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+    const uncertain = error as WebhookCreateUncertainError;
+    expect(uncertain.operation).toBe("create");
+    expect(uncertain.status).toBe(500);
+    expect(uncertain.traceId).toBe(TRACE);
+    expect(uncertain.cause).toBeInstanceOf(WebhookServerError);
+    expect(uncertain.message).toMatch(/listing to check whether it was created also failed/);
+    expect(service.creates()).toBe(1);
+  });
+});
+
+describe("a create answered with an endpoint that is not the one requested", () => {
+  const other = (createTime: number) => ({
+    onCreate: () => ({ status: 200, body: { code: "200", msg: "Success", trace_id: TRACE, data: record(77, { webhook_name: "elsewhere", webhook_url: "https://example.com/elsewhere", create_time: createTime }) } }),
+  });
+
+  it("made before the attempt (beyond the clock-skew allowance): refused, naming it and how to adopt it", async () => {
+    const service = await serviceFor(other(Date.now() - 2 * HOUR));
+    const error = await captureError(clientFor(service.url).create(ORDERS));
+    expect(error).toBeInstanceOf(WebhookEndpointExistsError);
+    expect((error as WebhookEndpointExistsError).existingIds).toEqual([77]);
+    expect((error as WebhookEndpointExistsError).operation).toBe("create");
+    const message = (error as Error).message;
+    expect(message).toContain("existed before the request was sent (id 77, created");
+    expect(message).toContain('stored as name "elsewhere"');
+    expect(message).toContain("adoptWebhookId: 77");
+  });
+
+  it("made within the clock-skew allowance: returned, for the caller's stored-differently check", async () => {
+    const service = await serviceFor(other(Date.now() - 30_000));
+    const result = await clientFor(service.url, { clockSkewMs: 60_000 }).create(ORDERS);
+    expect(result.record.webhookId).toBe(77);
   });
 });
 

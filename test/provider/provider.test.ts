@@ -3,6 +3,7 @@ import { EndpointCreatedButFailedError, provider, type WebhookEndpointOutputs } 
 import { UNKNOWN, type WebhookEndpointInputs } from "../../src/core/inputs";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
+import { TRACE, scriptedService } from "../support/scripted-service";
 
 function configure(values: Record<string, string | undefined>): Promise<void> {
   return provider.configure({
@@ -217,6 +218,93 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
   it("crowd on both sides: one call per endpoint plus the two scans' allowances, never a walk through the crowd", async () => {
     const calls = await crowdedPreview({ at: "both" });
     expect(calls).toBeLessThanOrEqual(STACK + 2 * 2);
+  });
+
+  it("a page fetched more than ten seconds before a diff does not answer it: a change made meanwhile is seen", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
+    try {
+      await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
+      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
+      for (let i = 0; i < 30; i++) {
+        const result = await provider.create({ webhookName: `stale-${i}`, webhookUrl: `https://example.com/stale/${i}` });
+        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
+      }
+      const diff = ({ id, outs }: { id: string; outs: WebhookEndpointOutputs }) => provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl });
+      // Past the first eight, the scans hold the whole stack.
+      for (const entry of stack.slice(0, 12)) expect(await diff(entry)).toMatchObject({ changes: false });
+      const later = stack[25]!;
+      emulator.updateRecord(Number(later.id), { webhook_name: "stale-25-renamed" });
+      // Within the trust window a diff may be answered from the page (a race any listing has)...
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11_000 });
+      try {
+        const listsBefore = emulator.counters().list;
+        // ...past it, the diff lists again and sees the rename.
+        expect(await diff(later)).toMatchObject({ changes: true, replaces: ["webhookName"] });
+        expect(emulator.counters().list).toBeGreaterThan(listsBefore);
+      } finally {
+        vi.useRealTimers();
+      }
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("a service whose name filter does not narrow: every answer right, at most one listing of the whole service besides", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages", filterMatch: "ignored" });
+    try {
+      await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
+      for (let i = 0; i < CROWD; i++) emulator.addRecord({ webhook_name: `other-${i}`, webhook_url: `https://example.net/${i}` });
+      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
+      for (let i = 0; i < 20; i++) {
+        const result = await provider.create({ webhookName: `wide-${i}`, webhookUrl: `https://example.com/wide/${i}` });
+        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
+      }
+      emulator.removeRecord(Number(stack[3]!.id));
+      const before = emulator.counters().list;
+      const answers = [];
+      for (const { id, outs } of stack) answers.push((await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).changes);
+      expect(answers).toEqual(stack.map((_, i) => i === 3));
+      // The first lookup's two pages by name, then one listing of the 420 records in pages of 10.
+      expect(emulator.counters().list - before).toBeLessThanOrEqual(2 + Math.ceil((CROWD + 20) / 10) + 1);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("a scan page that fails is not retried, and a lookup the name answered does not wait for it", async () => {
+    // Every listing in the other order fails with a 500, which comes after a second.
+    const service = await scriptedService({
+      onList: (body) => (body.ascending === "false" ? { status: 500, body: { code: "500", msg: "order not supported", trace_id: TRACE } } : undefined),
+    });
+    const slow = await rawServer((req, body, res) => {
+      const forward = () =>
+        fetch(service.url + (req.url ?? ""), { method: "POST", headers: { "content-type": "application/json", authorization: String(req.headers.authorization) }, body }).then(async (answer) => {
+          res.writeHead(answer.status, { "content-type": "application/json" });
+          res.end(await answer.text());
+        });
+      if ((JSON.parse(body) as Record<string, unknown>).ascending === "false") setTimeout(() => void forward(), 1000);
+      else void forward();
+    });
+    try {
+      await configure({ "webhooks:baseUrl": slow.url, "webhooks:accessToken": TOKEN });
+      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const result = await provider.create({ webhookName: `fail-${i}`, webhookUrl: `https://example.com/fail/${i}` });
+        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
+      }
+      const started = Date.now();
+      for (const { id, outs } of stack) {
+        expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
+      }
+      expect(Date.now() - started).toBeLessThan(1000);
+      // Once the failing page came back, a retry would reach the service within a second and a half.
+      while (!service.listings().some((l) => l.ascending === "false")) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(service.listings().filter((l) => l.ascending === "false")).toHaveLength(1);
+    } finally {
+      await slow.close();
+      await service.close();
+    }
   });
 
   it("a service that ignores the order, or refuses the other value, costs no more than the allowance", async () => {

@@ -14,6 +14,8 @@ export interface ScriptedServiceOptions {
   onCreate?: (body: { webhook_name: string; webhook_url: string }, records: Stored[]) => { status: number; body: unknown } | undefined;
   /** Answers a create after storing it (an answer lost or spoiled after the commit), when it returns an answer. */
   afterStore?: (record: Stored) => { status: number; body: unknown } | undefined;
+  /** Answers a list request otherwise than by listing, when it returns an answer. */
+  onList?: (body: Record<string, unknown>) => { status: number; body: unknown } | undefined;
   /** What the service holds at start. */
   records?: Stored[];
   /** The service's clock (it may run behind or ahead of ours). */
@@ -49,6 +51,8 @@ export async function scriptedService(options: ScriptedServiceOptions = {}) {
       if (spoiled !== undefined) return send(spoiled.status, spoiled.body);
       return send(200, { code: "200", msg: "SUCCESS", trace_id: TRACE, data: record });
     }
+    const special = options.onList?.(body);
+    if (special !== undefined) return send(special.status, special.body);
     const data = records.filter((r) => (body.webhook_name ? r.webhook_name === body.webhook_name : true) && (body.webhook_url ? r.webhook_url === body.webhook_url : true));
     return send(200, { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data } });
   });
