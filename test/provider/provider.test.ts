@@ -272,7 +272,7 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
   });
 
   it("a scan page that fails is not retried, and a lookup the name answered does not wait for it", async () => {
-    // Every listing in the other order fails with a 500, which comes after a second.
+    // Every listing in the other order fails with a 500, which comes after three seconds.
     const service = await scriptedService({
       onList: (body) => (body.ascending === "false" ? { status: 500, body: { code: "500", msg: "order not supported", trace_id: TRACE } } : undefined),
     });
@@ -282,7 +282,7 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
           res.writeHead(answer.status, { "content-type": "application/json" });
           res.end(await answer.text());
         });
-      if ((JSON.parse(body) as Record<string, unknown>).ascending === "false") setTimeout(() => void forward(), 1000);
+      if ((JSON.parse(body) as Record<string, unknown>).ascending === "false") setTimeout(() => void forward(), 3000);
       else void forward();
     });
     try {
@@ -296,10 +296,10 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
       for (const { id, outs } of stack) {
         expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
       }
-      expect(Date.now() - started).toBeLessThan(1000);
-      // Once the failing page came back, a retry would reach the service within a second and a half.
+      expect(Date.now() - started).toBeLessThan(3000);
+      // Once the failing page came back, a retry would reach the service within three and a half seconds.
       while (!service.listings().some((l) => l.ascending === "false")) await new Promise((resolve) => setTimeout(resolve, 20));
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise((resolve) => setTimeout(resolve, 3500));
       expect(service.listings().filter((l) => l.ascending === "false")).toHaveLength(1);
     } finally {
       await slow.close();
