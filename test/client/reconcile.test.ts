@@ -169,6 +169,7 @@ describe("after an ambiguous create", () => {
     expect(error).toBeInstanceOf(WebhookCreateUncertainError);
     expect([...(error as WebhookCreateUncertainError).candidateIds].sort()).toEqual([5, service.records[0]!.webhook_id].sort());
     expect((error as Error).message).toContain("2 endpoints with that name and URL were created since the attempt began");
+    expect((error as WebhookCreateUncertainError).operation).toBe("create");
     expect((error as WebhookCreateUncertainError).traceId).toBe(TRACE);
     expect(service.creates()).toBe(1);
   });
