@@ -147,6 +147,27 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 });
 
+describe("what diff says about adoptWebhookId, connection and drift (PRODUCT.md: no update call; say why)", () => {
+  // The dynamic face reports an update as changes without replacements (Pulumi's dynamic DiffResult has no update list).
+  it("another endpoint's id is a replacement; the held id added, or a changed connection, an update; an endpoint re-pointed on the service a replacement of its URL", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN });
+    try {
+      await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
+      const created = await provider.create({ webhookName: "held", webhookUrl: "https://example.com/held" });
+      const outs = created.outs as WebhookEndpointOutputs;
+      const same = { webhookName: "held", webhookUrl: "https://example.com/held" };
+      expect(await provider.diff(created.id, outs, { ...same, adoptWebhookId: Number(created.id) + 1 })).toMatchObject({ changes: true, replaces: ["adoptWebhookId"] });
+      expect(await provider.diff(created.id, outs, { ...same, adoptWebhookId: Number(created.id) })).toMatchObject({ changes: true, replaces: [] });
+      expect(await provider.diff(created.id, outs, { ...same, connection: { baseUrl: emulator.url } })).toMatchObject({ changes: true, replaces: [] });
+      emulator.updateRecord(Number(created.id), { webhook_url: "https://example.com/moved" });
+      const drifted = await provider.diff(created.id, outs, same);
+      expect(drifted).toMatchObject({ changes: true, replaces: ["webhookUrl"] });
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("a preview's many diffs", () => {
   it("switch from one list per endpoint to one paged scan, and still find endpoints newer than the scan", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
