@@ -56,6 +56,16 @@ function record(id: number, fields: Partial<Stored> = {}): Stored {
   };
 }
 
+/** A service that stores names in upper case and filters by the stored form: a listing by a lower-case name finds nothing. */
+const UPPER = (name: string, url: string) => ({ name: name.toUpperCase(), url });
+
+/** A client whose principal is known: it created an endpoint on this service (PRODUCT.md: settle only on our own). */
+async function clientWithKnownPrincipal(url: string): Promise<WebhooksClient> {
+  const client = clientFor(url);
+  await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
+  return client;
+}
+
 const serverError = { status: 500, body: { code: "500", msg: "internal error", trace_id: TRACE } };
 
 describe("before a create", () => {
@@ -177,10 +187,9 @@ describe("after an ambiguous create", () => {
   it("an endpoint of our own principal made before the attempt, found only by URL, is not taken for this create", async () => {
     // The service stores names in upper case and filters by the stored form: the listing by the
     // declared name finds nothing, the listing by URL finds the old endpoint.
-    const upper = (name: string, url: string) => ({ name: name.toUpperCase(), url });
     let fail = false;
     const service = await serviceFor({
-      store: upper,
+      store: UPPER,
       records: [record(1, { webhook_name: "ORDERS", creator_id: 7, creator_name: "pipeline", sign_secret: "whsec_old" })],
       onCreate: () => {
         if (!fail) return undefined;
@@ -188,9 +197,7 @@ describe("after an ambiguous create", () => {
         return serverError;
       },
     });
-    const client = clientFor(service.url);
-    // Our principal becomes known from a create of another endpoint.
-    await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
+    const client = await clientWithKnownPrincipal(service.url);
     fail = true;
     const result = await client.create(ORDERS);
     expect(result.record.webhookId).not.toBe(1);
@@ -200,11 +207,9 @@ describe("after an ambiguous create", () => {
   });
 
   it("our own endpoint found only by URL after a lost answer is taken, once", async () => {
-    const upper = (name: string, url: string) => ({ name: name.toUpperCase(), url });
     let lose = false;
-    const service = await serviceFor({ store: upper, afterStore: () => (lose ? serverError : undefined) });
-    const client = clientFor(service.url);
-    await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
+    const service = await serviceFor({ store: UPPER, afterStore: () => (lose ? serverError : undefined) });
+    const client = await clientWithKnownPrincipal(service.url);
     lose = true;
     const result = await client.create(ORDERS);
     expect(result.recovered).toBe(true);
@@ -215,8 +220,7 @@ describe("after an ambiguous create", () => {
   it("on a service whose clock runs an hour behind, our endpoint found by name after a lost answer is taken, not created twice", async () => {
     let lose = false;
     const service = await serviceFor({ now: () => Date.now() - HOUR, afterStore: () => (lose ? serverError : undefined) });
-    const client = clientFor(service.url);
-    await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
+    const client = await clientWithKnownPrincipal(service.url);
     lose = true;
     const result = await client.create(ORDERS);
     expect(result.recovered).toBe(true);
@@ -236,8 +240,7 @@ describe("after an ambiguous create, with our principal known", () => {
         return serverError;
       },
     });
-    const client = clientFor(service.url);
-    await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });
+    const client = await clientWithKnownPrincipal(service.url);
     person = true;
     const result = await client.create(ORDERS);
     expect(result.record.webhookId).not.toBe(5);

@@ -14,6 +14,23 @@ function configure(values: Record<string, string | undefined>): Promise<void> {
   });
 }
 
+type Held = { id: string; outs: WebhookEndpointOutputs };
+
+/** Creates `count` endpoints named `<prefix>-<i>` at https://example.com/<prefix>/<i>, one after another. */
+async function createStack(prefix: string, count: number): Promise<Held[]> {
+  const stack: Held[] = [];
+  for (let i = 0; i < count; i++) {
+    const result = await provider.create({ webhookName: `${prefix}-${i}`, webhookUrl: `https://example.com/${prefix}/${i}` });
+    stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
+  }
+  return stack;
+}
+
+/** A diff of a held endpoint against the name and URL it holds (a preview with nothing changed in the program). */
+function diffAsHeld({ id, outs }: Held) {
+  return provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl });
+}
+
 const PROFILES = ["default", "partial-filters", "ignored-filters", "has-more", "next-cursor", "no-paging", "small-pages", "errors-in-200", "strict-ascending"];
 
 describe.each(PROFILES)("provider methods under emulator profile %s", (profile) => {
@@ -173,15 +190,9 @@ describe("a preview's many diffs", () => {
     const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
     try {
       await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
-      const created: { id: string; outs: WebhookEndpointOutputs }[] = [];
-      for (let i = 0; i < 40; i++) {
-        const result = await provider.create({ webhookName: `many-${i}`, webhookUrl: `https://example.com/many/${i}` });
-        created.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
-      }
+      const created = await createStack("many", 40);
       const before = emulator.counters().list;
-      for (const { id, outs } of created) {
-        expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
-      }
+      for (const held of created) expect(await diffAsHeld(held)).toMatchObject({ changes: false });
       // 8 by name, then one scan of 40 records in pages of 10 (and one empty page at most).
       expect(emulator.counters().list - before).toBeLessThanOrEqual(8 + 5);
       const late = await provider.create({ webhookName: "late", webhookUrl: "https://example.com/late" });
@@ -209,18 +220,12 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
       };
       if (options.at === "before") crowd(CROWD, "a");
       if (options.at === "both") crowd(CROWD / 2, "a");
-      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
-      for (let i = 0; i < STACK; i++) {
-        const result = await provider.create({ webhookName: `stack-${i}`, webhookUrl: `https://example.com/stack/${i}` });
-        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
-      }
+      const stack = await createStack("stack", STACK);
       if (options.at === "after") crowd(CROWD, "b");
       if (options.at === "both") crowd(CROWD / 2, "b");
       // The creates made no lookup: the diffs below are this connection's first, as in a new command.
       const before = emulator.counters().list;
-      for (const { id, outs } of stack) {
-        expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
-      }
+      for (const held of stack) expect(await diffAsHeld(held)).toMatchObject({ changes: false });
       return emulator.counters().list - before;
     } finally {
       await emulator.close();
@@ -245,14 +250,9 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
     const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
     try {
       await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
-      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
-      for (let i = 0; i < 30; i++) {
-        const result = await provider.create({ webhookName: `stale-${i}`, webhookUrl: `https://example.com/stale/${i}` });
-        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
-      }
-      const diff = ({ id, outs }: { id: string; outs: WebhookEndpointOutputs }) => provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl });
+      const stack = await createStack("stale", 30);
       // Past the first eight, the scans hold the whole stack.
-      for (const entry of stack.slice(0, 12)) expect(await diff(entry)).toMatchObject({ changes: false });
+      for (const entry of stack.slice(0, 12)) expect(await diffAsHeld(entry)).toMatchObject({ changes: false });
       const later = stack[25]!;
       emulator.updateRecord(Number(later.id), { webhook_name: "stale-25-renamed" });
       // Within the trust window a diff may be answered from the page (a race any listing has)...
@@ -260,7 +260,7 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
       try {
         const listsBefore = emulator.counters().list;
         // ...past it, the diff lists again and sees the rename.
-        expect(await diff(later)).toMatchObject({ changes: true, replaces: ["webhookName"] });
+        expect(await diffAsHeld(later)).toMatchObject({ changes: true, replaces: ["webhookName"] });
         expect(emulator.counters().list).toBeGreaterThan(listsBefore);
       } finally {
         vi.useRealTimers();
@@ -275,15 +275,11 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
     try {
       await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
       for (let i = 0; i < CROWD; i++) emulator.addRecord({ webhook_name: `other-${i}`, webhook_url: `https://example.net/${i}` });
-      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
-      for (let i = 0; i < 20; i++) {
-        const result = await provider.create({ webhookName: `wide-${i}`, webhookUrl: `https://example.com/wide/${i}` });
-        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
-      }
+      const stack = await createStack("wide", 20);
       emulator.removeRecord(Number(stack[3]!.id));
       const before = emulator.counters().list;
       const answers = [];
-      for (const { id, outs } of stack) answers.push((await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).changes);
+      for (const held of stack) answers.push((await diffAsHeld(held)).changes);
       expect(answers).toEqual(stack.map((_, i) => i === 3));
       // The first lookup's two pages by name, then one listing of the 420 records in pages of 10.
       expect(emulator.counters().list - before).toBeLessThanOrEqual(2 + Math.ceil((CROWD + 20) / 10) + 1);
@@ -308,15 +304,9 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
     });
     try {
       await configure({ "webhooks:baseUrl": slow.url, "webhooks:accessToken": TOKEN });
-      const stack: { id: string; outs: WebhookEndpointOutputs }[] = [];
-      for (let i = 0; i < 12; i++) {
-        const result = await provider.create({ webhookName: `fail-${i}`, webhookUrl: `https://example.com/fail/${i}` });
-        stack.push({ id: result.id, outs: result.outs as WebhookEndpointOutputs });
-      }
+      const stack = await createStack("fail", 12);
       const started = Date.now();
-      for (const { id, outs } of stack) {
-        expect(await provider.diff(id, outs, { webhookName: outs.webhookName, webhookUrl: outs.webhookUrl })).toMatchObject({ changes: false });
-      }
+      for (const held of stack) expect(await diffAsHeld(held)).toMatchObject({ changes: false });
       expect(Date.now() - started).toBeLessThan(3000);
       // Once the failing page came back, a retry would reach the service within three and a half seconds.
       while (!service.listings().some((l) => l.ascending === "false")) await new Promise((resolve) => setTimeout(resolve, 20));
