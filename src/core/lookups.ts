@@ -174,9 +174,9 @@ export class EndpointLookups {
   /** @param ascending the connection's `ascending` value; its opposite (when known) orders the second scan. */
   constructor(
     private readonly client: WebhooksClient,
-    ascending: string | undefined,
+    ascending: string,
   ) {
-    const reverse = ascending === undefined ? undefined : oppositeOrder(ascending);
+    const reverse = oppositeOrder(ascending);
     this.#orders = reverse === undefined ? [undefined] : [undefined, reverse];
   }
 
@@ -274,7 +274,13 @@ export class EndpointLookups {
     }
     // Absent from the complete listing: a page of the other scan that holds it still counts (a
     // service paging by offset can skip a record when another is removed during the listing).
-    return scan.get(id, SCAN_FRESH_MS) ?? this.#slots.slice(1).reduce<WebhookEndpointRecord | undefined>((found, other) => found ?? other?.scan.get(id, PAGE_TRUST_MS), undefined);
+    const found = scan.get(id, SCAN_FRESH_MS);
+    if (found !== undefined) return found;
+    for (const other of this.#slots.slice(1)) {
+      const paged = other?.scan.get(id, PAGE_TRUST_MS);
+      if (paged !== undefined) return paged;
+    }
+    return undefined;
   }
 
   /**
