@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { providerShim } from "./shim";
+import { PROVIDER_TEXT } from "./shim";
 
 /**
  * Connection settings on the resource. Each setting is resolved on its own, first found wins: this
@@ -58,8 +58,13 @@ export interface WebhookEndpointArgs {
  * endpoint and leaves the old one on the service; destroying one leaves it there too (the
  * provider says so). `signSecret` is always a secret. The Pulumi ID is `String(webhookId)`; the
  * type token is `pulumi-nodejs:dynamic/webhooks:WebhookEndpoint`.
+ *
+ * A dynamic resource, run by Pulumi's Node.js dynamic-provider host like any other. It registers
+ * itself as `pulumi.dynamic.Resource` does (the `pulumi-nodejs:dynamic/...` type token and the
+ * provider's text in `__provider`), but with a small hand-written text (see `shim.ts`) instead of a
+ * closure serialized at run time.
  */
-export class WebhookEndpoint extends pulumi.dynamic.Resource {
+export class WebhookEndpoint extends pulumi.CustomResource {
   /** The endpoint's `webhook_id`, assigned by the service. The resource's ID is its decimal string. */
   declare public readonly webhookId: pulumi.Output<number>;
   /** The endpoint's name as the service stores it (`webhook_name`). */
@@ -95,7 +100,6 @@ export class WebhookEndpoint extends pulumi.dynamic.Resource {
    *   `additionalSecretOutputs` whatever is passed here.
    */
   constructor(name: string, args: WebhookEndpointArgs, opts: pulumi.CustomResourceOptions = {}) {
-    // A fresh object every time: the base class writes __provider into the props it is given.
     const props: pulumi.Inputs = {
       webhookName: args.webhookName ?? name,
       webhookUrl: args.webhookUrl,
@@ -109,10 +113,12 @@ export class WebhookEndpoint extends pulumi.dynamic.Resource {
       operatorId: undefined,
       operatorName: undefined,
       operateTime: undefined,
+      // What the dynamic-provider host runs for this resource (see shim.ts).
+      __provider: PROVIDER_TEXT,
     };
     // Forced whatever the caller passed: signSecret (and the connection with its token) are
     // secret in state and outputs, always.
     const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
-    super(providerShim, name, props, { ...opts, additionalSecretOutputs }, "webhooks", "WebhookEndpoint");
+    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, { ...opts, additionalSecretOutputs });
   }
 }

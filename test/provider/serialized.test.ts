@@ -1,5 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { providerText } from "../../src/dynamic/shim";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { LINKED_DIR, REPO } from "../support/global-setup";
 import { TOKEN } from "../support/helpers";
 import { loadProviderText, registerUnderMocks, type Registered } from "../support/provider-text";
 
@@ -35,12 +41,14 @@ describe("the serialized provider", () => {
     const texts = new Set(registered.map((r) => r.inputs.__provider));
     expect(texts.size).toBe(1);
     const text = [...texts][0]!;
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
+    // Stored twice per resource and sent in every engine call: smaller than what Pulumi's closure
+    // serializer makes of even a no-op provider (about 1.8 KB).
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1536);
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
     // It loads the installed package by name (require.resolve from the program's directory and
     // pnpm's hoisted store), so a package upgrade reaches resources created by older versions.
-    expect(text).toContain('"pulumi-webhook-endpoints/provider"');
+    expect(text).toContain('"pulumi-webhook-endpoints"');
     expect(text).toContain("require.resolve(");
     // Nothing of the package's own code is inlined.
     expect(text).not.toMatch(/WebhooksClient|undici|zod/);
@@ -67,5 +75,63 @@ describe("the serialized provider", () => {
     expect(log).toHaveBeenCalledWith(expect.stringContaining(`webhook endpoint ${created.id} ("from-text") still exists on the service`));
     log.mockRestore();
     expect(emulator.records()).toHaveLength(1);
+  });
+
+  /**
+   * Runs `text` the way the dynamic-provider host does (a module compiled from the text with an
+   * empty file name, `handler()` for the provider), in a fresh node process working in `cwd`:
+   * calls `check` `times` times and prints how often the package's provider entry was resolved and
+   * what the calls answered or threw.
+   */
+  function runText(text: string, cwd: string, times: number): { resolutions: number; results: string[] } {
+    const scratch = mkdtempSync(join(tmpdir(), "pwe-shim-"));
+    try {
+      const file = join(scratch, "provider.txt");
+      writeFileSync(file, text);
+      const script = `
+        const Module = require("node:module");
+        let resolutions = 0;
+        const resolve = Module._resolveFilename;
+        Module._resolveFilename = function (request, ...rest) {
+          if (request === "pulumi-webhook-endpoints/provider") resolutions++;
+          return resolve.call(this, request, ...rest);
+        };
+        const m = new Module("");
+        m.paths = Module._nodeModulePaths(process.cwd());
+        m._compile(require("node:fs").readFileSync(${JSON.stringify(file)}, "utf8"), "");
+        const provider = m.exports.handler();
+        (async () => {
+          const results = [];
+          for (let i = 0; i < ${times}; i++) {
+            try { results.push(JSON.stringify(await provider.check({}, { webhookName: "n" + i, webhookUrl: "https://example.com/" + i }))); }
+            catch (error) { results.push("error: " + error.message); }
+          }
+          process.stdout.write(JSON.stringify({ resolutions, results }));
+        })();`;
+      return JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd, encoding: "utf8" })) as { resolutions: number; results: string[] };
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  it("finds the package once per provider host process, not on every engine call", () => {
+    const { resolutions, results } = runText(providerText(REPO), LINKED_DIR, 25);
+    expect(results).toHaveLength(25);
+    for (const result of results) expect(JSON.parse(result)).toMatchObject({ inputs: { webhookName: expect.any(String) } });
+    expect(resolutions).toBe(1);
+  });
+
+  it("with the package nowhere to be found, names it, where the program runs and how to install it", () => {
+    const empty = realpathSync(mkdtempSync(join(tmpdir(), "pwe-empty-")));
+    try {
+      const { results } = runText(providerText(join(empty, "gone")), empty, 2);
+      const expected = `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${empty}). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`;
+      expect(results).toEqual([expected, expected]);
+      // Found where the program loaded it from when the working directory has no node_modules.
+      const fallback = runText(providerText(REPO), empty, 1);
+      expect(JSON.parse(fallback.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
