@@ -30,9 +30,9 @@ exports.handler = () => {
   const load = () => {
     if (globalThis[key]) return globalThis[key];
     const path = require("path"), paths = [process.cwd()];
-    for (let dir = process.cwd(), up = ""; up !== dir; dir = up) {
+    for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
       paths.push(path.join(dir, "node_modules", ".pnpm"));
-      up = path.dirname(dir);
+      if (path.dirname(dir) === dir) break;
     }
     let file = ${fallback};
     try {

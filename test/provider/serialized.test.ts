@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -119,6 +119,22 @@ describe("the serialized provider", () => {
     expect(results).toHaveLength(25);
     for (const result of results) expect(JSON.parse(result)).toMatchObject({ inputs: { webhookName: expect.any(String) } });
     expect(resolutions).toBe(1);
+  });
+
+  it("finds the package in pnpm's hoisted store of a directory above the program (a wrapper library's dependency)", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "pwe-pnpm-")));
+    try {
+      const store = join(root, "node_modules", ".pnpm", "node_modules");
+      mkdirSync(store, { recursive: true });
+      symlinkSync(REPO, join(store, "pulumi-webhook-endpoints"), "dir");
+      const program = join(root, "packages", "program");
+      mkdirSync(program, { recursive: true });
+      // Not resolvable the usual way from the program, and not where the program loaded it from.
+      const { results } = runText(providerText(join(root, "gone")), program, 1);
+      expect(JSON.parse(results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("with the package nowhere to be found, names it, where the program runs and how to install it", () => {
