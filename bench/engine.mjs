@@ -2,9 +2,13 @@
 // The engine half of the benchmark: installs the packed package into a base project (with the
 // harness, as the e2e suite does) and drives the real Pulumi CLI through one fresh stack per run.
 //
-// Three programs, each a "kind":
+// Four programs, each a "kind":
 // - ours:   bench/program with WebhookEndpoint (the dynamic face) from the packed package;
-// - floor:  the same program on a no-op dynamic provider (what the engine costs by itself);
+// - floor:  the same program on a no-op dynamic provider (what the engine costs by itself), declared the
+//           usual way: pulumi.dynamic.Resource, whose provider Pulumi's closure serializer turns into text;
+// - lean:   the same no-op provider registered as WebhookEndpoint registers itself: a hand-written provider
+//           text in __provider (no closure serializer), the engine's cost with nothing of ours or of the
+//           serializer on top;
 // - native: the same N endpoints as a Pulumi YAML program on the native provider, the plugin
 //           pulumi-resource-webhooks found on PATH in the installed package's node_modules/.bin.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -14,7 +18,9 @@ import { runProcess } from "../scripts/harness/process.mjs";
 import { PASSPHRASE, Project, backendFor } from "../scripts/harness/pulumi.mjs";
 import { parseJson } from "../scripts/harness/repo.mjs";
 
-/** @typedef {"ours" | "floor" | "native"} Kind */
+/** @typedef {"ours" | "floor" | "lean" | "native"} Kind */
+/** The kinds that make no API call (the no-op floors). @param {Kind} kind */
+const isFloor = (kind) => kind === "floor" || kind === "lean";
 /** @typedef {"up" | "preview" | "refresh" | "destroy"} Op */
 /** @typedef {import("../src/emulator/types.js").RequestLogEntry} RequestLogEntry */
 
@@ -122,7 +128,7 @@ export function installPackedPackage(repo, p, log) {
   log("packing the package and installing the tarball into .e2e/bench/base");
   const tarball = packTarball(p.pack);
   const installed = installProject(p.base, { name: "bench-base", tarball });
-  for (const kind of ["ours", "floor"]) Project.create(join(repo, "bench", "program"), join(p.projects, kind));
+  for (const kind of ["ours", "floor", "lean"]) Project.create(join(repo, "bench", "program"), join(p.projects, kind));
   return { version: installed.packageVersion };
 }
 
@@ -155,6 +161,7 @@ export function yamlProgram(n) {
 const RESOURCE_TYPES = {
   ours: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
   floor: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
+  lean: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
   native: "webhooks:index:WebhookEndpoint",
 };
 
@@ -394,7 +401,7 @@ export async function cycle(options) {
   await project.ok(["stack", "init", stack]);
   const config = kind === "native" ? [] : ["--plaintext", `bench:count=${n}`, "--plaintext", `bench:kind=${kind}`];
   await project.ok(["config", "set-all", ...config, "--plaintext", `webhooks:baseUrl=${emulator.url}`, "--secret", `webhooks:accessToken=${token}`]);
-  if (kind !== "floor") (options.prepare ?? ((e) => e.reset()))(emulator);
+  if (!isFloor(kind)) (options.prepare ?? ((e) => e.reset()))(emulator);
 
   /** @type {CycleResult["ms"]} */
   const ms = {};
@@ -426,12 +433,12 @@ export async function cycle(options) {
 
   const up = await timed("up", ["up", "--yes", "--skip-preview"], options.upEnv);
   const seen = up.run.sample?.seen ?? {};
-  const precheck = kind === "floor" ? undefined : precheckOf(up.entries, latency, up.run.ms);
+  const precheck = isFloor(kind) ? undefined : precheckOf(up.entries, latency, up.run.ms);
 
   const { resources: all } = await project.exportState();
   const resources = all.filter((r) => r.type === RESOURCE_TYPES[kind]);
   if (resources.length !== n) throw new Error(`${kind}: expected ${n} endpoints in state after up, found ${resources.length}`);
-  if (kind !== "floor" && up.after.created - up.before.created !== n) {
+  if (!isFloor(kind) && up.after.created - up.before.created !== n) {
     throw new Error(`${kind}: expected ${n} creates on the emulator, saw ${up.after.created - up.before.created}`);
   }
   const sum = (/** @type {(r: import("../scripts/harness/pulumi.mjs").StateResource) => number} */ f) => resources.reduce((total, r) => total + f(r), 0);
@@ -441,7 +448,7 @@ export async function cycle(options) {
     fileBytes: checkpointBytes(join(backend.dir, "state"), stack),
   };
 
-  if (kind !== "floor") options.afterUp?.(emulator);
+  if (!isFloor(kind)) options.afterUp?.(emulator);
 
   /** @type {ProfileStats[] | undefined} */
   let profile;

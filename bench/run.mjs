@@ -2,7 +2,8 @@
 //
 // Knobs (environment). BENCH_QUICK=1 changes the defaults marked "quick:"; an explicit knob always wins.
 //   BENCH_PARTS=engine,crowd,native,client  which parts to run (BENCH_PROFILE=1 adds "profile")
-//   engine: the main grid, WebhookEndpoint (dynamic face) vs the no-op floor on an empty service
+//   engine: the main grid, WebhookEndpoint (dynamic face) vs the no-op floor on an empty service (and, at latency 0,
+//     the lean floor: the same no-op provider without the closure serializer, see bench/engine.mjs)
 //     BENCH_SIZES=10,100,300,1000   endpoints per stack                         quick: 10,20
 //     BENCH_LATENCIES=0,50          emulator latency per API call, ms
 //     BENCH_RUNS=3                  runs per cell, each a fresh stack; the median is shown   quick: 1
@@ -299,8 +300,11 @@ async function engineBenchmark() {
       for (const n of settings.sizes) {
         for (const latency of gridLatencies(n)) {
           for (let r = 0; r < (isLarge(n) ? settings.largeRuns : settings.runs); r++) {
-            // Alternated, so that machine noise hits both kinds alike.
-            for (const kind of /** @type {const} */ (["ours", "floor"])) {
+            // Alternated, so that machine noise hits every kind alike; the lean floor at latency 0 only
+            // (it makes no call, so latency changes nothing for it).
+            /** @type {Kind[]} */
+            const kinds = latency === 0 ? ["ours", "floor", "lean"] : ["ours", "floor"];
+            for (const kind of kinds) {
               const env = isLarge(n) && !settings.largeCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
               await run({ kind, n, latency, tag: "grid", prepare: emptyService(latency), env });
             }
@@ -524,10 +528,13 @@ function buildRows(engine, client) {
     for (const latency of latencies) {
       const ours = select({ tag: "grid", kind: "ours", n, latency });
       const floor = select({ tag: "grid", kind: "floor", n, latency });
+      const lean = select({ tag: "grid", kind: "lean", n, latency });
       for (const op of OPS) {
         const o = med(ours, (r) => r.ms[op]);
         const f = med(floor, (r) => r.ms[op]);
+        const l = med(lean, (r) => r.ms[op]);
         const ratio = o / f;
+        const leanCells = lean.length > 0 ? { baseline: fmt.s(l), vsBaseline: fmt.ratio(o / l) } : {};
         const { list: _list, ...cells } = callCells(ours, op);
         let target = "";
         if (isLarge(n)) {
@@ -538,7 +545,8 @@ function buildRows(engine, client) {
           if (!(ratio <= TARGET.up100VsFloor)) misses.push(`N=100 up at latency 0: ${fmt.ratio(ratio)} the floor (target ≤${TARGET.up100VsFloor}×)`);
         }
         const skipped = isLarge(n) && !settings.largeCheckpoints ? ", checkpoints skipped" : "";
-        rows.push(row({ metric: `${op} (s)${skipped}`, n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.s(o), floor: fmt.s(f), vsFloor: fmt.ratio(ratio), ...cells, target }));
+        const leanNote = lean.length > 0 ? "; baseline: lean floor" : "";
+        rows.push(row({ metric: `${op} (s)${skipped}${leanNote}`, n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.s(o), floor: fmt.s(f), vsFloor: fmt.ratio(ratio), ...leanCells, ...cells, target }));
       }
       const pre = ours.map((r) => r.precheck).filter((x) => x !== undefined);
       const upCalls = callCells(ours, "up");
@@ -571,6 +579,7 @@ function buildRows(engine, client) {
     }
     const ours = select({ tag: "grid", kind: "ours", n });
     const floor = select({ tag: "grid", kind: "floor", n });
+    const lean = select({ tag: "grid", kind: "lean", n });
     /**
      * @param {string} metric
      * @param {(r: CycleResult) => number} f
@@ -579,7 +588,9 @@ function buildRows(engine, client) {
     const pair = (metric, f, format) => {
       const o = med(ours, f);
       const fl = med(floor, f);
-      rows.push(row({ metric, n, latency: "all", ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl) }));
+      const l = med(lean, f);
+      const leanCells = lean.length > 0 ? { baseline: format(l), vsBaseline: fmt.ratio(o / l) } : {};
+      rows.push(row({ metric: lean.length > 0 ? `${metric}; baseline: lean floor` : metric, n, latency: "all", ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), ...leanCells }));
     };
     pair("__provider (B/endpoint)", (r) => r.state.providerBytes, fmt.bytes);
     pair("state (B/endpoint)", (r) => r.state.resourceBytes, fmt.bytes);
@@ -592,7 +603,7 @@ function buildRows(engine, client) {
     pair("CPU up: provider host (s)", (r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
     pair("CPU up: program (s)", (r) => r.cpu.up?.program ?? NaN, fmt.cpu);
     for (const op of OPS) pair(`CPU ${op}: all processes (s)`, (r) => total(r.cpu[op]), fmt.cpu);
-    for (const r of ours.concat(floor)) {
+    for (const r of ours.concat(floor, lean)) {
       if (r.seen.provider === 0 || r.seen.program === 0) notes.push(`N=${n} ${r.kind}: a process was not sampled during up (provider ${r.seen.provider}, program ${r.seen.program})`);
     }
   }
@@ -785,7 +796,12 @@ const LEGEND = () => `- Times: wall time of the CLI command, median of the runs 
   (init → up → preview → refresh → destroy → rm), ours and floor alternated. up/refresh/destroy use --skip-preview.
   Sizes from BENCH_LARGE_FROM (${settings.largeFrom}) up run at the first latency only, ${settings.largeRuns} time(s).
 - floor: the same program with a no-op dynamic provider (create returns at once, diff says no changes, read returns the
-  props, delete does nothing): same resources, same outputs, same additionalSecretOutputs. It makes no API call.
+  props, delete does nothing): same resources, same outputs, same additionalSecretOutputs. It makes no API call. Declared
+  as pulumi.dynamic.Resource, so Pulumi's closure serializer writes its provider into __provider (about 1.8 KB) and is
+  loaded into the program: what a dynamic resource usually costs.
+- lean floor (the baseline column of the grid rows at latency 0): the same no-op provider registered the way
+  WebhookEndpoint registers itself, with its methods' text written into __provider by hand (no serializer): the engine's
+  own cost and nothing else. ours, floor and lean floor alternated.
 - crowd / page: endpoints of other teams on the service before up (created first, so a listing of the whole service in
   id order meets all of them before the stack's), and the service's page size (the emulator's maxPageSize; the client
   asks for 100 and gets at most that). The main grid runs on an empty service with the emulator's default page size.

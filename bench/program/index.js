@@ -4,7 +4,10 @@
 //   bench:count  number of endpoints
 //   bench:kind   "ours"  -> WebhookEndpoint from the packed package
 //                "floor" -> a no-op dynamic resource with the same inputs, the same outputs and
-//                           the same additionalSecretOutputs: what the engine costs by itself.
+//                           the same additionalSecretOutputs: what the engine costs by itself,
+//                           declared as pulumi.dynamic.Resource (Pulumi serializes the provider);
+//                "lean"  -> the same no-op provider registered the way WebhookEndpoint registers
+//                           itself: its methods' text in __provider, written out here, no serializer.
 const pulumi = require("@pulumi/pulumi");
 
 const config = new pulumi.Config("bench");
@@ -75,13 +78,50 @@ class FloorEndpoint extends pulumi.dynamic.Resource {
   }
 }
 
-if (kind !== "ours" && kind !== "floor") throw new Error(`bench:kind must be "ours" or "floor", got "${kind}"`);
+// The no-op provider as module text, for the lean floor: the host evaluates it and calls handler().
+const LEAN_TEXT = `exports.handler = () => ({ create: ${String(floorProvider.create)}, diff: ${String(floorProvider.diff)}, read: ${String(floorProvider.read)}, delete: ${String(floorProvider.delete)} });\n`;
+
+class LeanFloorEndpoint extends pulumi.CustomResource {
+  /**
+   * @param {string} name
+   * @param {{ webhookName?: string, webhookUrl: string }} args
+   * @param {import("@pulumi/pulumi").CustomResourceOptions} [opts]
+   */
+  constructor(name, args, opts = {}) {
+    const props = {
+      webhookName: args.webhookName ?? name,
+      webhookUrl: args.webhookUrl,
+      adoptWebhookId: undefined,
+      connection: undefined,
+      webhookId: undefined,
+      signSecret: undefined,
+      creatorId: undefined,
+      creatorName: undefined,
+      createTime: undefined,
+      operatorId: undefined,
+      operatorName: undefined,
+      operateTime: undefined,
+      __provider: LEAN_TEXT,
+    };
+    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
+    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, { ...opts, additionalSecretOutputs });
+    /** @type {import("@pulumi/pulumi").Output<number>} */
+    // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- a declaration without an assignment
+    this.webhookId;
+  }
+}
+
+if (kind !== "ours" && kind !== "floor" && kind !== "lean") throw new Error(`bench:kind must be "ours", "floor" or "lean", got "${kind}"`);
 // The installed package (from the tarball), loaded only for "ours" so the floor never pays for it;
 // typed as the source it was built from (dist/ need not exist when this is type-checked).
 /** @type {(id: string) => unknown} */
 const load = require;
 const Endpoint =
-  kind === "ours" ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint : FloorEndpoint;
+  kind === "ours"
+    ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint
+    : kind === "lean"
+      ? LeanFloorEndpoint
+      : FloorEndpoint;
 
 const hooks = [];
 for (let i = 0; i < count; i++) {
