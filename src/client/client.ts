@@ -6,7 +6,7 @@ import { refuseExistingAnswer, settleAmbiguousCreate, takeSnapshot, type Service
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
-import { createEnvelopeSchema, listEnvelopeSchema, toRecord } from "./schemas";
+import { schemas, toRecord } from "./schemas";
 import { Transport } from "./transport";
 import type {
   CallOptions,
@@ -157,7 +157,7 @@ export class WebhooksClient {
         try {
           const raw = await this.#transport.post(CREATE_PATH, body, this.#sendOptions("create", options));
           // `secrets` holds the signing secrets this create's listings saw: a refusal quoting one is redacted.
-          const envelope = interpretResponse("create", raw, createEnvelopeSchema, { ...this.#context, secrets });
+          const envelope = interpretResponse("create", raw, schemas().createEnvelope, { ...this.#context, secrets });
           return { record: toRecord(envelope.data, [this.#context.token]), traceId: envelope.trace_id, recovered: false };
         } catch (error) {
           const outcome = classifyCreateFailure(error);
@@ -230,7 +230,7 @@ export class WebhooksClient {
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
-        const envelope = interpretResponse("list", raw, listEnvelopeSchema, this.#context);
+        const envelope = interpretResponse("list", raw, schemas().listEnvelope, this.#context);
         if (envelope.data.data.length > body.limit) {
           throw new WebhookInvalidResponseError(
             `list returned ${envelope.data.data.length} records in a page for which ${body.limit} were asked: a listing is bounded only if the service honours limit; if it answers in fixed pages larger than that, set the page size to its own (pageSize, webhooks:pageSize or WEBHOOKS_PAGE_SIZE)`,

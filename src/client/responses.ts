@@ -10,7 +10,7 @@ import {
   type WebhookErrorDetails,
 } from "./errors";
 import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "./redact";
-import { describeIssue, looseEnvelopeSchema } from "./schemas";
+import { describeIssue, schemas } from "./schemas";
 import type { RawResponse } from "./transport";
 
 /** What a response is interpreted with: the token (to redact) and where it came from (to name). */
@@ -173,7 +173,7 @@ function isSuccessCode(json: unknown): boolean {
 
 /** What the service said, cleaned: the token redacted, control characters removed, lengths capped. */
 function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, context: InterpretContext): WebhookErrorDetails {
-  const loose = json === undefined ? undefined : looseEnvelopeSchema.safeParse(json);
+  const loose = json === undefined ? undefined : schemas().looseEnvelope.safeParse(json);
   const envelope = loose?.success ? loose.data : undefined;
   // Extra secrets of fewer than MIN_EXTRA_SECRET_CHARS characters are left to the sign_secret field
   // pattern: redacting them by value would cut ordinary text apart ("409" around a secret "0").

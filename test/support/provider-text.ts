@@ -12,12 +12,20 @@ export interface Registered {
 
 /** Declares resources under Pulumi's mocks in a plain node process and returns what was registered. */
 export function registerUnderMocks(env: Record<string, string>): Registered[] {
+  return declareUnderMocks(env).registered;
+}
+
+/**
+ * Declares resources under Pulumi's mocks in a plain node process: what was registered, and the
+ * files of zod and undici that declaring them loaded.
+ */
+export function declareUnderMocks(env: Record<string, string>): { registered: Registered[]; loaded: string[] } {
   const out = execFileSync(process.execPath, [join(REPO, "test/provider/fixtures/serialize-provider.cjs")], {
     cwd: LINKED_DIR,
     env: { ...process.env, ...env, NODE_PATH: join(LINKED_DIR, "node_modules") },
     encoding: "utf8",
   });
-  return (JSON.parse(out) as { registered: Registered[] }).registered;
+  return JSON.parse(out) as { registered: Registered[]; loaded: string[] };
 }
 
 /** Loads a serialized provider the way the dynamic-provider host does: from text, in LINKED_DIR. */
