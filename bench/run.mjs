@@ -1,14 +1,14 @@
 // npm run bench (scripts/bench.sh builds dist/ and puts Node, the Pulumi CLI and the YAML language host on PATH first).
 //
 // Knobs (environment). BENCH_QUICK=1 changes the defaults marked "quick:"; an explicit knob always wins.
-//   BENCH_PARTS=engine,crowd,native,client  which parts to run (BENCH_PROFILE=1 adds "profile")
+//   BENCH_PARTS=engine,crowd,native,client  which parts to run (and "profile" unless BENCH_PROFILE=0)
 //   engine: the main grid, WebhookEndpoint (dynamic face) vs the no-op floor on an empty service (and, at latency 0,
 //     the lean floor: the same no-op provider without the closure serializer, see bench/engine.mjs)
 //     BENCH_SIZES=10,100,300,1000   endpoints per stack                         quick: 10,20
 //     BENCH_LATENCIES=0,50          emulator latency per API call, ms
 //     BENCH_RUNS=3                  runs per cell, each a fresh stack; the median is shown   quick: 1
 //     BENCH_LARGE_FROM=1000         sizes from this one up run at the first latency only,  quick: 20
-//     BENCH_LARGE_RUNS=1            this many times (N = 1000: up, preview, refresh, destroy vs the floor),
+//     BENCH_LARGE_RUNS=3            this many times (N = 1000: up, preview, refresh, destroy vs the floor),  quick: 1
 //     BENCH_LARGE_CHECKPOINTS=0     with PULUMI_SKIP_CHECKPOINTS=true for both kinds: the file backend rewrites the
 //                                   whole state after every step, O(N²), minutes at N = 1000 for ours and the floor
 //                                   alike; 1 keeps the engine's default (intermediate checkpoints)
@@ -19,13 +19,13 @@
 //     BENCH_CROWD_STACKS=12,100     endpoints in the stack (300 if time allows)   quick: 12
 //     BENCH_CROWD_LATENCY=20        ms per API call
 //     BENCH_CROWD_RUNS=2            runs per cell                                quick: 1
-//     BENCH_CROWD_AT=before         when the crowd is created: before the stack's up (its endpoints come last in id
-//                                   order), after it (they come first), or both (rows for each)
+//     BENCH_CROWD_AT=both           when the crowd is created: before the stack's up (its endpoints come last in id
+//                                   order), after it (they come first), or both (rows for each)   quick: before
 //   native: the same endpoints as a Pulumi YAML program on the native plugin, vs the dynamic face and the floor
 //     BENCH_NATIVE_SIZES=100        (latency 0; the dynamic face and floor come from the main grid when it has
 //                                   that size at latency 0, else they are run here)     quick: 10
 //     BENCH_NATIVE_RUNS=<BENCH_RUNS>
-//   profile (BENCH_PROFILE=1; quick: on): up of one stack at latency 0, ours and floor, instrumented
+//   profile (on unless BENCH_PROFILE=0): up of one stack at latency 0, ours, floor and lean floor, instrumented
 //     (bench/profile-hook.cjs through NODE_OPTIONS): provider host start-up, module loading, per-create CPU and a
 //     V8 CPU profile of the provider host, summarised in notes; the .cpuprofile files stay in .e2e/bench/profiles
 //     BENCH_PROFILE_SIZE=100        quick: 10
@@ -127,7 +127,7 @@ function crowdAt(raw) {
 }
 
 const quick = process.env.BENCH_QUICK === "1";
-const profileOn = (process.env.BENCH_PROFILE ?? (quick ? "1" : "0")) === "1";
+const profileOn = (process.env.BENCH_PROFILE ?? "1") === "1";
 const runs = int("BENCH_RUNS", quick ? 1 : 3);
 const settings = {
   quick,
@@ -135,7 +135,7 @@ const settings = {
   latencies: intList("BENCH_LATENCIES", "0,50"),
   runs,
   largeFrom: int("BENCH_LARGE_FROM", quick ? 20 : 1000),
-  largeRuns: int("BENCH_LARGE_RUNS", 1),
+  largeRuns: int("BENCH_LARGE_RUNS", quick ? 1 : 3),
   largeCheckpoints: process.env.BENCH_LARGE_CHECKPOINTS === "1",
   crowd: {
     counts: intList("BENCH_CROWD", quick ? "0,2000" : "0,2000,20000"),
@@ -143,7 +143,7 @@ const settings = {
     stacks: intList("BENCH_CROWD_STACKS", quick ? "12" : "12,100"),
     latency: int("BENCH_CROWD_LATENCY", 20, 0),
     runs: int("BENCH_CROWD_RUNS", quick ? 1 : 2),
-    at: crowdAt(process.env.BENCH_CROWD_AT || "before"),
+    at: crowdAt(process.env.BENCH_CROWD_AT || (quick ? "before" : "both")),
   },
   native: { sizes: intList("BENCH_NATIVE_SIZES", quick ? "10" : "100"), runs: int("BENCH_NATIVE_RUNS", runs) },
   profile: { enabled: profileOn, size: int("BENCH_PROFILE_SIZE", quick ? 10 : 100), runs: int("BENCH_PROFILE_RUNS", 1) },
@@ -191,7 +191,7 @@ function reproduceCommand() {
     `BENCH_CROWD_STACKS=${settings.crowd.stacks.join(",")}`,
     `BENCH_CROWD_LATENCY=${settings.crowd.latency}`,
     `BENCH_CROWD_RUNS=${settings.crowd.runs}`,
-    ...(settings.crowd.at.length === 1 && settings.crowd.at[0] === "before" ? [] : [`BENCH_CROWD_AT=${settings.crowd.at.length === 2 ? "both" : settings.crowd.at[0]}`]),
+    `BENCH_CROWD_AT=${settings.crowd.at.length === 2 ? "both" : settings.crowd.at[0]}`,
     `BENCH_NATIVE_SIZES=${settings.native.sizes.join(",")}`,
     `BENCH_NATIVE_RUNS=${settings.native.runs}`,
     `BENCH_PROFILE=${settings.profile.enabled ? 1 : 0}`,
@@ -300,11 +300,12 @@ async function engineBenchmark() {
       for (const n of settings.sizes) {
         for (const latency of gridLatencies(n)) {
           for (let r = 0; r < (isLarge(n) ? settings.largeRuns : settings.runs); r++) {
-            // Alternated, so that machine noise hits every kind alike; the lean floor at latency 0 only
-            // (it makes no call, so latency changes nothing for it).
+            // Alternated, so that machine noise hits every kind alike, and the order rotated from run to
+            // run, so that none always goes first (a warm cache, or the previous run's leftovers); the
+            // lean floor at latency 0 only (it makes no call, so latency changes nothing for it).
             /** @type {Kind[]} */
             const kinds = latency === 0 ? ["ours", "floor", "lean"] : ["ours", "floor"];
-            for (const kind of kinds) {
+            for (const kind of kinds.map((_, i) => kinds[(i + r) % kinds.length] ?? "ours")) {
               const env = isLarge(n) && !settings.largeCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
               await run({ kind, n, latency, tag: "grid", prepare: emptyService(latency), env });
             }
@@ -366,7 +367,7 @@ async function engineBenchmark() {
       const n = settings.profile.size;
       const hook = join(REPO, "bench", "profile-hook.cjs");
       for (let r = 0; r < settings.profile.runs; r++) {
-        for (const kind of /** @type {const} */ (["ours", "floor"])) {
+        for (const kind of /** @type {const} */ (["ours", "floor", "lean"])) {
           const profileDir = join(p.profiles, `${kind}-${r + 1}`);
           rmSync(profileDir, { recursive: true, force: true });
           const upEnv = {
@@ -536,13 +537,16 @@ function buildRows(engine, client) {
         const ratio = o / f;
         const leanCells = lean.length > 0 ? { baseline: fmt.s(l), vsBaseline: fmt.ratio(o / l) } : {};
         const { list: _list, ...cells } = callCells(ours, op);
+        // Targets are judged against the stricter floor: the lean one where it ran (it is what the
+        // engine costs with nothing on top; the usual floor also pays for Pulumi's closure serializer).
+        const [strict, strictName] = lean.length > 0 ? [o / l, "lean floor"] : [ratio, "floor"];
         let target = "";
         if (isLarge(n)) {
-          target = verdict(ratio <= TARGET.largeVsFloor, `≤${TARGET.largeVsFloor.toFixed(2)}× floor`);
-          if (!(ratio <= TARGET.largeVsFloor)) misses.push(`N=${n} ${op}: ${fmt.ratio(ratio)} the floor (target ≤${TARGET.largeVsFloor}×)`);
+          target = verdict(strict <= TARGET.largeVsFloor, `≤${TARGET.largeVsFloor.toFixed(2)}× ${strictName}`);
+          if (!(strict <= TARGET.largeVsFloor)) misses.push(`N=${n} ${op}: ${fmt.ratio(strict)} the ${strictName} (target ≤${TARGET.largeVsFloor}×)`);
         } else if (n === 100 && latency === 0 && op === "up") {
-          target = verdict(ratio <= TARGET.up100VsFloor, `≤${TARGET.up100VsFloor.toFixed(2)}× floor`);
-          if (!(ratio <= TARGET.up100VsFloor)) misses.push(`N=100 up at latency 0: ${fmt.ratio(ratio)} the floor (target ≤${TARGET.up100VsFloor}×)`);
+          target = verdict(strict <= TARGET.up100VsFloor, `≤${TARGET.up100VsFloor.toFixed(2)}× ${strictName}`);
+          if (!(strict <= TARGET.up100VsFloor)) misses.push(`N=100 up at latency 0: ${fmt.ratio(strict)} the ${strictName} (target ≤${TARGET.up100VsFloor}×)`);
         }
         const skipped = isLarge(n) && !settings.largeCheckpoints ? ", checkpoints skipped" : "";
         const leanNote = lean.length > 0 ? "; baseline: lean floor" : "";
@@ -698,6 +702,7 @@ function buildRows(engine, client) {
     const n = profiled[0]?.n ?? 0;
     const ours = profiled.filter((r) => r.kind === "ours");
     const floor = profiled.filter((r) => r.kind === "floor");
+    const lean = profiled.filter((r) => r.kind === "lean");
     /** @param {CycleResult} r */
     const host = (r) => {
       const hosts = (r.profile ?? []).filter((s) => s.role === "provider");
@@ -721,7 +726,9 @@ function buildRows(engine, client) {
         );
       const o = value(ours);
       const fl = value(floor);
-      rows.push(row({ metric: `profile: ${metric}`, n, latency: 0, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl) }));
+      const l = value(lean);
+      const leanCells = lean.length > 0 ? { baseline: format(l), vsBaseline: fmt.ratio(o / l) } : {};
+      rows.push(row({ metric: `profile: ${metric}${lean.length > 0 ? "; baseline: lean floor" : ""}`, n, latency: 0, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), ...leanCells }));
     };
     prow("up (s), instrumented", (_s, r) => r.ms.up ?? NaN, fmt.s);
     prow("provider hosts started during up", (_s, r) => (r.profile ?? []).filter((s) => s.role === "provider").length, fmt.calls);
@@ -740,7 +747,8 @@ function buildRows(engine, client) {
     prow("program CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.program ?? NaN, fmt.cpu);
     prow("program: module loading (ms)", (s) => s.require.beforeReadyMs + s.require.afterReadyMs, fmt.ms, program);
     prow("program: of which pulumi-webhook-endpoints (ms)", (s) => s.require.byPackage["pulumi-webhook-endpoints"] ?? 0, fmt.ms, program);
-    for (const [kind, set] of /** @type {const} */ ([["ours", ours], ["floor", floor]])) {
+    for (const [kind, set] of /** @type {const} */ ([["ours", ours], ["floor", floor], ["lean", lean]])) {
+      if (set.length === 0) continue;
       const first = set.map(host).find((s) => s !== undefined);
       if (first === undefined) {
         notes.push(`profile ${kind}: no provider host figures were written (is NODE_OPTIONS honoured by the provider host?)`);
@@ -831,7 +839,7 @@ const LEGEND = () => `- Times: wall time of the CLI command, median of the runs 
 - native: the same N endpoints (same names and URLs) as a Pulumi YAML program (runtime: yaml) on the native provider,
   the plugin pulumi-resource-webhooks from the installed package on PATH; baseline = the dynamic face, floor = the
   no-op dynamic provider, all at latency 0 on an empty service.
-- profile (BENCH_PROFILE=1): separate, instrumented runs of up only (bench/profile-hook.cjs preloaded by NODE_OPTIONS into
+- profile (BENCH_PROFILE=0 leaves it out): separate, instrumented runs of up only (bench/profile-hook.cjs preloaded by NODE_OPTIONS into
   every Node process, active only in the provider host; it also runs a V8 CPU profiler at 0.5 ms, so these runs are a
   little slower than the timed ones). Start-up times come from /proc (10 ms resolution).
 - client: WebhooksClient vs a bare undici.request loop (keep-alive Agent, same bodies and headers, JSON.parse),

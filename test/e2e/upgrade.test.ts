@@ -85,4 +85,46 @@ describe("a package upgrade reaches resources created by the older version", () 
     expect(webhookResources(await project.exportState())).toHaveLength(0);
     expect(existsSync(marker)).toBe(true);
   });
+
+  /**
+   * Earlier releases declared WebhookEndpoint through pulumi.dynamic.Resource, so their stacks hold
+   * Pulumi's closure-serialized shim (fixtures/closure-provider.txt: that shim as the serializer
+   * wrote it, the directory it captured replaced by one that does not exist). The engine keeps it
+   * for resources that show no diff, so it must go on working with the package installed now.
+   */
+  it("created by a release that stored Pulumi's serialized provider: no diff, refreshed and destroyed by today's package", async () => {
+    const oldText = readFileSync(join(__dirname, "fixtures", "closure-provider.txt"), "utf8");
+    expect(oldText).toContain("function __loadProvider()");
+    const tarball = join(PACK_DIR, readdirSync(PACK_DIR).find((f) => f.endsWith(".tgz"))!);
+    installInto(project.dir, newerVersion(tarball));
+    // The first case's endpoint stays on the service (nothing deletes one): a fresh service.
+    emulator.reset();
+    await project.ok(["stack", "init", "old-text"]);
+    await project.ok(["up", "--yes", "--skip-preview"]);
+    const created = webhookResources(await project.exportState());
+    expect(created).toHaveLength(1);
+    const id = created[0]!.id!;
+
+    // The stack as an earlier release left it: the serialized shim in inputs and outputs.
+    const exported = JSON.parse((await project.ok(["stack", "export"])).stdout) as { deployment: { resources: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }[] } };
+    for (const resource of exported.deployment.resources) {
+      if (resource.type !== "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint") continue;
+      resource.inputs!.__provider = oldText;
+      resource.outputs!.__provider = oldText;
+    }
+    const file = join(E2E_DIR, "upgrade-old-text.json");
+    writeFileSync(file, JSON.stringify(exported));
+    await project.ok(["stack", "import", "--file", file]);
+    writeFileSync(marker, "");
+
+    await project.ok(["preview", "--expect-no-changes"]);
+    await project.ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes"]);
+    expect(readFileSync(marker, "utf8")).toContain(`read ${id}\n`);
+    // What the engine kept: the old text stays in outputs (no diff was shown for it).
+    expect(webhookResources(await project.exportState())[0]!.outputs?.__provider).toBe(oldText);
+    const destroy = await project.ok(["destroy", "--yes", "--skip-preview"]);
+    expect(readFileSync(marker, "utf8")).toContain(`delete ${id}\n`);
+    expect(destroy.stdout + destroy.stderr).toContain(`webhook endpoint ${id} ("orders") still exists on the service`);
+    expect(webhookResources(await project.exportState())).toHaveLength(0);
+  });
 });

@@ -44,7 +44,7 @@ describe("the serialized provider", () => {
     const text = [...texts][0]!;
     // Stored twice per resource and sent in every engine call: smaller than what Pulumi's closure
     // serializer makes of even a no-op provider (about 1.8 KB).
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1536);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1600);
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
     // It loads the installed package by name (require.resolve from the program's directory and
@@ -91,7 +91,7 @@ describe("the serialized provider", () => {
    * calls `check` `times` times and prints how often the package's provider entry was resolved and
    * what the calls answered or threw.
    */
-  function runText(text: string, cwd: string, times: number): { resolutions: number; results: string[] } {
+  function runText(text: string, cwd: string, times: number, env: NodeJS.ProcessEnv = process.env): { resolutions: number; results: string[] } {
     const scratch = mkdtempSync(join(tmpdir(), "pwe-shim-"));
     try {
       const file = join(scratch, "provider.txt");
@@ -112,11 +112,11 @@ describe("the serialized provider", () => {
           const results = [];
           for (let i = 0; i < ${times}; i++) {
             try { results.push(JSON.stringify(await provider.check({}, { webhookName: "n" + i, webhookUrl: "https://example.com/" + i }))); }
-            catch (error) { results.push("error: " + error.message); }
+            catch (error) { results.push("error: " + error.message + (error.stack === error.message ? "" : " [with a stack]")); }
           }
           process.stdout.write(JSON.stringify({ resolutions, results }));
         })();`;
-      return JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd, encoding: "utf8" })) as { resolutions: number; results: string[] };
+      return JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd, env, encoding: "utf8" })) as { resolutions: number; results: string[] };
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
@@ -127,6 +127,37 @@ describe("the serialized provider", () => {
     expect(results).toHaveLength(25);
     for (const result of results) expect(JSON.parse(result)).toMatchObject({ inputs: { webhookName: expect.any(String) } });
     expect(resolutions).toBe(1);
+  });
+
+  /** A package named pulumi-webhook-endpoints at `dir` that is not this one: its check says so. */
+  function impostor(dir: string, exportsProvider: boolean): void {
+    mkdirSync(join(dir, "lib"), { recursive: true });
+    const exportsMap = exportsProvider ? { ".": "./lib/provider.js", "./provider": "./lib/provider.js" } : { ".": "./lib/provider.js" };
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "pulumi-webhook-endpoints", version: "9.9.9", exports: exportsMap }));
+    writeFileSync(join(dir, "lib", "provider.js"), 'exports.provider = { check: async () => ({ inputs: { impostor: true } }) };');
+  }
+
+  it("skips a copy that cannot provide its ./provider entry, and never looks in Node's global folders", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "pwe-copies-")));
+    try {
+      const program = join(root, "program");
+      // A copy in the program's node_modules whose package.json exports no ./provider (a foreign
+      // or broken install): skipped for the copy the program loaded.
+      impostor(join(program, "node_modules", "pulumi-webhook-endpoints"), false);
+      // A usable copy in a global folder (~/.node_modules, which require.resolve would consult).
+      const home = join(root, "home");
+      impostor(join(home, ".node_modules", "pulumi-webhook-endpoints"), true);
+      const env = { ...process.env, HOME: home, NODE_PATH: join(home, ".node_modules") };
+      const found = runText(providerText(REPO), program, 1, env);
+      expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
+      // Nothing usable anywhere: the error names the copy it could not use, and has no stack.
+      const { results } = runText(providerText(join(root, "gone")), program, 1, env);
+      expect(results[0]).toBe(
+        `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${program}); copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (ERR_PACKAGE_PATH_NOT_EXPORTED). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`,
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("finds the package in pnpm's hoisted store of a directory above the program (a wrapper library's dependency)", () => {
