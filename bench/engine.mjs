@@ -56,7 +56,8 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  * @property {number} n endpoints
  * @property {number} latency emulator latency per API call, ms
  * @property {number} crowd other endpoints on the service
- * @property {"before" | "after"} [crowdAt] whether they were created before the stack's up (default) or after it
+ * @property {"before" | "after" | "middle"} [crowdAt] whether they were created before the stack's up (default), after
+ *   it, or half before and half after
  * @property {number | undefined} pageSize the service's page size (undefined: the emulator's default)
  * @property {string} [tag] which part of the benchmark ran it
  * @property {Partial<Record<Op, number>>} ms wall time per operation
@@ -364,7 +365,7 @@ function checkpointBytes(dir, stack) {
  * @property {Record<string, string>} extraEnv for every command of the run
  * @property {string[]} parallelArgs
  * @property {number} [crowd] other endpoints on the service (the caller's `prepare` or `afterUp` puts them there)
- * @property {"before" | "after"} [crowdAt]
+ * @property {"before" | "after" | "middle"} [crowdAt]
  * @property {number} [pageSize] the service's page size (the caller's `prepare` sets it)
  * @property {string} [tag]
  * @property {(emulator: BenchEmulator) => void} [prepare] before up, for kinds that call the API (default: reset)

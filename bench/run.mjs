@@ -20,7 +20,8 @@
 //     BENCH_CROWD_LATENCY=20        ms per API call
 //     BENCH_CROWD_RUNS=2            runs per cell                                quick: 1
 //     BENCH_CROWD_AT=both           when the crowd is created: before the stack's up (its endpoints come last in id
-//                                   order), after it (they come first), or both (rows for each)   quick: before
+//                                   order), after it (they come first), both (rows for each), middle (half before,
+//                                   half after: the stack between them) or all three   quick: before
 //   native: the same endpoints as a Pulumi YAML program on the native plugin, vs the dynamic face and the floor
 //     BENCH_NATIVE_SIZES=100        (latency 0; the dynamic face and floor come from the main grid when it has
 //                                   that size at latency 0, else they are run here)     quick: 10
@@ -118,12 +119,13 @@ function median(values) {
 
 /**
  * @param {string} raw
- * @returns {("before" | "after")[]}
+ * @returns {("before" | "after" | "middle")[]}
  */
 function crowdAt(raw) {
-  if (raw === "before" || raw === "after") return [raw];
+  if (raw === "before" || raw === "after" || raw === "middle") return [raw];
   if (raw === "both") return ["before", "after"];
-  throw new Error(`BENCH_CROWD_AT must be before, after or both, got "${raw}"`);
+  if (raw === "all") return ["before", "after", "middle"];
+  throw new Error(`BENCH_CROWD_AT must be before, after, middle, both (before and after) or all, got "${raw}"`);
 }
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -240,9 +242,10 @@ function gridLatencies(/** @type {number} */ n) {
  * rules, without latency, log or counters; the admin route POST /__emulator/records does the same over HTTP).
  * @param {BenchEmulator} emulator
  * @param {number} count
+ * @param {number} [from] the first endpoint's number (names stay distinct across calls)
  */
-function seedCrowd(emulator, count) {
-  for (let i = 0; i < count; i++) {
+function seedCrowd(emulator, count, from = 0) {
+  for (let i = from; i < from + count; i++) {
     const team = i % 40;
     emulator.addRecord({ webhook_name: `team-${team}-hook-${i}`, webhook_url: `https://team-${team}.example.net/hooks/${i}` });
   }
@@ -276,7 +279,7 @@ async function engineBenchmark() {
    * @param {Omit<import("./engine.mjs").CycleOptions, "p" | "emulator" | "token" | "id" | "extraEnv" | "parallelArgs"> & { label?: string }} options
    */
   const run = async (options) => {
-    const id = `${++seq}-${options.kind}-n${options.n}-l${options.latency}${options.crowd === undefined ? "" : `-c${options.crowd}${options.crowdAt === "after" ? "a" : ""}-p${options.pageSize}`}`;
+    const id = `${++seq}-${options.kind}-n${options.n}-l${options.latency}${options.crowd === undefined ? "" : `-c${options.crowd}${options.crowdAt === "after" ? "a" : options.crowdAt === "middle" ? "m" : ""}-p${options.pageSize}`}`;
     const started = Date.now();
     const result = await cycle({ ...options, p, emulator, token: TOKEN, id, extraEnv, parallelArgs });
     results.push(result);
@@ -329,11 +332,14 @@ async function engineBenchmark() {
                   e.reset();
                   e.configure({ latencyMs: latency, maxPageSize: pageSize, defaultPageSize: Math.min(pageSize, defaults.defaultPageSize) });
                 };
+                const half = Math.floor(crowd / 2);
                 /** @type {Partial<import("./engine.mjs").CycleOptions>} */
                 const seeding =
                   at === "before"
                     ? { prepare: (e) => (configure(e), seedCrowd(e, crowd)) }
-                    : { prepare: configure, afterUp: (e) => seedCrowd(e, crowd) };
+                    : at === "after"
+                      ? { prepare: configure, afterUp: (e) => seedCrowd(e, crowd) }
+                      : { prepare: (e) => (configure(e), seedCrowd(e, half)), afterUp: (e) => seedCrowd(e, crowd - half, half) };
                 await run({ kind: "ours", n, latency, crowd, crowdAt: at, pageSize, tag: "crowd", ops: CROWD_OPS, ...seeding });
               }
             }
@@ -622,7 +628,7 @@ function buildRows(engine, client) {
       const combos = new Map(crowdRuns.filter((r) => r.n === n && r.pageSize === pageSize).map((r) => [`${r.crowdAt ?? "before"}:${r.crowd}`, r]));
       for (const { crowd, crowdAt: at = "before" } of combos.values()) {
         const set = select({ tag: "crowd", kind: "ours", n, crowd, pageSize }).filter((r) => (r.crowdAt ?? "before") === at);
-        const where = crowd === 0 ? "" : at === "after" ? ", created after up" : "";
+        const where = crowd === 0 ? "" : at === "after" ? ", created after up" : at === "middle" ? ", half before and half after up" : "";
         for (const op of CROWD_OPS) {
           const o = med(set, (r) => r.ms[op]);
           const f = med(floor, (r) => r.ms[op]);
