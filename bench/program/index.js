@@ -47,6 +47,32 @@ const floorProvider = {
   delete: async () => {},
 };
 
+/**
+ * The props object and options WebhookEndpoint builds, for both floors: the declared name and URL,
+ * every output undefined, and signSecret and connection forced into additionalSecretOutputs.
+ * @param {string} name
+ * @param {{ webhookName?: string, webhookUrl: string }} args
+ * @param {import("@pulumi/pulumi").CustomResourceOptions} opts
+ */
+function endpointRegistration(name, args, opts) {
+  const props = {
+    webhookName: args.webhookName ?? name,
+    webhookUrl: args.webhookUrl,
+    adoptWebhookId: undefined,
+    connection: undefined,
+    webhookId: undefined,
+    signSecret: undefined,
+    creatorId: undefined,
+    creatorName: undefined,
+    createTime: undefined,
+    operatorId: undefined,
+    operatorName: undefined,
+    operateTime: undefined,
+  };
+  const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
+  return { props, opts: { ...opts, additionalSecretOutputs } };
+}
+
 class FloorEndpoint extends pulumi.dynamic.Resource {
   /**
    * @param {string} name
@@ -54,23 +80,8 @@ class FloorEndpoint extends pulumi.dynamic.Resource {
    * @param {import("@pulumi/pulumi").CustomResourceOptions} [opts]
    */
   constructor(name, args, opts = {}) {
-    // The same props object WebhookEndpoint builds.
-    const props = {
-      webhookName: args.webhookName ?? name,
-      webhookUrl: args.webhookUrl,
-      adoptWebhookId: undefined,
-      connection: undefined,
-      webhookId: undefined,
-      signSecret: undefined,
-      creatorId: undefined,
-      creatorName: undefined,
-      createTime: undefined,
-      operatorId: undefined,
-      operatorName: undefined,
-      operateTime: undefined,
-    };
-    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
-    super(floorProvider, name, props, { ...opts, additionalSecretOutputs }, "webhooks", "WebhookEndpoint");
+    const registration = endpointRegistration(name, args, opts);
+    super(floorProvider, name, registration.props, registration.opts, "webhooks", "WebhookEndpoint");
     // Declares the output's type for tsc only: the SDK set it from props, and an assignment here would replace it.
     /** @type {import("@pulumi/pulumi").Output<number>} */
     // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- a declaration without an assignment
@@ -88,23 +99,9 @@ class LeanFloorEndpoint extends pulumi.CustomResource {
    * @param {import("@pulumi/pulumi").CustomResourceOptions} [opts]
    */
   constructor(name, args, opts = {}) {
-    const props = {
-      webhookName: args.webhookName ?? name,
-      webhookUrl: args.webhookUrl,
-      adoptWebhookId: undefined,
-      connection: undefined,
-      webhookId: undefined,
-      signSecret: undefined,
-      creatorId: undefined,
-      creatorName: undefined,
-      createTime: undefined,
-      operatorId: undefined,
-      operatorName: undefined,
-      operateTime: undefined,
-      __provider: LEAN_TEXT,
-    };
-    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
-    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, { ...opts, additionalSecretOutputs });
+    const registration = endpointRegistration(name, args, opts);
+    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, { ...registration.props, __provider: LEAN_TEXT }, registration.opts);
+    // Declares the output's type for tsc only, as in FloorEndpoint.
     /** @type {import("@pulumi/pulumi").Output<number>} */
     // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- a declaration without an assignment
     this.webhookId;
