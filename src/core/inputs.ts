@@ -1,4 +1,5 @@
-import { z } from "zod";
+import type * as Zod from "zod";
+import type { z } from "zod";
 import { baseUrlProblem } from "../client/options";
 import { nameProblems, urlProblems } from "../client/rules";
 import type { ConnectionInputs } from "./settings";
@@ -29,68 +30,77 @@ export function isKnown(value: unknown): boolean {
   return value !== UNKNOWN;
 }
 
-/** Passes the engine's unknown marker through: nothing can be said of it until it is known. */
-function orUnknown<T extends z.ZodType>(schema: T) {
-  return z.union([z.literal(UNKNOWN), schema]);
-}
-
 function typeOfInput(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : typeof value;
 }
 
-const nameSchema = z
-  .string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` })
-  .superRefine((value, ctx) => {
-    for (const message of nameProblems(value)) {
-      ctx.addIssue({ code: "custom", message: message.replace(/^webhookName is empty: give the endpoint a name$/, "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name") });
-    }
-  });
+let built: { dynamic: z.ZodType; native: z.ZodType } | undefined;
+/**
+ * The input schemas, built on the first check rather than when the package loads: refresh and
+ * destroy never check inputs, and loading zod costs the provider host about 80 ms.
+ */
+function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
+  if (built !== undefined) return built;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  const { z } = require("zod") as typeof Zod;
+  /** Passes the engine's unknown marker through: nothing can be said of it until it is known. */
+  function orUnknown<T extends z.ZodType>(schema: T) {
+    return z.union([z.literal(UNKNOWN), schema]);
+  }
 
-const urlSchema = z
-  .string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` })
-  .superRefine((value, ctx) => {
-    for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
-  });
+  const nameSchema = z
+    .string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` })
+    .superRefine((value, ctx) => {
+      for (const message of nameProblems(value)) {
+        ctx.addIssue({ code: "custom", message: message.replace(/^webhookName is empty: give the endpoint a name$/, "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name") });
+      }
+    });
 
-const adoptSchema = z
-  .number({ error: (issue) => `adoptWebhookId must be a number (the endpoint's webhook_id), got ${typeOfInput(issue.input)}` })
-  .refine((id) => Number.isSafeInteger(id) && id > 0, "adoptWebhookId must be a positive whole number: the webhook_id of the endpoint to take over");
+  const urlSchema = z
+    .string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` })
+    .superRefine((value, ctx) => {
+      for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
+    });
 
-const connectionSchema = z
-  .object(
-    {
-      baseUrl: orUnknown(
-        z.string({ error: "connection.baseUrl must be a string" }).superRefine((value, ctx) => {
-          // The structure of the URL here; whether plain http is allowed is decided with every
-          // setting resolved, when the connection is used.
-          const problem = baseUrlProblem(value, true, "connection.baseUrl");
-          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-        }),
-      ).optional(),
-      accessToken: orUnknown(
-        z
-          .string({ error: "connection.accessToken must be a string" })
-          .refine((v) => v.trim() !== "", "connection.accessToken is empty: set it or leave it out to use the provider's configuration or WEBHOOKS_ACCESS_TOKEN"),
-      ).optional(),
-      allowInsecureHttp: orUnknown(z.boolean({ error: "connection.allowInsecureHttp must be true or false" })).optional(),
-    },
-    { error: "connection must be an object { baseUrl?, accessToken?, allowInsecureHttp? }" },
-  )
-  .strict();
+  const adoptSchema = z
+    .number({ error: (issue) => `adoptWebhookId must be a number (the endpoint's webhook_id), got ${typeOfInput(issue.input)}` })
+    .refine((id) => Number.isSafeInteger(id) && id > 0, "adoptWebhookId must be a positive whole number: the webhook_id of the endpoint to take over");
 
-function inputsSchema(shape: InputShape) {
-  const base = {
-    webhookName: orUnknown(nameSchema),
-    webhookUrl: orUnknown(urlSchema),
-    adoptWebhookId: orUnknown(adoptSchema).optional(),
-  };
-  return shape.connection ? z.object({ ...base, connection: orUnknown(connectionSchema).optional() }) : z.object(base);
+  const connectionSchema = z
+    .object(
+      {
+        baseUrl: orUnknown(
+          z.string({ error: "connection.baseUrl must be a string" }).superRefine((value, ctx) => {
+            // The structure of the URL here; whether plain http is allowed is decided with every
+            // setting resolved, when the connection is used.
+            const problem = baseUrlProblem(value, true, "connection.baseUrl");
+            if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+          }),
+        ).optional(),
+        accessToken: orUnknown(
+          z
+            .string({ error: "connection.accessToken must be a string" })
+            .refine((v) => v.trim() !== "", "connection.accessToken is empty: set it or leave it out to use the provider's configuration or WEBHOOKS_ACCESS_TOKEN"),
+        ).optional(),
+        allowInsecureHttp: orUnknown(z.boolean({ error: "connection.allowInsecureHttp must be true or false" })).optional(),
+      },
+      { error: "connection must be an object { baseUrl?, accessToken?, allowInsecureHttp? }" },
+    )
+    .strict();
+
+  function inputsSchema(shape: InputShape) {
+    const base = {
+      webhookName: orUnknown(nameSchema),
+      webhookUrl: orUnknown(urlSchema),
+      adoptWebhookId: orUnknown(adoptSchema).optional(),
+    };
+    return shape.connection ? z.object({ ...base, connection: orUnknown(connectionSchema).optional() }) : z.object(base);
+  }
+  built = { dynamic: inputsSchema({ connection: true }), native: inputsSchema({ connection: false }) };
+  return built;
 }
-
-const DYNAMIC_SCHEMA = inputsSchema({ connection: true });
-const NATIVE_SCHEMA = inputsSchema({ connection: false });
 
 /**
  * Validates the inputs without calling the API and returns every failure, one or more per
@@ -105,7 +115,7 @@ export function validateInputs(news: Record<string, unknown>, shape: InputShape 
     failures.push({ property: "webhookUrl", reason: "webhookUrl is required: the address that receives the notifications, e.g. https://example.com/hooks/orders" });
   }
   const candidate = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null));
-  const result = (shape.connection ? DYNAMIC_SCHEMA : NATIVE_SCHEMA).safeParse(candidate);
+  const result = (shape.connection ? inputSchemas().dynamic : inputSchemas().native).safeParse(candidate);
   if (result.success) return failures;
   for (const issue of result.error.issues) {
     const property = issue.path.length > 0 ? issue.path.map(String).join(".") : "(inputs)";

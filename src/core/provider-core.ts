@@ -176,7 +176,9 @@ export class ProviderCore {
   delete(id: string, olds: Partial<WebhookEndpointOutputs>): void {
     let secrets: readonly string[] = [];
     try {
-      secrets = this.#connection(olds.connection).secrets;
+      // Only the token, to keep it out of the notice: delete calls nothing, so it makes no client
+      // (destroy then never loads the HTTP stack).
+      secrets = [this.#resolve(olds.connection).client.accessToken];
     } catch {
       // No connection configured: delete calls nothing, so it still succeeds.
     }
@@ -251,9 +253,13 @@ export class ProviderCore {
     return record;
   }
 
-  #connection(resource: ConnectionInputs | undefined): PerConnection {
+  #resolve(resource: ConnectionInputs | undefined): Connection {
     // The environment is read at each call: a long-lived process may have it changed under it.
-    const connection: Connection = resolveConnection(this.#config, resource, this.#envOverride ?? process.env, this.face === "dynamic" ? "the resource's connection" : undefined);
+    return resolveConnection(this.#config, resource, this.#envOverride ?? process.env, this.face === "dynamic" ? "the resource's connection" : undefined);
+  }
+
+  #connection(resource: ConnectionInputs | undefined): PerConnection {
+    const connection = this.#resolve(resource);
     let state = this.#connections.get(connection.key);
     if (state !== undefined) {
       // Most recently used last.

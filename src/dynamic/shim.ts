@@ -27,40 +27,23 @@ import { resolve } from "node:path";
  */
 export function providerText(packageDir: string): string {
   const fallback = JSON.stringify(resolve(packageDir, "dist", "dynamic", "provider.js"));
-  // Indentation is for reading here; the stored text goes without it.
-  return `"use strict";
-exports.handler = () => {
-  const name = "pulumi-webhook-endpoints", key = Symbol.for(name + "/provider");
-  const load = () => {
-    if (globalThis[key]) return globalThis[key];
-    const path = require("path"), fs = require("fs"), cwd = process.cwd(), copies = [], stores = [], unusable = [];
-    for (let dir = cwd; ; dir = path.dirname(dir)) {
-      copies.push(path.join(dir, "node_modules", name));
-      stores.push(path.join(dir, "node_modules", ".pnpm", "node_modules", name));
-      if (path.dirname(dir) === dir) break;
-    }
-    let file = ${fallback};
-    for (const copy of copies.concat(stores)) {
-      if (!fs.existsSync(path.join(copy, "package.json"))) continue;
-      try {
-        file = require.resolve(name + "/provider", { paths: [path.dirname(path.dirname(copy))] });
-        break;
-      } catch (error) {
-        unusable.push(copy + " (" + ((error && error.code) || error) + ")");
-      }
-    }
-    if (!fs.existsSync(file)) {
-      const error = new Error("the package " + name + ", which runs this stack's WebhookEndpoint resources, is not installed where the program runs (" + cwd + ")" + (unusable.length ? "; copies found but unusable: " + unusable.join(", ") : "") + ". Install it in the project and run the command again: npm install " + name + " (or pnpm add " + name + ", or yarn add " + name + ")");
-      error.stack = error.message;
-      throw error;
-    }
-    return (globalThis[key] = require(file).provider);
-  };
-  const shim = {};
-  for (const method of ["configure", "check", "diff", "create", "read", "update", "delete"]) shim[method] = (...args) => load()[method](...args);
-  return shim;
-};
-`.replace(/^ +/gm, "");
+  // Written compact (the text is stored twice per resource and sent in every engine call), one
+  // statement per line here and joined without the line breaks. Names: n the package name, k the
+  // per-process cache key, l loads the provider, p path, f fs, c the working directory, m
+  // "node_modules", a the copies in node_modules, b those in pnpm's hoisted stores, u the unusable
+  // copies found, r the file to load (the fallback until a usable copy is found), s the shim.
+  return [
+    `"use strict";`,
+    `exports.handler=()=>{const n="pulumi-webhook-endpoints",k=Symbol.for(n+"/provider"),s={},l=()=>{`,
+    `if(globalThis[k])return globalThis[k];`,
+    `const p=require("path"),f=require("fs"),c=process.cwd(),m="node_modules",a=[],b=[],u=[];`,
+    `for(let d=c;;d=p.dirname(d)){a.push(p.join(d,m,n));b.push(p.join(d,m,".pnpm",m,n));if(p.dirname(d)===d)break}`,
+    `let r=${fallback};`,
+    `for(const x of a.concat(b))if(f.existsSync(p.join(x,"package.json")))try{r=require.resolve(n+"/provider",{paths:[p.dirname(p.dirname(x))]});break}catch(e){u.push(x+" ("+(e&&e.code||e)+")")}`,
+    `if(!f.existsSync(r)){const e=new Error("the package "+n+", which runs this stack's WebhookEndpoint resources, is not installed where the program runs ("+c+")"+(u.length?"; copies found but unusable: "+u.join(", "):"")+". Install it in the project and run the command again: npm install "+n+" (or pnpm add "+n+", or yarn add "+n+")");e.stack=e.message;throw e}`,
+    `return globalThis[k]=require(r).provider};`,
+    `for(const x of"configure check diff create read update delete".split(" "))s[x]=(...a)=>l()[x](...a);return s};`,
+  ].join("");
 }
 
 /** The text for the package this module belongs to (dist/dynamic/shim.js → the package's root). */

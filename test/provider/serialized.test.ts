@@ -43,8 +43,8 @@ describe("the serialized provider", () => {
     expect(texts.size).toBe(1);
     const text = [...texts][0]!;
     // Stored twice per resource and sent in every engine call: smaller than what Pulumi's closure
-    // serializer makes of even a no-op provider (about 1.8 KB).
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1600);
+    // serializer makes of even a no-op provider (about 1.8 KB), and written compact.
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1200);
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
     // It loads the installed package by name (require.resolve from the program's directory and
@@ -121,6 +121,35 @@ describe("the serialized provider", () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
+
+  it("destroy loads neither zod nor undici in the provider host; check loads only zod", () => {
+    // A destroy of many endpoints makes no request and checks nothing: the host should not pay for
+    // the HTTP stack or the input schemas (about 0.2 s of module loading).
+    const script = `
+      const Module = require("node:module");
+      const m = new Module("");
+      m.paths = Module._nodeModulePaths(process.cwd());
+      m._compile(${JSON.stringify(providerText(REPO))}, "");
+      const provider = m.exports.handler();
+      const deps = () => [...new Set(Object.keys(require.cache).map((f) => (/node_modules\\/(zod|undici)\\//.exec(f) || [])[1]).filter(Boolean))].sort();
+      (async () => {
+        await provider.configure({ config: { get: () => undefined } });
+        const logged = [];
+        console.log = (line) => logged.push(line);
+        for (const id of ["11", "12", "13"]) await provider.delete(id, { webhookName: "d" + id, webhookUrl: "https://example.com/d" });
+        const afterDelete = deps();
+        const checked = await provider.check({}, { webhookName: "n", webhookUrl: "not a url" });
+        process.stdout.write(JSON.stringify({ afterDelete, afterCheck: deps(), logged, failures: checked.failures.length }));
+      })();`;
+    const out = JSON.parse(
+      execFileSync(process.execPath, ["-e", script], { cwd: LINKED_DIR, env: { ...process.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, encoding: "utf8" }),
+    ) as { afterDelete: string[]; afterCheck: string[]; logged: string[]; failures: number };
+    expect(out.afterDelete).toEqual([]);
+    expect(out.logged).toHaveLength(3);
+    expect(out.logged[0]).toContain('webhook endpoint 11 ("d11") still exists on the service');
+    expect(out.afterCheck).toEqual(["zod"]);
+    expect(out.failures).toBe(1);
+  });
 
   it("finds the package once per provider host process, not on every engine call", () => {
     const { resolutions, results } = runText(providerText(REPO), LINKED_DIR, 25);
