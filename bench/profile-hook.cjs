@@ -10,7 +10,8 @@
 // - per gRPC method of the provider host (Configure, CheckConfig, Check, Create, Diff, Read, Delete...): count,
 //   summed wall time, first start and last end; its CPU time when the first Create arrived and the last ended;
 // - with BENCH_PROFILE_EXPECT_CREATES=n, a V8 CPU profile of the provider host (node:inspector) from preload to the
-//   n-th Create's answer, written as <pid>.cpuprofile.
+//   n-th Create's answer (BENCH_PROFILE_METHOD=Read or Diff or Delete: to the n-th answer of that method instead,
+//   for refresh, preview or destroy), written as <pid>.cpuprofile.
 // The engine kills the provider host without letting it exit, so the figures are written as they change
 // (throttled) and synchronously once the expected creates are done; the program writes them again at exit.
 const Module = require("node:module");
@@ -58,6 +59,8 @@ function install(dir, role) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${role}-${process.pid}.json`);
   const expectCreates = role === "provider" ? Number(process.env.BENCH_PROFILE_EXPECT_CREATES) || 0 : 0;
+  const profiledMethod = process.env.BENCH_PROFILE_METHOD || "Create";
+  let profiledAnswers = 0;
   // Process clock (ms since this process's time origin) -> seconds since boot, measured once.
   const bootOffset = uptimeSeconds() - performance.now() / 1000;
 
@@ -222,8 +225,8 @@ function install(dir, role) {
             if (method === "Create") {
               stats.creates++;
               stats.cpuAtLastCreateMs = cpuMs();
-              if (expectCreates > 0 && stats.creates === expectCreates) finishProfile();
             }
+            if (method === profiledMethod && ++profiledAnswers === expectCreates) finishProfile();
             schedule();
             return callback(...args);
           };
