@@ -5,7 +5,7 @@ import { resolve } from "node:path";
  * outputs) and sends in every engine call. The dynamic-provider host evaluates it as a CommonJS
  * module with an empty file name and calls its `handler()` for the provider object, so it must be
  * self-contained JavaScript. Written by hand rather than produced by Pulumi's closure serializer:
- * 1.2 KB instead of 3.6 KB, a plain string rather than an Output per resource, and no function
+ * about 1.1 KB (with the install path it embeds) instead of 3.6 KB, a plain string rather than an Output per resource, and no function
  * parsed by the serializer in every program run.
  *
  * Each method loads the installed package when it first runs, so the text holds no token and no
