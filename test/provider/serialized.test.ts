@@ -159,10 +159,11 @@ describe("the serialized provider", () => {
   });
 
   /** A package named pulumi-webhook-endpoints at `dir` that is not this one: its check says so. */
-  function impostor(dir: string, exportsProvider: boolean): void {
+  /** A copy whose exports map has ./provider (true), lacks it (false), or that has no exports map at all ("none"). */
+  function impostor(dir: string, exportsProvider: boolean | "none"): void {
     mkdirSync(join(dir, "lib"), { recursive: true });
-    const exportsMap = exportsProvider ? { ".": "./lib/provider.js", "./provider": "./lib/provider.js" } : { ".": "./lib/provider.js" };
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "pulumi-webhook-endpoints", version: "9.9.9", exports: exportsMap }));
+    const exportsMap = exportsProvider === "none" ? undefined : exportsProvider ? { ".": "./lib/provider.js", "./provider": "./lib/provider.js" } : { ".": "./lib/provider.js" };
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "pulumi-webhook-endpoints", version: "9.9.9", main: "./lib/provider.js", exports: exportsMap }));
     writeFileSync(join(dir, "lib", "provider.js"), 'exports.provider = { check: async () => ({ inputs: { impostor: true } }) };');
   }
 
@@ -184,6 +185,25 @@ describe("the serialized provider", () => {
       expect(results[0]).toBe(
         `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${program}); copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (ERR_PACKAGE_PATH_NOT_EXPORTED). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`,
       );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("skips a copy without an exports map, for which Node's own resolution would go on to the global folders", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "pwe-noexports-")));
+    try {
+      const program = join(root, "program");
+      impostor(join(program, "node_modules", "pulumi-webhook-endpoints"), "none");
+      const home = join(root, "home");
+      impostor(join(home, ".node_modules", "pulumi-webhook-endpoints"), true);
+      const env = { ...process.env, HOME: home, NODE_PATH: join(home, ".node_modules") };
+      // Found where the program loaded it from, not in ~/.node_modules or NODE_PATH.
+      const found = runText(providerText(REPO), program, 1, env);
+      expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
+      const { results } = runText(providerText(join(root, "gone")), program, 1, env);
+      expect(results[0]).toContain(`copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it).`);
+      expect(results[0]).not.toContain("[with a stack]");
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
