@@ -7,7 +7,7 @@ import type { WebhookEndpointRecord } from "../client/types";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
-import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, resolveConnection, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
+import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
 import {
   createdAddress,
   declaredAddress,
@@ -176,14 +176,10 @@ export class ProviderCore {
   }
 
   delete(id: string, olds: Partial<WebhookEndpointOutputs>): void {
-    let secrets: readonly string[] = [];
-    try {
-      // Only the token, to keep it out of the notice: delete calls nothing, so it makes no client
-      // (destroy then never loads the HTTP stack).
-      secrets = [this.#resolve(olds.connection).client.accessToken];
-    } catch {
-      // No connection configured: delete calls nothing, so it still succeeds.
-    }
+    // Delete calls nothing, so it needs no connection (and makes no client: destroy never loads the
+    // HTTP stack) and succeeds with none configured; every token the settings hold is kept out of
+    // the notice, whether or not a connection would resolve from them.
+    const secrets = accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env);
     const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, secrets, 100)})` : "";
     this.#notify(`webhook endpoint ${id}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
   }

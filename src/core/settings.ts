@@ -133,6 +133,19 @@ export function resolveConnection(
   return { key, client };
 }
 
+/**
+ * Every access token the settings hold, from each place, whether or not a connection resolves
+ * from them: what a message that quotes resource or service text must keep out.
+ */
+export function accessTokensIn(config: ProviderConfig, resource: ConnectionInputs | undefined, env: NodeJS.ProcessEnv): string[] {
+  const found = new Set<string>();
+  const fromResource = typeof resource === "object" && resource !== null ? resource.accessToken : undefined;
+  for (const value of [fromResource, config.values.accessToken, env[SETTINGS.accessToken.env]]) {
+    if (typeof value === "string" && value.trim() !== "") found.add(value).add(value.trim());
+  }
+  return [...found];
+}
+
 /** The retired settings a configuration still sets, with what replaced each. */
 export function retiredSettingsInUse(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv): string[] {
   const found: string[] = [];

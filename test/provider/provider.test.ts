@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { EndpointCreatedButFailedError, provider, type WebhookEndpointOutputs } from "../../src/dynamic/provider";
 import { UNKNOWN, type WebhookEndpointInputs } from "../../src/core/inputs";
+import { ProviderCore } from "../../src/core/provider-core";
+import { stackConfig } from "../../src/core/settings";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
 import { TRACE, scriptedService } from "../support/scripted-service";
@@ -366,6 +368,28 @@ describe("connection settings", () => {
     process.env.WEBHOOKS_BASE_URL = emulator.url;
     process.env.WEBHOOKS_ACCESS_TOKEN = TOKEN;
     await expect(provider.create({ webhookName: "b", webhookUrl: "https://example.com/b" })).resolves.toMatchObject({ outs: { webhookName: "b" } });
+  });
+
+  it("delete keeps every configured token out of its notice, also when no connection resolves from the settings", () => {
+    const notices: string[] = [];
+    const cases: { env: NodeJS.ProcessEnv; config?: Record<string, string>; connection?: Record<string, unknown>; token: string }[] = [
+      // No base URL anywhere: destroy still runs (it calls nothing).
+      { env: { WEBHOOKS_ACCESS_TOKEN: "tok_env_only_1234" }, token: "tok_env_only_1234" },
+      // A setting that does not parse.
+      { env: { WEBHOOKS_BASE_URL: "https://api.example.com", WEBHOOKS_MAX_RETRIES: "lots" }, config: { "webhooks:accessToken": "tok_config_5678" }, token: "tok_config_5678" },
+      // Plain http to a non-loopback host, the token on the resource.
+      { env: {}, connection: { baseUrl: "http://api.example.com", accessToken: "tok_resource_9012" }, token: "tok_resource_9012" },
+    ];
+    for (const { env, config, connection, token } of cases) {
+      const core = new ProviderCore({ face: "dynamic", env, notify: (message) => notices.push(message) });
+      core.configure(stackConfig((key) => config?.[key]));
+      core.delete("42", { webhookName: `billing-${token}-hook`, ...(connection === undefined ? {} : { connection }) } as Partial<WebhookEndpointOutputs>);
+      const notice = notices.at(-1)!;
+      expect(notice).toContain("webhook endpoint 42 (");
+      expect(notice).toContain("still exists on the service");
+      expect(notice).not.toContain(token);
+    }
+    expect(notices).toHaveLength(3);
   });
 
   it("works against the strictest reading of the document once told its page size and ascending form", async () => {
