@@ -155,7 +155,9 @@ export class ProviderCore {
     if (replaces.length === 0) {
       // Drift: an endpoint removed or changed on the service must be recreated, and preview should
       // say so without --refresh. The filter may be partial or ignored, so match on the id.
-      const connection = this.#connection(isKnown(news.connection) && news.connection !== undefined ? news.connection : olds.connection);
+      // The new connection input, absent included (settings then come from config and the
+      // environment); the old one only while the new one is not known yet.
+      const connection = this.#connection(isKnown(news.connection) ? news.connection : olds.connection);
       const seen = takeJustRead(connection, id);
       const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName }, false);
       if (current === undefined) {

@@ -187,6 +187,27 @@ describe("what diff says about adoptWebhookId, connection and drift (PRODUCT.md:
   });
 });
 
+describe("diff after the connection input is removed", () => {
+  it("looks at the service with the settings from config and the environment, not the removed input's token", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN });
+    try {
+      await configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
+      const created = await provider.create({ webhookName: "rotated", webhookUrl: "https://example.com/rotated" });
+      // State from a run that carried a token on the resource, since revoked and moved to stack config.
+      const outs = { ...(created.outs as WebhookEndpointOutputs), connection: { accessToken: "tok_revoked_0000" } };
+      const before = emulator.counters().list;
+      const diff = await provider.diff(created.id, outs, { webhookName: "rotated", webhookUrl: "https://example.com/rotated" });
+      expect(diff).toMatchObject({ changes: true, replaces: [] });
+      // The drift lookup ran, with the configured token (a revoked one would have been refused).
+      expect(emulator.counters().list).toBeGreaterThan(before);
+      // While the new input is not known yet (preview), the old connection is the best guess.
+      await expect(provider.diff(created.id, outs, { webhookName: "rotated", webhookUrl: "https://example.com/rotated", connection: UNKNOWN as never })).rejects.toThrow(/not accepted|401/);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("a preview's many diffs", () => {
   it("switch from one list per endpoint to one paged scan, and still find endpoints newer than the scan", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
