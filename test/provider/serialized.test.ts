@@ -44,7 +44,7 @@ describe("the serialized provider", () => {
     const text = [...texts][0]!;
     // Stored twice per resource and sent in every engine call: smaller than what Pulumi's closure
     // serializer makes of even a no-op provider (about 1.8 KB), and written compact.
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1200);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1300);
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
     // It loads the installed package by name (require.resolve from the program's directory and
@@ -183,7 +183,7 @@ describe("the serialized provider", () => {
       // Nothing usable anywhere: the error names the copy it could not use, and has no stack.
       const { results } = runText(providerText(join(root, "gone")), program, 1, env);
       expect(results[0]).toBe(
-        `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${program}); copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (ERR_PACKAGE_PATH_NOT_EXPORTED). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`,
+        `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${program}); copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`,
       );
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -204,6 +204,13 @@ describe("the serialized provider", () => {
       const { results } = runText(providerText(join(root, "gone")), program, 1, env);
       expect(results[0]).toContain(`copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it).`);
       expect(results[0]).not.toContain("[with a stack]");
+      // A global folder inside that copy (NODE_PATH at its own node_modules): what Node would find
+      // there sits inside the copy's directory, and still does not count.
+      const nested = join(program, "node_modules", "pulumi-webhook-endpoints", "node_modules");
+      impostor(join(nested, "pulumi-webhook-endpoints"), true);
+      const inside = runText(providerText(join(root, "gone")), program, 1, { ...process.env, NODE_PATH: nested });
+      expect(inside.results[0]).toContain("(no ./provider in it)");
+      expect(inside.results[0]).not.toContain("impostor");
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
