@@ -36,11 +36,18 @@ const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u1
  */
 const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
 
-/** Replaces every occurrence of each secret with `[REDACTED]`. */
+/**
+ * Replaces every occurrence of each secret with `[REDACTED]`, in any letter case too (a service,
+ * or a person naming an endpoint, may echo a token upper- or lower-cased).
+ */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+    if (secret.length === 0) continue;
+    if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+    if (out.length >= secret.length && (out.toLowerCase().includes(secret.toLowerCase()) || out.toUpperCase().includes(secret.toUpperCase()))) {
+      out = out.replace(new RegExp(secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "giu"), "[REDACTED]");
+    }
   }
   return out;
 }
@@ -107,7 +114,9 @@ export function prefixWithinBytes(text: string, maxBytes: number): string {
 
 /** Service text as it may appear inside a message: cleaned (see {@link cleanServiceText}) and quoted. */
 export function quoteServiceText(text: string, secrets: readonly string[] = [], maxBytes: number = MAX_QUOTED_CHARS): string {
-  return JSON.stringify(cleanServiceText(text, secrets, maxBytes));
+  // Redacted again once quoted: JSON's escaping of a quote or backslash can rebuild a token that
+  // holds one (a name `ab"cd` quotes as `"ab\"cd"`, which contains the token `ab\"cd`).
+  return redact(JSON.stringify(cleanServiceText(text, secrets, maxBytes)), secrets);
 }
 
 /**

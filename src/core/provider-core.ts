@@ -156,8 +156,9 @@ export class ProviderCore {
       // Drift: an endpoint removed or changed on the service must be recreated, and preview should
       // say so without --refresh. The filter may be partial or ignored, so match on the id.
       // The new connection input, absent included (settings then come from config and the
-      // environment); the old one only while the new one is not known yet.
-      const connection = this.#connection(isKnown(news.connection) ? news.connection : olds.connection);
+      // environment); the old one only while the new one, or any setting in it, is not known yet
+      // (the engine's marker must never be sent as a token or used as a URL).
+      const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
       const seen = takeJustRead(connection, id);
       const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName }, false);
       if (current === undefined) {
@@ -183,7 +184,9 @@ export class ProviderCore {
     // the notice, whether or not a connection would resolve from them.
     const secrets = accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env);
     const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, secrets, 100)})` : "";
-    this.#notify(`webhook endpoint ${id}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
+    // The id is a webhook_id in any state this provider wrote; anything else (a hand-edited state) is quoted and redacted.
+    const shownId = /^\d{1,20}$/.test(id) ? id : quoteServiceText(id, secrets, 60);
+    this.#notify(`webhook endpoint ${shownId}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
   }
 
   /** Lookup counters per connection (keyed by base URL), for tests and the benchmark. */
@@ -287,6 +290,12 @@ export class ProviderCore {
     }
     return state;
   }
+}
+
+/** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */
+function fullyKnown(value: unknown): boolean {
+  if (!isKnown(value)) return false;
+  return typeof value !== "object" || value === null || Object.values(value).every((field) => isKnown(field));
 }
 
 function takeJustRead(connection: PerConnection, id: string): { record: WebhookEndpointRecord | undefined } | undefined {

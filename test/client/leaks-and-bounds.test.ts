@@ -8,7 +8,7 @@ import {
   WebhookRequestRefusedError,
   WebhooksClient,
 } from "../../src/client";
-import { cleanServiceText } from "../../src/client/redact";
+import { cleanServiceText, quoteServiceText, redact } from "../../src/client/redact";
 import { jsonShapeProblem } from "../../src/client/responses";
 import { ProviderError } from "../../src/core/errors";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
@@ -218,3 +218,27 @@ describe("E: a token split by an invisible character does not come back visually
     expect(clean).toContain("[REDACTED]");
   });
 });
+
+describe("F: a token in another letter case, or rebuilt by JSON's escaping, is still redacted", () => {
+  it("redacts a token upper- or lower-cased, wherever it sits", () => {
+    const token = "tok_Secret123";
+    for (const text of ["TOK_SECRET123", "name-tok_secret123-x", "Tok_sEcReT123 and tok_Secret123"]) {
+      const out = redact(text, [token]);
+      expect(out.toLowerCase()).not.toContain(token.toLowerCase());
+      expect(out).toContain("[REDACTED]");
+    }
+    // Characters that mean something in a regular expression are taken literally.
+    expect(redact("a.B*c(D)|E", ["A.b*C(d)|e"])).toBe("[REDACTED]");
+    expect(redact("aXbYc", ["a.b.c"])).toBe("aXbYc");
+  });
+
+  it("a quoted name cannot rebuild a token that holds a quote or a backslash", () => {
+    for (const [token, name] of [
+      ['ab\\"cd_secret', 'ab"cd_secret'],
+      ["ab\\\\cd_secret", "ab\\cd_secret"],
+    ] as const) {
+      expect(quoteServiceText(name, [token])).not.toContain(token);
+    }
+  });
+});
+

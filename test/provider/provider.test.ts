@@ -202,6 +202,23 @@ describe("diff after the connection input is removed", () => {
       expect(emulator.counters().list).toBeGreaterThan(before);
       // While the new input is not known yet (preview), the old connection is the best guess.
       await expect(provider.diff(created.id, outs, { webhookName: "rotated", webhookUrl: "https://example.com/rotated", connection: UNKNOWN as never })).rejects.toThrow(/not accepted|401/);
+      // So is it while one setting in it is unknown: the marker is never sent as a token.
+      const seen: string[] = [];
+      const server = await rawServer((req, _body, res) => {
+        seen.push(String(req.headers.authorization));
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "200", msg: "Success", trace_id: "0123456789abcdef0123456789abcdef", data: { data: [] } }));
+      });
+      try {
+        const held = { ...outs, connection: { baseUrl: server.url, accessToken: "tok_held_1111" } };
+        const diff = await provider.diff(created.id, held, { webhookName: "rotated", webhookUrl: "https://example.com/rotated", connection: { baseUrl: server.url, accessToken: UNKNOWN } as never });
+        expect(diff.changes).toBe(true);
+        expect(seen.length).toBeGreaterThan(0);
+        expect(seen).not.toContain(UNKNOWN);
+        expect(new Set(seen)).toEqual(new Set(["tok_held_1111"]));
+      } finally {
+        await server.close();
+      }
     } finally {
       await emulator.close();
     }
@@ -411,6 +428,11 @@ describe("connection settings", () => {
       expect(notice).not.toContain(token);
     }
     expect(notices).toHaveLength(3);
+    // In another letter case too, and an id that is not a webhook_id (a hand-edited state) is quoted and redacted.
+    const core = new ProviderCore({ face: "dynamic", env: { WEBHOOKS_ACCESS_TOKEN: "tok_Mixed_3456" }, notify: (message) => notices.push(message) });
+    core.delete("tok_Mixed_3456", { webhookName: "TOK_MIXED_3456" });
+    expect(notices.at(-1)!.toLowerCase()).not.toContain("tok_mixed_3456");
+    expect(notices.at(-1)).toContain('webhook endpoint "[REDACTED]" ("[REDACTED]") still exists');
   });
 
   it("works against the strictest reading of the document once told its page size and ascending form", async () => {
