@@ -211,7 +211,7 @@ describe("diff after the connection input is removed", () => {
       });
       try {
         const held = { ...outs, connection: { baseUrl: server.url, accessToken: "tok_held_1111" } };
-        const diff = await provider.diff(created.id, held, { webhookName: "rotated", webhookUrl: "https://example.com/rotated", connection: { baseUrl: server.url, accessToken: UNKNOWN } as never });
+        const diff = await provider.diff(created.id, held, { webhookName: "rotated", webhookUrl: "https://example.com/rotated", connection: { baseUrl: server.url, accessToken: UNKNOWN } });
         expect(diff.changes).toBe(true);
         expect(seen.length).toBeGreaterThan(0);
         expect(seen).not.toContain(UNKNOWN);
@@ -421,7 +421,7 @@ describe("connection settings", () => {
     for (const { env, config, connection, token } of cases) {
       const core = new ProviderCore({ face: "dynamic", env, notify: (message) => notices.push(message) });
       core.configure(stackConfig((key) => config?.[key]));
-      core.delete("42", { webhookName: `billing-${token}-hook`, ...(connection === undefined ? {} : { connection }) } as Partial<WebhookEndpointOutputs>);
+      core.delete("42", { webhookName: `billing-${token}-hook`, ...(connection === undefined ? {} : { connection }) });
       const notice = notices.at(-1)!;
       expect(notice).toContain("webhook endpoint 42 (");
       expect(notice).toContain("still exists on the service");
