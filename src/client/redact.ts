@@ -43,13 +43,14 @@ const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDAC
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
-    if (out.length >= secret.length && (out.toLowerCase().includes(secret.toLowerCase()) || out.toUpperCase().includes(secret.toUpperCase()))) {
-      out = out.replace(new RegExp(secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "giu"), "[REDACTED]");
-    }
+    if (holdsSecret(out, secret)) out = out.replace(new RegExp(secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "giu"), "[REDACTED]");
   }
   return out;
+}
+
+/** Whether `text` may hold `secret` in some letter case (the cheap test before {@link redact}'s replacement). */
+function holdsSecret(text: string, secret: string): boolean {
+  return secret.length > 0 && text.length >= secret.length && (text.toLowerCase().includes(secret.toLowerCase()) || text.toUpperCase().includes(secret.toUpperCase()));
 }
 
 /** Removes control and invisible characters and caps the UTF-8 length, marking a cut with `…` (within the cap). */
@@ -122,7 +123,7 @@ export function quoteServiceText(text: string, secrets: readonly string[] = [], 
 /**
  * A text field of a record the client returns, with the secrets (the token) redacted: a service
  * may name its principal after the key (`creator_name: "key <token>"`), and records reach tables,
- * JSON output and Pulumi state. Unchanged, to the character, unless a secret is in it once the
+ * JSON output and Pulumi state. Unchanged, to the character, unless a secret (in any letter case) is in it once the
  * invisible characters are removed; then the invisible characters are removed too, so that a
  * token split by them does not come back visually whole.
  */
@@ -131,7 +132,7 @@ export function redactRecordText(value: string, secrets: readonly string[]): str
   for (const secret of secrets) if (secret.length > 0) shortest = Math.min(shortest, secret.length);
   if (value.length < shortest) return value;
   const visible = value.replace(UNSHOWABLE, "");
-  return secrets.some((secret) => secret.length > 0 && visible.includes(secret)) ? redact(visible, secrets) : value;
+  return secrets.some((secret) => holdsSecret(visible, secret)) ? redact(visible, secrets) : value;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   WebhookRequestRefusedError,
   WebhooksClient,
 } from "../../src/client";
-import { cleanServiceText, quoteServiceText, redact } from "../../src/client/redact";
+import { cleanServiceText, quoteServiceText, redact, redactRecordText } from "../../src/client/redact";
 import { jsonShapeProblem } from "../../src/client/responses";
 import { ProviderError } from "../../src/core/errors";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
@@ -230,6 +230,9 @@ describe("F: a token in another letter case, or rebuilt by JSON's escaping, is s
     // Characters that mean something in a regular expression are taken literally.
     expect(redact("a.B*c(D)|E", ["A.b*C(d)|e"])).toBe("[REDACTED]");
     expect(redact("aXbYc", ["a.b.c"])).toBe("aXbYc");
+    // A record's principal name too (it reaches state and outputs), and nothing else changes.
+    expect(redactRecordText("key TOK_SECRET123", [token])).toBe("key [REDACTED]");
+    expect(redactRecordText("ops-team", [token])).toBe("ops-team");
   });
 
   it("a quoted name cannot rebuild a token that holds a quote or a backslash", () => {
