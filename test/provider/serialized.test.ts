@@ -167,6 +167,13 @@ describe("the serialized provider", () => {
     writeFileSync(join(dir, "lib", "provider.js"), 'exports.provider = { check: async () => ({ inputs: { impostor: true } }) };');
   }
 
+  /** A usable copy in Node's global folders (~/.node_modules under a HOME in `root`, also NODE_PATH): the environment that points there. */
+  function usableGlobalCopy(root: string): NodeJS.ProcessEnv {
+    const home = join(root, "home");
+    impostor(join(home, ".node_modules", "pulumi-webhook-endpoints"), true);
+    return { ...process.env, HOME: home, NODE_PATH: join(home, ".node_modules") };
+  }
+
   it("skips a copy that cannot provide its ./provider entry, and never looks in Node's global folders", () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), "pwe-copies-")));
     try {
@@ -174,10 +181,7 @@ describe("the serialized provider", () => {
       // A copy in the program's node_modules whose package.json exports no ./provider (a foreign
       // or broken install): skipped for the copy the program loaded.
       impostor(join(program, "node_modules", "pulumi-webhook-endpoints"), false);
-      // A usable copy in a global folder (~/.node_modules, which require.resolve would consult).
-      const home = join(root, "home");
-      impostor(join(home, ".node_modules", "pulumi-webhook-endpoints"), true);
-      const env = { ...process.env, HOME: home, NODE_PATH: join(home, ".node_modules") };
+      const env = usableGlobalCopy(root);
       const found = runText(providerText(REPO), program, 1, env);
       expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
       // Nothing usable anywhere: the error names the copy it could not use, and has no stack.
@@ -195,9 +199,7 @@ describe("the serialized provider", () => {
     try {
       const program = join(root, "program");
       impostor(join(program, "node_modules", "pulumi-webhook-endpoints"), "none");
-      const home = join(root, "home");
-      impostor(join(home, ".node_modules", "pulumi-webhook-endpoints"), true);
-      const env = { ...process.env, HOME: home, NODE_PATH: join(home, ".node_modules") };
+      const env = usableGlobalCopy(root);
       // Found where the program loaded it from, not in ~/.node_modules or NODE_PATH.
       const found = runText(providerText(REPO), program, 1, env);
       expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
