@@ -43,14 +43,30 @@ const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDAC
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (holdsSecret(out, secret)) out = out.replace(new RegExp(secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "giu"), "[REDACTED]");
+    if (holdsSecret(out, secret)) out = out.replace(secretPatterns(secret).all, "[REDACTED]");
   }
   return out;
 }
 
-/** Whether `text` may hold `secret` in some letter case (the cheap test before {@link redact}'s replacement). */
+/**
+ * Whether `text` holds `secret` in some letter case. Allocates nothing for the text (it runs on
+ * every text field of every record, some of them kilobytes long).
+ */
 function holdsSecret(text: string, secret: string): boolean {
-  return secret.length > 0 && text.length >= secret.length && (text.toLowerCase().includes(secret.toLowerCase()) || text.toUpperCase().includes(secret.toUpperCase()));
+  return secret.length > 0 && text.length >= secret.length && (text.includes(secret) || secretPatterns(secret).any.test(text));
+}
+
+/** The case-insensitive patterns of a secret, kept per secret (a process sees one token or a few). */
+const PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
+function secretPatterns(secret: string): { any: RegExp; all: RegExp } {
+  let patterns = PATTERNS.get(secret);
+  if (patterns === undefined) {
+    const source = secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+    patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
+    if (PATTERNS.size >= 64) PATTERNS.clear();
+    PATTERNS.set(secret, patterns);
+  }
+  return patterns;
 }
 
 /** Removes control and invisible characters and caps the UTF-8 length, marking a cut with `…` (within the cap). */
