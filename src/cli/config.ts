@@ -48,6 +48,10 @@ export function findProject(cwd: string): ProjectDir | undefined {
 
 export interface CliConnection {
   connection: Connection;
+  /** The configuration it was resolved from (flags over stack config), for resources that resolve their own. */
+  config: ProviderConfig;
+  /** Stack config keys set with `--secret` (`webhooks:baseUrl`, ...). */
+  secretConfigKeys: string[];
   /** Where the base URL and the token came from (never the token). */
   sources: { baseUrl: string; accessToken: string };
   /** The token, so that everything printed can be scrubbed of it. */
@@ -68,7 +72,7 @@ export interface ResolveOptions {
 /** Resolves the connection; a missing or invalid setting is a CliError (exit 3) naming every place. */
 export async function resolveCliConnection(options: ResolveOptions): Promise<CliConnection> {
   const project = findProject(options.cwd);
-  const stackValues = project === undefined ? {} : await readStackConfig(options, project);
+  const { values: stackValues, secretKeys } = project === undefined ? { values: {}, secretKeys: [] } : await readStackConfig(options, project);
   if (project === undefined && options.stack !== undefined) {
     options.warn(`--stack ${options.stack}: no Pulumi.yaml in ${options.cwd} or above, so no stack config is read`);
   }
@@ -107,26 +111,29 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
   const baseUrlSource = nonEmpty(config.values.baseUrl) ? config.describe("baseUrl") : `environment variable ${SETTINGS.baseUrl.env}`;
   return {
     connection,
+    config,
+    secretConfigKeys: secretKeys,
     sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
     secrets: [connection.client.accessToken],
   };
 }
 
 /** The `webhooks:*` values of the stack's config; empty (with a notice) when pulumi is missing or fails. */
-async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<Record<string, string>> {
+async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<{ values: Record<string, string>; secretKeys: string[] }> {
+  const none = { values: {}, secretKeys: [] };
   const args = ["config", "--json", "--show-secrets", ...stackArgs(options.stack)];
   let stdout: string;
   try {
     const result = await options.pulumi.run(args, { cwd: project.dir });
     if (result.code !== 0) {
       options.warn(`could not read the stack's config (\`pulumi ${args.join(" ")}\`: ${pulumiFailure(result)}); using flags and environment only`);
-      return {};
+      return none;
     }
     stdout = result.stdout;
   } catch (error) {
     if (error instanceof PulumiMissingError) {
       options.warn(`${project.file} is here, but ${error.message}: the stack's config is not read; using flags and environment only`);
-      return {};
+      return none;
     }
     throw error;
   }
@@ -135,10 +142,13 @@ async function readStackConfig(options: ResolveOptions, project: ProjectDir): Pr
     parsed = JSON.parse(stdout);
   } catch {
     options.warn("`pulumi config --json` did not print JSON; the stack's config is not used");
-    return {};
+    return none;
   }
   const values: Record<string, string> = {};
-  if (typeof parsed !== "object" || parsed === null) return values;
+  if (typeof parsed !== "object" || parsed === null) return none;
+  const secretKeys = Object.entries(parsed as Record<string, unknown>)
+    .filter(([key, entry]) => key.startsWith("webhooks:") && typeof entry === "object" && entry !== null && (entry as { secret?: unknown }).secret === true)
+    .map(([key]) => key);
   for (const name of SETTING_NAMES) {
     const entry = (parsed as Record<string, unknown>)[configKey(name)];
     const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
@@ -148,7 +158,7 @@ async function readStackConfig(options: ResolveOptions, project: ProjectDir): Pr
   // Retired settings are only reported, never used.
   const retired = (parsed as Record<string, { value?: unknown }>)["webhooks:adoptRecentMinutes"];
   if (typeof retired?.value === "string") values["webhooks:adoptRecentMinutes"] = retired.value;
-  return values;
+  return { values, secretKeys };
 }
 
 function flagName(name: SettingName): string {

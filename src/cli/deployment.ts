@@ -1,11 +1,14 @@
 import type { WebhookEndpointRecord } from "../client/types";
-import { stateAfterCreate } from "../core/state";
+import { provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
+import { showsTainted } from "../core/taint";
 import { CliError, EXIT } from "./exit";
 
 /**
  * Reading a stack's state as `pulumi stack export` prints it (and the checkpoints a file backend
- * keeps), and writing the one change `recover` makes. Values that are secret in state stay as the
- * export gives them (ciphertext); nothing here ever needs `--show-secrets`.
+ * keeps), and writing the one change `recover` makes. The state written back is built from the
+ * export as it is (existing secrets stay ciphertext); where a command must know a secret value
+ * (the service and token of an explicit provider, a secret name to match, a secret provenance), it
+ * reads it from a `--show-secrets` export kept in memory and never printed.
  */
 export const DYNAMIC_TYPE = "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint";
 export const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
@@ -95,6 +98,49 @@ export function isSecret(value: unknown): boolean {
   return isObject(value) && (value as Record<string, unknown>)[SIG_KEY] === SECRET_SIG;
 }
 
+/**
+ * A value of a `--show-secrets` export with its secret wrappers removed (their `plaintext` is JSON);
+ * undefined where a wrapper holds only ciphertext (an export without `--show-secrets`, a history
+ * checkpoint).
+ */
+export function revealed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (!isObject(value)) return value;
+  const object = value as Record<string, unknown>;
+  if (object[SIG_KEY] === SECRET_SIG) {
+    if (typeof object.plaintext !== "string") return undefined;
+    try {
+      return revealed(JSON.parse(object.plaintext));
+    } catch {
+      return undefined;
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(object)) out[key] = revealed(inner);
+  return out;
+}
+
+/** A value in the form `pulumi stack import` encrypts: secret, given in plaintext. */
+export function plaintextSecret(value: unknown): Record<string, unknown> {
+  return { [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) };
+}
+
+/** Every text a value holds inside secret wrappers (a `--show-secrets` export): what must stay secret. */
+export function secretTexts(value: unknown, inside = false): string[] {
+  if (Array.isArray(value)) return value.flatMap((item) => secretTexts(item, inside));
+  if (isObject(value)) {
+    const object = value as Record<string, unknown>;
+    if (object[SIG_KEY] === SECRET_SIG) return secretTexts(revealed(object), true);
+    return Object.values(object).flatMap((inner) => secretTexts(inner, inside));
+  }
+  return inside && (typeof value === "string" || typeof value === "number") && String(value) !== "" ? [String(value)] : [];
+}
+
+/** How the endpoint a resource holds entered the stack, as its state records it (undefined: not recorded, or secret and not revealed). */
+export function provenanceIn(resource: StateResource): Provenance | undefined {
+  return provenanceOf({ provenance: revealed(resource.outputs?.provenance) });
+}
+
 /** A plain string property, or undefined when it is absent, secret or not a string. */
 export function plainString(properties: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = properties?.[key];
@@ -112,15 +158,17 @@ export function namesOf(resource: StateResource): string[] {
 }
 
 /**
- * The creators of the endpoints this stack created (not adopted): the stack's own principal on the
- * service, when the state shows it.
+ * The creators of the endpoints this stack created on `service`, as their provenance records it:
+ * the stack's own principal there. Endpoints adopted, imported or picked, and those of earlier
+ * releases (no provenance: unknown, never "created"), teach nothing: they may be anyone's.
  */
-export function stackCreators(deployment: Deployment): Set<number> {
+export function stackCreators(deployment: Deployment, service: string): Set<number> {
   const creators = new Set<number>();
   for (const resource of endpointResources(deployment)) {
-    const outputs = resource.outputs ?? {};
-    if (outputs.adoptWebhookId !== undefined) continue;
-    if (typeof outputs.creatorId === "number") creators.add(outputs.creatorId);
+    const provenance = provenanceIn(resource);
+    if (provenance?.how !== "created" || provenance.service !== service) continue;
+    const creatorId = resource.outputs?.creatorId;
+    if (typeof creatorId === "number") creators.add(creatorId);
   }
   return creators;
 }
@@ -128,21 +176,30 @@ export function stackCreators(deployment: Deployment): Set<number> {
 /** A pending create of an endpoint, as recover sees it. */
 export interface PendingCreate {
   operation: PendingOperation;
+  /** The same pending operation in the `--show-secrets` export (the plain one when there is none). */
+  revealedResource: StateResource;
   urn: string;
   resourceName: string;
   face: "dynamic" | "native";
-  /** The declared name and URL, when they are plain in state. */
+  /** The declared name and URL (revealed when they are secret: for matching only, never shown). */
   webhookName?: string | undefined;
   webhookUrl?: string | undefined;
   adoptWebhookId?: number | undefined;
+  /** The inputs the state holds secret: never shown, and kept secret in what recover records. */
+  secretInputs: string[];
   /** Why recover cannot look for it on the service (it is cleared, with this said). */
   unmatchable?: string | undefined;
 }
 
-/** The state's pending creates, split into endpoints (ours) and anything else. */
-export function pendingCreates(deployment: Deployment): { ours: PendingCreate[]; foreign: PendingOperation[] } {
+/**
+ * The state's pending creates, split into endpoints (ours) and anything else. `revealedState` is
+ * the same state exported with `--show-secrets`, when there is one: secret names and URLs are then
+ * matched too (and never shown).
+ */
+export function pendingCreates(deployment: Deployment, revealedState?: Deployment): { ours: PendingCreate[]; foreign: PendingOperation[] } {
   const ours: PendingCreate[] = [];
   const foreign: PendingOperation[] = [];
+  const revealedOps = new Map((revealedState?.pending_operations ?? []).filter((op) => op.type === "creating").map((op) => [op.resource.urn, op.resource]));
   for (const operation of deployment.pending_operations ?? []) {
     if (operation.type !== "creating") continue;
     const resource = operation.resource;
@@ -150,21 +207,27 @@ export function pendingCreates(deployment: Deployment): { ours: PendingCreate[];
       foreign.push(operation);
       continue;
     }
+    const revealedResource = revealedOps.get(resource.urn) ?? resource;
     const inputs = resource.inputs ?? {};
+    const shown = (revealed(revealedResource.inputs ?? {}) ?? {}) as Record<string, unknown>;
     const face = resource.type === DYNAMIC_TYPE ? "dynamic" : "native";
-    const adopt = inputs.adoptWebhookId;
+    const adopt = shown.adoptWebhookId;
     const pending: PendingCreate = {
       operation,
+      revealedResource,
       urn: resource.urn,
       resourceName: urnName(resource.urn),
       face,
-      webhookName: plainString(inputs, "webhookName") ?? (inputs.webhookName === undefined && face === "native" ? urnName(resource.urn) : undefined),
-      webhookUrl: plainString(inputs, "webhookUrl"),
+      webhookName: plainString(shown, "webhookName") ?? (shown.webhookName === undefined && face === "native" ? urnName(resource.urn) : undefined),
+      webhookUrl: plainString(shown, "webhookUrl"),
       adoptWebhookId: typeof adopt === "number" ? adopt : undefined,
+      secretInputs: Object.keys(inputs).filter((key) => isSecret(inputs[key])),
     };
-    if (isSecret(inputs.webhookName) || isSecret(inputs.webhookUrl)) pending.unmatchable = "its webhookName or webhookUrl is a secret, which recover does not decrypt";
-    else if (inputs.connection !== undefined) pending.unmatchable = "it has its own connection input, which recover does not decrypt, so its service may not be the one recover lists";
-    else if (pending.webhookName === undefined || pending.webhookUrl === undefined) pending.unmatchable = "its inputs hold no plain webhookName and webhookUrl";
+    if (pending.webhookName === undefined || pending.webhookUrl === undefined) {
+      pending.unmatchable = pending.secretInputs.some((key) => key === "webhookName" || key === "webhookUrl")
+        ? "its webhookName or webhookUrl is a secret that could not be decrypted (run recover where `pulumi stack export --show-secrets` works for this stack)"
+        : "its inputs hold no plain webhookName and webhookUrl";
+    }
     ours.push(pending);
   }
   return { ours, foreign };
@@ -173,20 +236,36 @@ export function pendingCreates(deployment: Deployment): { ours: PendingCreate[];
 /**
  * The resource the engine would have recorded had the create's answer arrived: the pending
  * operation's resource with the endpoint's ID and outputs (what the face's create returns: the
- * record, the echoed inputs, `signSecret` as a secret; the dynamic face also keeps `__provider`).
- * The sign secret is written in plaintext form for `pulumi stack import`, which encrypts it; the
- * deployment is handed to it on stdin and never written to disk.
+ * record, the echoed inputs, the provenance, `signSecret` as a secret; the dynamic face also keeps
+ * `__provider`). Secret as the face would have made it: `signSecret` always; an output whose input
+ * was secret, or that shows a secret value (`secretValues`: the pending inputs' secrets and those of
+ * its provider or connection); on the dynamic face the remembered addresses always, and the
+ * provenance when its base URL may be secret (`provenanceSecret`). Secrets are written in plaintext
+ * form for `pulumi stack import`, which encrypts them; the deployment is handed to it on stdin and
+ * never written to disk.
  */
-export function recordedResource(pending: PendingCreate, record: WebhookEndpointRecord, now: Date): StateResource {
+export function recordedResource(
+  pending: PendingCreate,
+  record: WebhookEndpointRecord,
+  now: Date,
+  provenance: Provenance,
+  secrecy: { secretValues?: readonly string[]; provenanceSecret?: boolean } = {},
+): StateResource {
   const resource = pending.operation.resource;
   const inputs = resource.inputs ?? {};
+  const secretInputs = inputs.__secretInputs;
   const declared = {
     webhookName: pending.webhookName ?? record.webhookName,
     webhookUrl: pending.webhookUrl ?? record.webhookUrl,
     ...(pending.adoptWebhookId === undefined ? {} : { adoptWebhookId: pending.adoptWebhookId }),
+    ...(Array.isArray(secretInputs) ? { __secretInputs: secretInputs.filter((name): name is string => typeof name === "string") } : {}),
   };
-  const state: Record<string, unknown> = { ...stateAfterCreate(record, declared) };
-  state.signSecret = { [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(record.signSecret) };
+  const state: Record<string, unknown> = { ...stateAfterCreate(record, declared, provenance) };
+  const alwaysSecret = new Set(["signSecret", ...(pending.face === "dynamic" ? ["declared", "createdAs"] : []), ...(secrecy.provenanceSecret === true ? ["provenance"] : [])]);
+  const values = secrecy.secretValues ?? [];
+  for (const [key, value] of Object.entries(state)) {
+    if (alwaysSecret.has(key) || pending.secretInputs.includes(key) || showsTainted(value, values)) state[key] = plaintextSecret(value);
+  }
   if (pending.face === "dynamic") {
     if (inputs.connection !== undefined) state.connection = inputs.connection;
     if (inputs.__provider !== undefined) state.__provider = inputs.__provider;

@@ -9,7 +9,8 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { WebhooksClient } from "../client/client";
 import { redact, showable } from "../client/redact";
 import { ADOPT_USAGE, FORMATS, runAdopt, type AdoptFormat } from "./adopt";
-import { resolveCliConnection } from "./config";
+import { resolveCliConnection, type CliConnection } from "./config";
+import { serviceOf } from "../core/settings";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
 import type { ListingClient } from "./listing";
 import { LIST_USAGE, runList } from "./list";
@@ -126,6 +127,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env });
   const configStack = command === "orphans" ? list("stack")[0] : str("stack");
   let opened: (ListingClient & { close?(): Promise<void> }) | undefined;
+  let resolvedConnection: CliConnection | undefined;
   let secrets: string[] = [];
   // Resolved when a command first needs the service (recover repairs a broken checkpoint first: pulumi config cannot read the stack before).
   const connect = async (): Promise<ListingClient> => {
@@ -138,6 +140,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
         pulumi,
         warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
       });
+      resolvedConnection = resolved;
       secrets = resolved.secrets;
       onSecrets(secrets);
       opened = io.client ? io.client(resolved.connection.client) : new WebhooksClient(resolved.connection.client);
@@ -170,7 +173,22 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
         return EXIT.ok;
       case "recover":
         await runRecover(
-          { client: connect, pulumi, sink: io.sink, cwd: io.cwd },
+          {
+            client: connect,
+            home: async () => {
+              await connect();
+              const resolved = resolvedConnection!;
+              return { service: serviceOf(resolved.connection.client.baseUrl), config: resolved.config, env: io.env, secretConfigKeys: resolved.secretConfigKeys };
+            },
+            open: (options) => (io.client ? io.client(options) : new WebhooksClient(options)),
+            onSecrets: (found) => {
+              secrets = [...secrets, ...found];
+              onSecrets(secrets);
+            },
+            pulumi,
+            sink: io.sink,
+            cwd: io.cwd,
+          },
           {
             stack: str("stack"),
             yes: bool("yes"),
@@ -184,7 +202,16 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
         );
         return EXIT.ok;
       case "orphans":
-        await runOrphans({ client: await connect(), pulumi, sink: io.sink, cwd: io.cwd }, { stacks: list("stack"), stateFiles: list("state-file"), json: bool("json"), progress: bool("progress") });
+        await runOrphans(
+          {
+            client: await connect(),
+            home: { service: serviceOf(resolvedConnection!.connection.client.baseUrl), config: resolvedConnection!.config, env: io.env, secretConfigKeys: resolvedConnection!.secretConfigKeys },
+            pulumi,
+            sink: io.sink,
+            cwd: io.cwd,
+          },
+          { stacks: list("stack"), stateFiles: list("state-file"), json: bool("json"), progress: bool("progress") },
+        );
         return EXIT.ok;
       default:
         throw usageError(`unknown command ${String(command)}`);

@@ -3,22 +3,31 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { sameName } from "../client/rules";
 import type { WebhookEndpointRecord } from "../client/types";
+import { EMPTY_CONFIG, serviceOf } from "../core/settings";
+import type { Provenance } from "../core/state";
 import { findProject } from "./config";
-import { endpointResources, heldId, namesOf, parseState, urnStackProject, type UntypedDeployment } from "./deployment";
+import { endpointResources, heldId, namesOf, parseState, provenanceIn, urnStackProject, type StateResource, type UntypedDeployment } from "./deployment";
 import { CliError, EXIT, usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { localBackendPath } from "./lock";
 import { MAX_CELL, Progress, cell, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
+import { heldService, type HomeService } from "./services";
 
 /**
- * `webhooks orphans`: the endpoints on the service that none of the given stacks holds, the list an
- * operator takes to the service's console (the API cannot delete). Each is marked:
- * - `formerly-held`: a stack's history shows a resource that held this very id (left behind by a
- *   replacement or a destroy); history is read from a `file://` backend's checkpoints;
- * - `name-match`: its name is the name of a resource of those stacks (the resource's name, or the
- *   webhookName in its inputs or outputs, now or in history): most likely left behind too;
- * - `unrelated`: neither; someone else's, or a stack not given.
+ * `webhooks orphans`: the endpoints on the service that none of the given stacks holds, and which of
+ * them the operator may take to the service's console to remove (the API cannot delete). Only facts
+ * recorded in state decide that: an endpoint is ours to remove only when a resource of those stacks
+ * held this very id on this service and its provenance says the stack created it (a replacement
+ * or a destroy left it behind). Everything else is listed apart, "not ours to remove":
+ * - `formerly-held`: a resource held this id, but adopted, imported or picked it (someone else's
+ *   endpoint the stack managed for a while), or records no provenance (an earlier release);
+ * - `name-match`: its name is the name of a resource of those stacks: a hint, not a fact (another
+ *   team may use the same name);
+ * - `unrelated`: neither.
+ * History is read from a `file://` backend's checkpoints (secrets there stay encrypted: a secret
+ * provenance there is unknown); the current state of each `--stack` with `--show-secrets`, in
+ * memory, never shown.
  */
 export interface OrphansOptions {
   stacks: string[];
@@ -29,6 +38,8 @@ export interface OrphansOptions {
 
 export interface OrphansDeps {
   client: ListingClient;
+  /** Where the client points (its service) and what it was resolved from; default: the client's own `baseUrl`. */
+  home?: Omit<HomeService, "client">;
   pulumi: PulumiRunner;
   sink: Sink;
   cwd: string;
@@ -36,21 +47,33 @@ export interface OrphansDeps {
 
 export const ORPHANS_USAGE = `Usage: webhooks orphans (--stack S ... | --state-file F ...) [--json]
 
-Lists the endpoints on the service that none of the given stacks holds, marked:
-  formerly-held  a resource of those stacks held this id (history: a replacement or a destroy)
-  name-match     its name is the name (or webhookName) of a resource of those stacks
+Lists the endpoints on the service that none of the given stacks holds there, with their creator:
+  left-behind    ours to remove: a resource of those stacks created this very endpoint on this
+                 service (its recorded provenance says so) and no longer holds it (a replacement
+                 or a destroy): remove it on the service if nothing uses it
+and apart, not ours to remove:
+  formerly-held  a resource held this id, but adopted, imported or picked it (someone else's), or
+                 records no provenance (written by an earlier release: unknown)
+  name-match     its name is the name (or webhookName) of a resource of those stacks: a hint only
   unrelated      neither
-  --stack S         a stack of the current backend (exported with \`pulumi stack export --stack S\`;
-                    on a file:// backend its history checkpoints are read too); repeat for several
+  --stack S         a stack of the current backend (exported with \`pulumi stack export --stack S\`,
+                    secrets read in memory and never shown; on a file:// backend its history
+                    checkpoints are read too); repeat for several
   --state-file F    a file written by \`pulumi stack export\` (or a backend checkpoint); repeat
-  --json            {"sources": [...], "held": n, "orphans": [record + relation + resources]}
-All stacks are assumed to use the one service this command connects to.`;
+  --json            {"service", "sources": [...], "held": n, "orphans": [record + relation + ours +
+                    provenance + resources]}
+Endpoints the stacks hold on other services (explicit providers, connection inputs) are not
+compared with this service's.`;
 
-type Relation = "formerly-held" | "name-match" | "unrelated";
+type Relation = "left-behind" | "formerly-held" | "name-match" | "unrelated";
 
 export interface Orphan {
   record: WebhookEndpointRecord;
   relation: Relation;
+  /** Whether the operator may remove it: the stacks created it, and no longer hold it. */
+  ours: boolean;
+  /** How the resource that held it got it, when one did and its state records it. */
+  provenance?: Provenance["how"] | "unknown";
   resources: { source: string; urn: string; name: string }[];
 }
 
@@ -74,23 +97,35 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   }
   const backend = options.stacks.length > 0 ? await backendUrl(deps.pulumi) : undefined;
   for (const stack of options.stacks) {
-    const current = parseState(await pulumiOk(deps.pulumi, ["stack", "export", "--stack", stack], `exporting stack ${stack}`), `the export of stack ${stack}`);
+    // Secret provenances and provider settings are read in memory; nothing of them is shown.
+    const revealedRun = await deps.pulumi.run(["stack", "export", "--stack", stack, "--show-secrets"]).catch(() => undefined);
+    const text = revealedRun !== undefined && revealedRun.code === 0 ? revealedRun.stdout : await pulumiOk(deps.pulumi, ["stack", "export", "--stack", stack], `exporting stack ${stack}`);
+    const current = parseState(text, `the export of stack ${stack}`);
     sources.push({ label: `stack ${stack}`, current, history: backend === undefined ? [] : historyCheckpoints(backend, stack, current, deps.cwd) });
   }
+  const home: HomeService = { client: deps.client, ...(deps.home ?? { service: serviceOf((deps.client as { baseUrl?: string }).baseUrl ?? ""), config: EMPTY_CONFIG, env: {}, secretConfigKeys: [] }) };
+  // The service a resource's endpoint is on; undefined when the state cannot tell (then it may be this one).
+  const onThisService = (resource: StateResource, deployment: UntypedDeployment): boolean | undefined => {
+    const service = heldService(resource, deployment.deployment, home);
+    return service === undefined ? undefined : service === home.service;
+  };
 
   const held = new Set<number>();
-  for (const source of sources) for (const r of endpointResources(source.current.deployment)) addId(held, heldId(r));
-  // What the stacks hold or held, by id and by name.
-  const formerly = new Map<number, { source: string; urn: string; name: string }[]>();
+  for (const source of sources) {
+    // An endpoint whose service the state cannot tell counts as held here: never advised for removal.
+    for (const r of endpointResources(source.current.deployment)) if (onThisService(r, source.current) !== false) addId(held, heldId(r));
+  }
+  // What the stacks hold or held on this service, by id (with the provenance each recorded), and by name.
+  const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined }[]>();
   const named: { name: string; source: string; urn: string }[] = [];
   for (const source of sources) {
     for (const deployment of [source.current, ...source.history]) {
       for (const resource of endpointResources(deployment.deployment)) {
         const id = heldId(resource);
         const names = namesOf(resource);
-        if (id !== undefined && !held.has(id)) {
+        if (id !== undefined && !held.has(id) && onThisService(resource, deployment) !== false) {
           const list = formerly.get(id) ?? [];
-          if (!list.some((x) => x.urn === resource.urn && x.source === source.label)) list.push({ source: source.label, urn: resource.urn, name: names[0]! });
+          if (!list.some((x) => x.urn === resource.urn && x.source === source.label)) list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource) });
           formerly.set(id, list);
         }
         for (const name of names) if (!named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label)) named.push({ name, source: source.label, urn: resource.urn });
@@ -101,11 +136,19 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
   const orphans: Orphan[] = records
     .filter((record) => !held.has(record.webhookId))
-    .map((record) => {
+    .map((record): Orphan => {
       const before = formerly.get(record.webhookId);
-      if (before !== undefined) return { record, relation: "formerly-held" as const, resources: before };
+      if (before !== undefined) {
+        const resources = before.map(({ source, urn, name }) => ({ source, urn, name }));
+        // Ours only when every record of it says this stack created it, here: one that says
+        // adopted or imported, or says nothing, makes it someone else's or unknown.
+        const createdHere = before.every((b) => b.provenance?.how === "created" && b.provenance.service === home.service);
+        if (createdHere) return { record, relation: "left-behind", ours: true, provenance: "created", resources };
+        const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
+        return { record, relation: "formerly-held", ours: false, provenance: how, resources };
+      }
       const byName = named.filter((n) => sameName(record.webhookName, n.name)).map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
-      return byName.length > 0 ? { record, relation: "name-match" as const, resources: byName } : { record, relation: "unrelated" as const, resources: [] };
+      return byName.length > 0 ? { record, relation: "name-match", ours: false, resources: byName } : { record, relation: "unrelated", ours: false, resources: [] };
     });
 
   if (options.json) {
@@ -113,7 +156,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       jsonText({
         sources: sources.map((s) => ({ label: s.label, endpoints: endpointResources(s.current.deployment).length, historyCheckpoints: s.history.length })),
         held: held.size,
-        orphans: orphans.map((o) => ({ ...recordView(o.record, false), relation: o.relation, resources: o.resources })),
+        orphans: orphans.map((o) => ({ ...recordView(o.record, false), relation: o.relation, ours: o.ours, ...(o.provenance === undefined ? {} : { provenance: o.provenance }), resources: o.resources })),
       }),
     );
   } else {
@@ -126,32 +169,28 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
   const parts: string[] = [
     `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${s.label}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
   ];
-  const related = orphans.filter((o) => o.relation !== "unrelated");
-  const unrelated = orphans.filter((o) => o.relation === "unrelated");
-  if (related.length > 0) {
-    parts.push("", "Left behind by these stacks (a replacement or a destroy): remove them on the service if nothing uses them.");
-    parts.push(
-      table(
-        ["ID", "NAME", "URL", "CREATED", "RELATION", "RESOURCE"],
-        related.map((o) => [
-          String(o.record.webhookId),
-          cell(o.record.webhookName, MAX_CELL.name),
-          cell(o.record.webhookUrl, MAX_CELL.url),
-          isoTime(o.record.createTime),
-          o.relation,
-          o.resources.map((r) => `${cell(r.name, MAX_CELL.name)} (${r.source})`).join(", "),
-        ]),
-      ).trimEnd(),
-    );
+  const ours = orphans.filter((o) => o.ours);
+  const notOurs = orphans.filter((o) => !o.ours);
+  const row = (o: Orphan) => [
+    String(o.record.webhookId),
+    cell(o.record.webhookName, MAX_CELL.name),
+    cell(o.record.webhookUrl, MAX_CELL.url),
+    principal(o.record.creatorName, o.record.creatorId),
+    isoTime(o.record.createTime),
+    o.relation === "formerly-held" ? `formerly-held (${o.provenance === "unknown" ? "provenance unknown" : o.provenance})` : o.relation,
+    o.resources.map((r) => `${cell(r.name, MAX_CELL.name)} (${r.source})`).join(", ") || "-",
+  ];
+  const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "RELATION", "RESOURCE"];
+  if (ours.length > 0) {
+    parts.push("", "Left behind by these stacks (they created each one and no longer hold it: a replacement or a destroy): remove them on the service if nothing uses them.");
+    parts.push(table(headers, ours.map(row)).trimEnd());
   }
-  if (unrelated.length > 0) {
-    parts.push("", "Unrelated to these stacks (no resource of theirs has the name): someone else's, or a stack not given.");
+  if (notOurs.length > 0) {
     parts.push(
-      table(
-        ["ID", "NAME", "URL", "CREATOR", "CREATED"],
-        unrelated.map((o) => [String(o.record.webhookId), cell(o.record.webhookName, MAX_CELL.name), cell(o.record.webhookUrl, MAX_CELL.url), principal(o.record.creatorName, o.record.creatorId), isoTime(o.record.createTime)]),
-      ).trimEnd(),
+      "",
+      "Not ours to remove (listed apart): no state shows these stacks created them. Adopted, imported or picked endpoints were someone else's; a name match is only a hint; an endpoint held by a state of an earlier release records no provenance.",
     );
+    parts.push(table(headers, notOurs.map(row)).trimEnd());
   }
   sink.stdout(`${parts.join("\n")}\n`);
 }

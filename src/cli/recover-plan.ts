@@ -12,11 +12,12 @@ import type { PendingCreate } from "./deployment";
  * - have been created inside the run's window: not before the interrupted update started (less the
  *   clock skew the client allows between us and the service);
  * - be held by no resource of the stack's state;
- * - have been created by the stack's principal (the creators of the endpoints the stack created
- *   itself, as its state records them). An endpoint another principal created is never a
- *   candidate: it is someone else's, whatever its name and URL.
- * When the state shows no principal (no endpoint the stack created records its creatorId: a first
- * `up` killed before any create was recorded, or a stack of adopted endpoints only), who created an
+ * - have been created by the stack's principal on that service (the creators of the endpoints the
+ *   stack created itself there, as their recorded provenance says: adopted, imported and picked
+ *   endpoints, and those of earlier releases that record no provenance, teach nothing). An endpoint
+ *   another principal created is never a candidate: it is someone else's, whatever its name and URL.
+ * When the state shows no principal (no endpoint the stack created on that service: a first `up`
+ * killed before any create was recorded, or a stack of adopted or imported endpoints only), who created an
  * endpoint cannot be told apart from a person who created the same name and URL meanwhile, so no
  * candidate is recorded on its own: each one is a question for a person (`--pick`, or adopt), as two
  * candidates are. The service offers no way to ask which principal a token is.
@@ -37,35 +38,38 @@ export interface MatchRules {
   picks: ReadonlyMap<string, number>;
 }
 
+/** How a recorded endpoint came to the stack: the provenance recover writes for it. */
+export type RecordedHow = "created" | "adopted" | "picked";
+
 export type Outcome =
-  | { kind: "record"; pending: PendingCreate; record: WebhookEndpointRecord; how: string }
+  | { kind: "record"; pending: PendingCreate; record: WebhookEndpointRecord; how: RecordedHow; reason: string }
   | { kind: "clear"; pending: PendingCreate; reason: string }
   | { kind: "ambiguous"; pending: PendingCreate; candidates: WebhookEndpointRecord[]; reason: string };
 
 export function matchPendingCreates(pending: readonly PendingCreate[], records: readonly WebhookEndpointRecord[], rules: MatchRules): Outcome[] {
   const byId = new Map(records.map((record) => [record.webhookId, record]));
   const principalKnown = rules.creators.size > 0;
-  const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: string; reason?: string; unconfirmed?: boolean }[] = pending.map((p) => {
+  const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: RecordedHow; why: string; reason?: string; unconfirmed?: boolean }[] = pending.map((p) => {
     const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
-    if (pick !== undefined) return { pending: p, candidates: [picked(p, pick, byId, rules)], how: "chosen with --pick" };
-    if (p.unmatchable !== undefined) return { pending: p, candidates: [], how: "", reason: `not looked for: ${p.unmatchable}` };
+    if (pick !== undefined) return { pending: p, candidates: [picked(p, pick, byId, rules)], how: "picked", why: "chosen with --pick" };
+    if (p.unmatchable !== undefined) return { pending: p, candidates: [], how: "created", why: "", reason: `not looked for: ${p.unmatchable}` };
     const target = { webhookName: p.webhookName!, webhookUrl: p.webhookUrl! };
     if (p.adoptWebhookId !== undefined) {
       const record = byId.get(p.adoptWebhookId);
       const usable = record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
       return usable
-        ? { pending: p, candidates: [record], how: `its adoptWebhookId` }
-        : { pending: p, candidates: [], how: "", reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it` };
+        ? { pending: p, candidates: [record], how: "adopted", why: `its adoptWebhookId` }
+        : { pending: p, candidates: [], how: "adopted", why: "", reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it` };
     }
     const inWindow = records.filter((r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target));
-    if (!principalKnown) return { pending: p, candidates: inWindow, how: "", unconfirmed: true };
+    if (!principalKnown) return { pending: p, candidates: inWindow, how: "created", why: "", unconfirmed: true };
     const candidates = inWindow.filter((r) => rules.creators.has(r.creatorId));
     const others = inWindow.filter((r) => !rules.creators.has(r.creatorId));
     const reason =
       candidates.length === 0 && others.length > 0
         ? `no endpoint with its name and URL was created in the run's window by the stack's principal (${others.map((r) => `endpoint ${r.webhookId} by creator ${r.creatorId}`).join(", ")}: someone else's, not taken); the next \`pulumi up\` refuses to create a second one and names it`
         : undefined;
-    return { pending: p, candidates, how: "the same name and URL, created in the run's window by the stack's principal", ...(reason !== undefined ? { reason } : {}) };
+    return { pending: p, candidates, how: "created", why: "the same name and URL, created in the run's window by the stack's principal", ...(reason !== undefined ? { reason } : {}) };
   });
 
   // One endpoint cannot be two resources.
@@ -83,7 +87,7 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
         kind: "ambiguous",
         pending: p,
         candidates,
-        reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but the state shows no principal of the stack (no endpoint it created records its creatorId), so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
+        reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but the state shows no principal of the stack on that service (no endpoint the stack created there is recorded with its provenance; adopted, imported and picked ones, and those of earlier releases, do not count), so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
       };
     }
     if (candidates.length > 1) {
@@ -93,7 +97,7 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
     if ((claims.get(only.webhookId) ?? 0) > 1) {
       return { kind: "ambiguous", pending: p, candidates, reason: `endpoint ${only.webhookId} matches more than one pending create (resources declaring the same name and URL)` };
     }
-    return { kind: "record", pending: p, record: only, how: entry.how };
+    return { kind: "record", pending: p, record: only, how: entry.how, reason: entry.why };
   });
 }
 

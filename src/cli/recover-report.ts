@@ -7,8 +7,14 @@ export interface RecoverReport {
   project: string;
   /** Pending creates of WebhookEndpoint resources found in the state. */
   pendingCreates: number;
-  /** `creators`: the stack's principal(s) as its state records them; empty when it shows none (then nothing is recorded unasked). */
+  /** `creators`: the stack's principal(s) as its state records them, on every service looked at; empty when it shows none. */
   window: { since: string; source: string; skewMs: number; creators?: number[] } | null;
+  /**
+   * Each service the pending creates were sent to, with the stack's principal there (the creators of
+   * the endpoints the stack created on it; empty: none recorded, so nothing is recorded unasked). A
+   * base URL the state holds secret is not shown.
+   */
+  services: { service: string; creators: number[]; pendingCreates: number }[];
   lock: { holder: string; startedAt: string; verdict: "stale" | "live" | "unknown"; why: string; released: boolean } | null;
   /** Provider hosts the killed run left running in the project directory. */
   providers: { pid: number; engine: string; kind: "dynamic" | "native"; stopped: boolean }[];
@@ -49,8 +55,11 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean): v
   }
   if (report.window) {
     const w = report.window;
+    lines.push(`Window: endpoints created since ${w.since} (${w.source}), less ${Math.round(w.skewMs / 1000)} s for clock skew, by the stack's principal on their service, held by no resource of the stack.`);
+  }
+  for (const s of report.services) {
     lines.push(
-      `Window: endpoints created since ${w.since} (${w.source}), less ${Math.round(w.skewMs / 1000)} s for clock skew${w.creators && w.creators.length > 0 ? `, by creator ${w.creators.join(" or ")} (the stack's principal)` : w.creators ? ", by a creator the state cannot confirm (it records no principal of the stack: any match needs a person's --pick)" : ""}, held by no resource of the stack.`,
+      `Service ${cell(s.service, MAX_CELL.url)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
     );
   }
   if (report.recorded.length > 0) {

@@ -1,5 +1,9 @@
 import { readFileSync } from "node:fs";
+import { WebhooksClient } from "../client/client";
 import { CLIENT_DEFAULTS } from "../client/options";
+import type { WebhooksClientOptions } from "../client/types";
+import { EMPTY_CONFIG, serviceOf } from "../core/settings";
+import type { Provenance } from "../core/state";
 import { findProject } from "./config";
 import {
   endpointResources,
@@ -8,9 +12,12 @@ import {
   pendingCreates,
   recordedResource,
   recoveredDeployment,
+  secretTexts,
   stackCreators,
   urnName,
   urnStackProject,
+  type Deployment,
+  type PendingCreate,
   type UntypedDeployment,
 } from "./deployment";
 import { CliError, EXIT, usageError } from "./exit";
@@ -21,6 +28,7 @@ import { backendUrl, parsePulumiJson, pulumiFailure, pulumiOk, stackArgs, type P
 import { matchPendingCreates, type Outcome } from "./recover-plan";
 import { printReport, type RecoverReport } from "./recover-report";
 import { brokenCheckpoints, repairCheckpoint } from "./repair";
+import { ServiceClients, heldService, serviceTarget, type HomeService, type ServiceTarget } from "./services";
 
 /**
  * `webhooks recover`: after a killed `pulumi up`, records in state the endpoints its creates made
@@ -58,6 +66,15 @@ export interface RecoverOptions {
 export interface RecoverDeps {
   /** The service, or how to reach it once the stack can be read (its config may live in the stack). */
   client: ListingClient | (() => Promise<ListingClient>);
+  /**
+   * Where that client points and what it was resolved from (resolved after `client`). Without it,
+   * the client's own `baseUrl` names the home service and no stack config is known.
+   */
+  home?: () => Promise<Omit<HomeService, "client">>;
+  /** Opens a client for another service a pending create was sent to (an explicit provider's, a connection input's). */
+  open?: (options: WebhooksClientOptions) => ListingClient & { close?(): Promise<void> };
+  /** Told the tokens of those other services, so that nothing printed can show them. */
+  onSecrets?: (secrets: string[]) => void;
   pulumi: PulumiRunner;
   sink: Sink;
   /** The project directory (where Pulumi.yaml is). */
@@ -70,16 +87,21 @@ export interface RecoverDeps {
 export const RECOVER_USAGE = `Usage: webhooks recover [--stack S] [--yes] [--dry-run] [--json] [--pick RESOURCE=ID ...] [--since TIME] [--release-lock]
 
 Run in the stack's project directory after a \`pulumi up\` was killed. For each pending create of a
-WebhookEndpoint (either face) in the stack's state, it looks on the service for the endpoint with
-exactly the declared name and URL, created since the interrupted update started (the backend's
-lock; else the end of the last recorded update; 60 s allowed for clock skew), held by no resource of
-the stack, and created by the stack's principal (the creatorId its recorded endpoints show; one
-created by anyone else is never taken). One match is recorded in state (through
+WebhookEndpoint (either face) in the stack's state, it looks on the service that create was sent to
+(its explicit provider's, its connection input's, else the one \`webhooks\` connects to) for the
+endpoint with exactly the declared name and URL, created since the interrupted update started (the
+backend's lock; else the end of the last recorded update; 60 s allowed for clock skew), held by no
+resource of the stack on that service, and created by the stack's principal there: the creatorId of
+the endpoints the stack itself created on that service, as their recorded provenance says (endpoints
+adopted, imported or picked, and those of earlier releases, which record no provenance, teach
+nothing). One created by anyone else is never taken. One match is recorded in state (through
 \`pulumi stack export\` / \`pulumi stack import\`), none is cleared (the next \`pulumi up\` creates
 it). It never guesses: with two candidates, or with any candidate when the state shows no principal
-of the stack (e.g. a first \`up\` killed before any create was recorded: a person may have created the
-same name and URL meanwhile), it changes nothing and exits 5, printing the candidates, the --pick to
-use if a person confirms one is the stack's, and the adopt commands. Before looking, it stops
+of the stack on that service (e.g. a first \`up\` killed before any create was recorded: a person may
+have created the same name and URL meanwhile), it changes nothing and exits 5, printing the
+candidates, the --pick to use if a person confirms one is the stack's, and the adopt commands.
+Secrets in the state (a provider's token, a secret name) are read with
+\`pulumi stack export --show-secrets\` into memory and never shown. Before looking, it stops
 provider hosts the killed run left running in this directory (their engine is gone) and waits for
 creates in flight to land; it releases the killed run's lock (\`pulumi cancel\`) when its process is
 gone. Then run \`pulumi up\`.
@@ -106,7 +128,8 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   const { state: original, repaired } = await readState(deps, options, project.file, backend, processes);
   const deployment = original.deployment;
   const client = typeof deps.client === "function" ? await deps.client() : deps.client;
-  const { ours, foreign } = pendingCreates(deployment);
+  const revealedState = await readRevealed(pulumi, stackFlag, deployment);
+  const { ours, foreign } = pendingCreates(deployment, revealedState);
   if (foreign.length > 0) {
     throw new CliError(
       EXIT.refused,
@@ -126,6 +149,7 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     ambiguous: [],
     droppedOperations: (deployment.pending_operations ?? []).length - ours.length,
     repaired,
+    services: [],
     dryRun: options.dryRun,
     changed: repaired !== null && !options.dryRun,
   };
@@ -173,25 +197,64 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     await sleep(options.settleMs ?? CLIENT_DEFAULTS.createSettleMs);
   }
 
-  const records = ours.length === 0 ? [] : await listEndpoints(client, {}, Progress.for(sink, options.progress));
-  const held = new Set<number>();
-  for (const resource of endpointResources(deployment)) {
-    const id = heldId(resource);
-    if (id !== undefined) held.add(id);
+  // Each pending create is judged on the service it was sent to: the ids held there, the stack's
+  // principal there, that service's listing.
+  const home: HomeService = { client, ...(deps.home ? await deps.home() : { service: serviceOf((client as { baseUrl?: string }).baseUrl ?? ""), config: EMPTY_CONFIG, env: {}, secretConfigKeys: [] }) };
+  const clients = new ServiceClients(home, deps.open ?? ((options) => new WebhooksClient(options)));
+  const targets = new Map(ours.map((p) => [p.urn, serviceTarget(p.revealedResource, revealedState, home)]));
+  deps.onSecrets?.(clients.secrets([...targets.values()]));
+  const outcomes: Outcome[] = [];
+  const services: RecoverReport["services"] = [];
+  try {
+    for (const p of ours) {
+      const target = targets.get(p.urn)!;
+      if (!target.known && p.unmatchable === undefined) p.unmatchable = `which service it was sent to cannot be told: ${target.why}`;
+    }
+    // Grouped by service; `null`: the pending creates whose service the state cannot tell (not looked for).
+    const groups = new Map<string | null, { target: Extract<ServiceTarget, { known: true }> | undefined; pending: PendingCreate[] }>();
+    for (const p of ours) {
+      const target = targets.get(p.urn)!;
+      const key = target.known ? target.service : null;
+      const group = groups.get(key) ?? { target: target.known ? target : undefined, pending: [] };
+      group.pending.push(p);
+      groups.set(key, group);
+    }
+    for (const [service, group] of groups) {
+      const lookable = group.target !== undefined && group.pending.some((p) => p.unmatchable === undefined);
+      const records = lookable ? await listEndpoints(clients.for(group.target!), {}, Progress.for(sink, options.progress)) : [];
+      const held = new Set<number>();
+      for (const resource of endpointResources(deployment)) {
+        const id = heldId(resource);
+        const on = heldService(resource, revealedState, home);
+        // An endpoint whose service the state cannot tell is held on every service: never a candidate.
+        if (id !== undefined && (on === undefined || on === service)) held.add(id);
+      }
+      const creators = service === null ? new Set<number>() : stackCreators(revealedState, service);
+      // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
+      if (group.target !== undefined) {
+        services.push({ service: group.target.baseUrlSecret ? "(a base URL held secret)" : group.target.service, creators: [...creators].sort((a, b) => a - b), pendingCreates: group.pending.length });
+      }
+      outcomes.push(
+        ...matchPendingCreates(group.pending, records, {
+          createdSince: (window?.since ?? 0) - CLIENT_DEFAULTS.clockSkewMs,
+          held,
+          creators,
+          picks: options.picks,
+        }),
+      );
+    }
+  } finally {
+    await clients.close();
   }
-  const creators = stackCreators(deployment);
-  // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
-  if (report.window !== null) report.window.creators = [...creators].sort((a, b) => a - b);
-  const outcomes = matchPendingCreates(ours, records, {
-    createdSince: (window?.since ?? 0) - CLIENT_DEFAULTS.clockSkewMs,
-    held,
-    creators,
-    picks: options.picks,
-  });
+  report.services = services;
+  if (report.window !== null) report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
   fillReport(report, outcomes);
   if (report.ambiguous.length > 0) {
     printReport(sink, report, options.json);
-    const why = creators.size === 0 ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state shows none)" : "match more than one endpoint (or share one)";
+    const unconfirmed = services.some((s) => s.creators.length === 0);
+    const why = unconfirmed
+      ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service)"
+      : "match more than one endpoint (or share one)";
     throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`);
   }
   if (options.dryRun) {
@@ -210,7 +273,14 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       throw new CliError(EXIT.refused, "the stack's state changed while recover ran (another pulumi command?): nothing was written; run recover again");
     }
     const stamp = new Date(now());
-    const recorded = outcomes.flatMap((o) => (o.kind === "record" ? [recordedResource(o.pending, o.record, stamp)] : []));
+    const recorded = outcomes.flatMap((o) => {
+      if (o.kind !== "record") return [];
+      const target = targets.get(o.pending.urn);
+      if (target === undefined || !target.known) return [];
+      const provenance: Provenance = o.how === "picked" ? { how: "picked", service: target.service } : o.how === "adopted" ? { how: "adopted", service: target.service } : { how: "created", service: target.service, recovered: true };
+      const secretValues = [...secretTexts(o.pending.revealedResource.inputs ?? {}), ...target.secretValues];
+      return [recordedResource(o.pending, o.record, stamp, provenance, { secretValues, provenanceSecret: target.baseUrlSecret })];
+    });
     await importState(pulumi, stackFlag, recoveredDeployment(original, recorded), options, report, processes);
     await verify(pulumi, stackFlag, report);
   }
@@ -263,6 +333,22 @@ function stackNames(state: UntypedDeployment, stackOption: string | undefined, p
   return { stack, project };
 }
 
+/**
+ * The state exported with `--show-secrets`, in memory only: what recover must know of secrets (an
+ * explicit provider's token and base URL, a secret name to match, a secret provenance). When it
+ * cannot be read (no access to the secrets manager), the plain state stands in, and what is secret
+ * there is not looked for.
+ */
+async function readRevealed(pulumi: PulumiRunner, stackFlag: string[], plain: Deployment): Promise<Deployment> {
+  const result = await pulumi.run(["stack", "export", "--show-secrets", ...stackFlag]).catch(() => undefined);
+  if (result === undefined || result.code !== 0) return plain;
+  try {
+    return parseState(result.stdout, "`pulumi stack export --show-secrets`").deployment;
+  } catch {
+    return plain;
+  }
+}
+
 /** The end of the last update the stack's history records: the interrupted one started after it. */
 async function historyBound(pulumi: PulumiRunner, stackFlag: string[]): Promise<{ since: number; source: string } | undefined> {
   const result = await pulumi.run(["stack", "history", "--json", ...stackFlag]).catch(() => undefined);
@@ -306,9 +392,12 @@ async function gone(processes: ProcessProbe, pid: number, sleep: (ms: number) =>
 
 function fillReport(report: RecoverReport, outcomes: readonly Outcome[]): void {
   for (const outcome of outcomes) {
-    const base = { urn: outcome.pending.urn, resourceName: outcome.pending.resourceName, webhookName: outcome.pending.webhookName, webhookUrl: outcome.pending.webhookUrl };
+    const p = outcome.pending;
+    // A name or URL the state holds secret was matched, and is never shown.
+    const shown = (key: "webhookName" | "webhookUrl") => (p.secretInputs.includes(key) ? undefined : p[key]);
+    const base = { urn: p.urn, resourceName: p.resourceName, webhookName: shown("webhookName"), webhookUrl: shown("webhookUrl") };
     if (outcome.kind === "record") {
-      report.recorded.push({ ...base, webhookId: outcome.record.webhookId, createTime: outcome.record.createTime, how: outcome.how });
+      report.recorded.push({ ...base, webhookId: outcome.record.webhookId, createTime: outcome.record.createTime, how: outcome.reason });
     } else if (outcome.kind === "clear") {
       report.cleared.push({ ...base, reason: outcome.reason });
     } else {

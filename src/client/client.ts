@@ -145,7 +145,7 @@ export class WebhooksClient {
     const body = { webhook_name: params.webhookName, webhook_url: params.webhookUrl };
     // The token, then the signing secret of every record this create's listings return (appended
     // as they come): redacted from every message built from service text during the create.
-    const secrets = [this.#context.token];
+    const secrets = [this.#context.token, ...nonEmpty(options.redact)];
     const listing = this.#serviceListing(options, secrets);
     const snapshot = await takeSnapshot(listing, params, { allowExisting: options.allowDuplicate === true, signal: options.signal, secrets });
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
@@ -157,7 +157,7 @@ export class WebhooksClient {
         try {
           const raw = await this.#transport.post(CREATE_PATH, body, this.#sendOptions("create", options));
           // `secrets` holds the signing secrets this create's listings saw: a refusal quoting one is redacted.
-          const envelope = interpretResponse("create", raw, schemas().createEnvelope, { ...this.#context, secrets });
+          const envelope = interpretResponse("create", raw, schemas().createEnvelope, { ...this.#context, secrets, redact: nonEmpty(options.redact) });
           return { record: toRecord(envelope.data, [this.#context.token]), traceId: envelope.trace_id, recovered: false };
         } catch (error) {
           const outcome = classifyCreateFailure(error);
@@ -217,7 +217,7 @@ export class WebhooksClient {
       ascending: params.ascending === undefined ? this.#settings.ascending : String(params.ascending),
     };
     if (options.signal) return this.#fetchPageNow(body, options);
-    const key = JSON.stringify([body, options.timeoutMs, options.maxRetries]);
+    const key = JSON.stringify([body, options.timeoutMs, options.maxRetries, options.redact]);
     const inflight = this.#inflightLists.get(key);
     if (inflight) return inflight;
     const promise = this.#fetchPageNow(body, options).finally(() => this.#inflightLists.delete(key));
@@ -230,7 +230,7 @@ export class WebhooksClient {
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
-        const envelope = interpretResponse("list", raw, schemas().listEnvelope, this.#context);
+        const envelope = interpretResponse("list", raw, schemas().listEnvelope, { ...this.#context, redact: nonEmpty(options.redact) });
         if (envelope.data.data.length > body.limit) {
           throw new WebhookInvalidResponseError(
             `list returned ${envelope.data.data.length} records in a page for which ${body.limit} were asked: a listing is bounded only if the service honours limit; if it answers in fixed pages larger than that, set the page size to its own (pageSize, webhooks:pageSize or WEBHOOKS_PAGE_SIZE)`,
@@ -267,4 +267,9 @@ export class WebhooksClient {
   #sendOptions(operation: "list" | "create", options: CallOptions) {
     return { operation, timeoutMs: options.timeoutMs ?? this.#settings.timeoutMs, signal: options.signal };
   }
+}
+
+/** The caller's secret values worth redacting (an empty string would match everywhere). */
+function nonEmpty(values: readonly string[] | undefined): string[] {
+  return (values ?? []).filter((value) => value.length > 0);
 }

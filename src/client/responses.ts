@@ -24,6 +24,11 @@ export interface InterpretContext {
    * grows during the operation covers every listing made before the answer came.
    */
   secrets?: readonly string[] | undefined;
+  /**
+   * Values the caller holds secret (see `CallOptions.redact`): redacted like the token, whatever
+   * their length, since the caller marked them.
+   */
+  redact?: readonly string[] | undefined;
 }
 
 /** Shortest extra secret (see {@link InterpretContext.secrets}) redacted by value. */
@@ -177,7 +182,7 @@ function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, con
   const envelope = loose?.success ? loose.data : undefined;
   // Extra secrets of fewer than MIN_EXTRA_SECRET_CHARS characters are left to the sign_secret field
   // pattern: redacting them by value would cut ordinary text apart ("409" around a secret "0").
-  const secrets = [context.token, ...(context.secrets ?? []).filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS)];
+  const secrets = [context.token, ...(context.redact ?? []), ...(context.secrets ?? []).filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS)];
   const rawMsg = typeof envelope?.msg === "string" ? envelope.msg : typeof envelope?.message === "string" ? envelope.message : undefined;
   // Each field on its own: an unreadable code does not discard the message or the trace id.
   const rawCode = typeof envelope?.code === "string" || (typeof envelope?.code === "number" && Number.isFinite(envelope.code)) ? String(envelope.code) : undefined;

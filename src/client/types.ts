@@ -124,6 +124,12 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Retries allowed for this call. @default the client's `maxRetries` */
   maxRetries?: number;
+  /**
+   * Values the caller holds secret (a name or URL a Pulumi program marked secret, say): kept out of
+   * every message and error this call builds, like the token, whatever the service echoes.
+   * @default none
+   */
+  redact?: readonly string[];
 }
 
 /** Parameters of `list`: one page, filtered. */

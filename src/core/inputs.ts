@@ -14,6 +14,12 @@ export interface WebhookEndpointInputs {
   adoptWebhookId?: number;
   /** Dynamic resource only: per-resource connection settings. */
   connection?: ConnectionInputs;
+  /**
+   * Dynamic resource only, set by the resource class: which inputs (and `webhooks:*` config keys)
+   * the program marked secret. The dynamic-provider host hands the provider plain values, so this
+   * is how the provider knows what to keep out of its messages.
+   */
+  __secretInputs?: string[];
 }
 
 export interface CheckFailure {

@@ -68,6 +68,8 @@ export const BY_NAME_MAX_PAGES = 2;
 export interface LookupHints {
   webhookName?: string | undefined;
   webhookUrl?: string | undefined;
+  /** Values the program marked secret: sent as filters, so kept out of any message the service's answer makes. */
+  redact?: readonly string[] | undefined;
 }
 
 /** Counters of one connection's lookups, for tests and the benchmark. */
@@ -236,7 +238,7 @@ export class EndpointLookups {
     let inconclusive = false;
     if (hints.webhookName) {
       this.stats.byName++;
-      const found = await this.#list({ webhookName: hints.webhookName }, id);
+      const found = await this.#list({ webhookName: hints.webhookName }, id, hints.redact);
       if (found !== undefined && found !== INCONCLUSIVE) return found;
       inconclusive = found === INCONCLUSIVE;
     }
@@ -247,7 +249,7 @@ export class EndpointLookups {
     }
     if (hints.webhookUrl) {
       this.stats.byUrl++;
-      const found = await this.#list({ webhookUrl: hints.webhookUrl }, id);
+      const found = await this.#list({ webhookUrl: hints.webhookUrl }, id, hints.redact);
       if (found !== undefined && found !== INCONCLUSIVE) return found;
       inconclusive ||= found === INCONCLUSIVE;
     }
@@ -323,9 +325,9 @@ export class EndpointLookups {
    * Stops at the page holding it; {@link INCONCLUSIVE} when {@link BY_NAME_MAX_PAGES} pages did not
    * hold it and the listing goes on.
    */
-  async #list(filter: { webhookName?: string; webhookUrl?: string }, id: number): Promise<Found> {
+  async #list(filter: { webhookName?: string; webhookUrl?: string }, id: number, redact: readonly string[] | undefined): Promise<Found> {
     let pages = 0;
-    for await (const page of this.client.listAll({ ...filter, match: "service" })) {
+    for await (const page of this.client.listAll({ ...filter, match: "service" }, redact === undefined || redact.length === 0 ? {} : { redact })) {
       const found = page.records.find((record) => record.webhookId === id);
       if (found !== undefined) return found;
       if (++pages >= BY_NAME_MAX_PAGES && page.nextCursor !== undefined) return INCONCLUSIVE;

@@ -7,7 +7,7 @@ import type { WebhookEndpointRecord } from "../client/types";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
-import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
+import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, serviceOf, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
 import {
   createdAddress,
   declaredAddress,
@@ -15,8 +15,10 @@ import {
   stateAfterRead,
   stateAfterUpdate,
   stillAsCreated,
+  type Provenance,
   type WebhookEndpointOutputs,
 } from "./state";
+import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
 
 /**
  * The provider core: the lifecycle of a webhook endpoint on a list-and-create API, written once
@@ -35,6 +37,10 @@ import {
  *
  * It holds its configuration and, per connection (base URL and token), a client and that
  * connection's lookups: nothing is shared between connections, and there is no module-level state.
+ *
+ * Every method takes the call's taint (what the program marked secret, see `taint.ts`): its values
+ * never appear in a message, a notice or an error the call makes, whatever field or service text
+ * they show up in. Each face works out the taint from what the engine tells it.
  */
 export interface ProviderCoreOptions {
   /** Which face: decides the input shape (the dynamic resource has `connection`) and the advice in messages. */
@@ -96,16 +102,34 @@ export class ProviderCore {
     this.#config = config;
   }
 
-  check(news: Record<string, unknown>): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-    return { inputs: news, failures: validateInputs(news, { connection: this.face === "dynamic" }) };
+  check(news: Record<string, unknown>, taint: Taint = NO_TAINT): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+    const failures = validateInputs(news, { connection: this.face === "dynamic" }).map((failure) => ({ property: failure.property, reason: scrubbed(failure.reason, taint.values) }));
+    if (taint.names.includes("adoptWebhookId") && news.adoptWebhookId !== undefined && news.adoptWebhookId !== null) {
+      failures.push({
+        property: "adoptWebhookId",
+        reason:
+          "adoptWebhookId is a secret, but the id becomes the resource's ID, which Pulumi stores and shows in plaintext: pass it as a plain number (a webhook_id is not secret; the endpoint's signSecret stays secret)",
+      });
+    }
+    return { inputs: news, failures };
   }
 
-  async create(inputs: WebhookEndpointInputs): Promise<{ id: string; state: WebhookEndpointOutputs }> {
-    const { client, secrets } = this.#connection(inputs.connection);
+  async create(inputs: WebhookEndpointInputs, taint: Taint = NO_TAINT): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+    try {
+      return await this.#create(inputs, taint);
+    } catch (error) {
+      throw scrubbedError(error, taint.values);
+    }
+  }
+
+  async #create(inputs: WebhookEndpointInputs, taint: Taint): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+    const connection = this.#connection(inputs.connection);
+    const secrets = [...connection.secrets, ...taint.values];
     const quote = (text: string) => quoteServiceText(text, secrets);
-    const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(client, inputs) : await this.#adopt(inputs, inputs.adoptWebhookId);
+    const adopting = inputs.adoptWebhookId !== undefined;
+    const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(connection.client, inputs, taint) : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
-    const state = stateAfterCreate(record, inputs);
+    const state = stateAfterCreate(record, inputs, { how: adopting ? "adopted" : "created", service: serviceOf(connection.client.baseUrl) });
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
@@ -123,24 +147,43 @@ export class ProviderCore {
     return { id, state };
   }
 
-  async read(id: string, old: Partial<WebhookEndpointOutputs> | undefined): Promise<ReadOutcome | undefined> {
+  /** Read; with no `old` state, an import (`pulumi import`, the `import` option), recorded as such. */
+  async read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint = NO_TAINT): Promise<ReadOutcome | undefined> {
+    try {
+      return await this.#read(id, old, taint);
+    } catch (error) {
+      throw scrubbedError(error, taint.values);
+    }
+  }
+
+  async #read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint): Promise<ReadOutcome | undefined> {
     const webhookId = idNumber(id);
     const connection = this.#connection(old?.connection);
-    const record = await connection.lookups.find(webhookId, { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl }, true);
+    const record = await connection.lookups.find(webhookId, { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl, redact: taint.values }, true);
     connection.justRead.set(id, { record, at: Date.now() });
     if (record === undefined) return undefined;
-    const state = stateAfterRead(record, old ?? {});
+    const imported: Provenance | undefined = old === undefined ? { how: "imported", service: serviceOf(connection.client.baseUrl) } : undefined;
+    const state = stateAfterRead(record, old ?? {}, imported);
     const inputs: WebhookEndpointInputs = {
       webhookName: record.webhookName,
       webhookUrl: record.webhookUrl,
       ...(old?.adoptWebhookId === undefined ? {} : { adoptWebhookId: old.adoptWebhookId }),
       ...(old?.connection === undefined ? {} : { connection: old.connection }),
+      ...(Array.isArray(old?.__secretInputs) ? { __secretInputs: old.__secretInputs } : {}),
     };
     return { id, state, inputs };
   }
 
   /** Diff: inputs compared with what was declared, then the service asked whether the endpoint drifted. */
-  async diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>): Promise<DiffOutcome> {
+  async diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint = NO_TAINT): Promise<DiffOutcome> {
+    try {
+      return await this.#diff(id, olds, news, taint);
+    } catch (error) {
+      throw scrubbedError(error, taint.values);
+    }
+  }
+
+  async #diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint): Promise<DiffOutcome> {
     const replaces: string[] = [];
     const updates: string[] = [];
     const declared = declaredAddress(olds);
@@ -160,14 +203,15 @@ export class ProviderCore {
       // (the engine's marker must never be sent as a token or used as a URL).
       const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
       const seen = takeJustRead(connection, id);
-      const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName }, false);
+      const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName, redact: taint.values }, false);
       if (current === undefined) {
         replaces.push("webhookId");
         drift = `endpoint ${id} no longer exists on the service under its name`;
       } else if (!stillAsCreated(current, olds)) {
         const created = createdAddress(olds);
         replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
-        drift = `endpoint ${id} was changed on the service to name ${quoteServiceText(current.webhookName, connection.secrets)}, URL ${quoteServiceText(current.webhookUrl, connection.secrets)}`;
+        const secrets = [...connection.secrets, ...taint.values];
+        drift = `endpoint ${id} was changed on the service to name ${quoteServiceText(current.webhookName, secrets)}, URL ${quoteServiceText(current.webhookUrl, secrets)}`;
       }
     }
     return { changes: replaces.length > 0 || updates.length > 0, replaces, updates, ...(drift === undefined ? {} : { drift }) };
@@ -178,11 +222,11 @@ export class ProviderCore {
     return stateAfterUpdate(olds, news);
   }
 
-  delete(id: string, olds: Partial<WebhookEndpointOutputs>): void {
+  delete(id: string, olds: Partial<WebhookEndpointOutputs>, taint: Taint = NO_TAINT): void {
     // Delete calls nothing, so it needs no connection (and makes no client: destroy never loads the
     // HTTP stack) and succeeds with none configured; every token the settings hold is kept out of
     // the notice, whether or not a connection would resolve from them.
-    const secrets = accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env);
+    const secrets = [...accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env), ...taint.values];
     const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, secrets, 100)})` : "";
     // The id is a webhook_id in any state this provider wrote; anything else (a hand-edited state) is quoted and redacted.
     const shownId = /^\d{1,20}$/.test(id) ? id : quoteServiceText(id, secrets, 60);
@@ -203,10 +247,10 @@ export class ProviderCore {
     await Promise.all(all.map((state) => state.client.close()));
   }
 
-  async #createEndpoint(client: WebhooksClient, inputs: WebhookEndpointInputs): Promise<WebhookEndpointRecord> {
+  async #createEndpoint(client: WebhooksClient, inputs: WebhookEndpointInputs, taint: Taint): Promise<WebhookEndpointRecord> {
     const params = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl };
     try {
-      return (await client.create(params)).record;
+      return (await client.create(params, taint.values.length === 0 ? {} : { redact: taint.values })).record;
     } catch (error) {
       if (error instanceof WebhookEndpointExistsError) {
         throw new ProviderError(
@@ -217,7 +261,7 @@ export class ProviderCore {
       if (error instanceof WebhookCreateUncertainError) {
         const ids = error.candidateIds;
         throw new ProviderError(
-          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`npx webhooks list --name ${shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
+          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`npx webhooks list --name ${taint.names.includes("webhookName") ? "<name>" : shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
           error,
         );
       }
@@ -232,10 +276,10 @@ export class ProviderCore {
     return `To manage ${which} from this stack, set \`adoptWebhookId: ${id}\` on the resource${native}; if an interrupted run created it, \`npx webhooks recover\` in the project records it`;
   }
 
-  async #adopt(inputs: WebhookEndpointInputs, adoptId: number): Promise<WebhookEndpointRecord> {
+  async #adopt(inputs: WebhookEndpointInputs, adoptId: number, taint: Taint): Promise<WebhookEndpointRecord> {
     const { lookups, secrets } = this.#connection(inputs.connection);
-    const quote = (text: string) => quoteServiceText(text, secrets);
-    const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl }, true);
+    const quote = (text: string) => quoteServiceText(text, [...secrets, ...taint.values]);
+    const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values }, true);
     if (record === undefined) {
       throw new ProviderError(
         `adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`,
@@ -309,6 +353,8 @@ function idNumber(id: string): number {
   if (!/^\d+$/.test(id) || !Number.isSafeInteger(value) || value <= 0) {
     throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not a webhook_id (a positive whole number): this state was not written by WebhookEndpoint, or the ID given to import is wrong`);
   }
+  // One endpoint, one ID: "08" and "8" would otherwise be two resources holding the same endpoint.
+  if (id !== String(value)) throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not written as a webhook_id is: use ${value}`);
   return value;
 }
 

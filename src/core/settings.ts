@@ -13,10 +13,12 @@ export const SETTINGS = {
   baseUrl: { env: "WEBHOOKS_BASE_URL", kind: "string" },
   accessToken: { env: "WEBHOOKS_ACCESS_TOKEN", kind: "string", secret: true },
   allowInsecureHttp: { env: "WEBHOOKS_ALLOW_INSECURE_HTTP", kind: "boolean" },
-  timeoutMs: { env: "WEBHOOKS_TIMEOUT_MS", kind: "number" },
-  maxRetries: { env: "WEBHOOKS_MAX_RETRIES", kind: "number" },
-  createSettleMs: { env: "WEBHOOKS_CREATE_SETTLE_MS", kind: "number" },
-  pageSize: { env: "WEBHOOKS_PAGE_SIZE", kind: "number" },
+  // The ranges are the client's (client/options.ts): a value outside them is refused where it is
+  // set (check, CheckConfig), naming the setting, not at the first call.
+  timeoutMs: { env: "WEBHOOKS_TIMEOUT_MS", kind: "number", min: 1, max: 3_600_000, unit: "milliseconds" },
+  maxRetries: { env: "WEBHOOKS_MAX_RETRIES", kind: "number", min: 0, max: 100, integer: true, unit: "retries" },
+  createSettleMs: { env: "WEBHOOKS_CREATE_SETTLE_MS", kind: "number", min: 0, max: 600_000, unit: "milliseconds" },
+  pageSize: { env: "WEBHOOKS_PAGE_SIZE", kind: "number", min: 1, max: 10_000, integer: true, unit: "records per page" },
   ascending: { env: "WEBHOOKS_ASCENDING", kind: "string" },
 } as const;
 
@@ -134,6 +136,21 @@ export function resolveConnection(
 }
 
 /**
+ * The service a base URL names, in one form: scheme and host lower-cased, a default port and
+ * trailing slashes dropped. What state records as an endpoint's service (never the token), and what
+ * `webhooks recover` and `orphans` compare.
+ */
+export function serviceOf(baseUrl: string): string {
+  const trimmed = baseUrl.trim();
+  try {
+    const url = new URL(trimmed);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return trimmed.replace(/\/+$/, "");
+  }
+}
+
+/**
  * Every access token the settings hold, from each place, whether or not a connection resolves
  * from them: what a message that quotes resource or service text must keep out.
  */
@@ -179,9 +196,13 @@ export function parseBoolSetting(text: string): boolean | undefined {
 export function settingValueProblem(name: SettingName, text: string): string | undefined {
   const shown = JSON.stringify(text.trim().slice(0, 40));
   if (SETTINGS[name].kind === "boolean" && parseBoolSetting(text) === undefined) return `must be true or false, got ${shown}`;
-  if (SETTINGS[name].kind === "number") {
-    const value = Number(text.trim());
-    if (!Number.isFinite(value) || value < 0) return `must be a number of milliseconds or a count, got ${shown}`;
+  const setting = SETTINGS[name];
+  if (setting.kind === "number") {
+    const value = text.trim() === "" ? NaN : Number(text.trim());
+    const whole = "integer" in setting && setting.integer;
+    if (!Number.isFinite(value) || value < setting.min || value > setting.max || (whole && !Number.isInteger(value))) {
+      return `must be a ${whole ? "whole " : ""}number of ${setting.unit} from ${setting.min} to ${setting.max}, got ${shown}`;
+    }
   }
   return undefined;
 }

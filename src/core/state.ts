@@ -16,8 +16,40 @@ import type { ConnectionInputs } from "./settings";
 export interface WebhookEndpointOutputs extends WebhookEndpointRecord {
   adoptWebhookId?: number;
   connection?: ConnectionInputs;
+  /** Dynamic resource only: which of its inputs (and `webhooks:*` config keys) the program marked secret. */
+  __secretInputs?: string[];
   declared?: EndpointAddress;
   createdAs?: EndpointAddress;
+  /** How the endpoint entered the stack and on which service; absent in states of earlier releases (unknown). */
+  provenance?: Provenance;
+}
+
+/**
+ * How an endpoint entered a stack, recorded when it did (a fact, never inferred later):
+ * - `created`: this stack's create call made it (`recovered: true` when `webhooks recover` recorded
+ *   a create a killed run made, matched by the stack's own principal);
+ * - `adopted`: taken over with `adoptWebhookId`;
+ * - `imported`: brought in by `pulumi import` or the `import` resource option (native face);
+ * - `picked`: recorded by `webhooks recover --pick`, a person's choice.
+ * Only `created` endpoints teach `webhooks recover` the stack's principal or count, in
+ * `webhooks orphans`, as left behind by the stack. `service` is the connection's base URL in one
+ * form ({@link serviceOf}), never its token.
+ */
+export interface Provenance {
+  how: ProvenanceHow;
+  service: string;
+  recovered?: boolean;
+}
+export const PROVENANCE_HOWS = ["created", "adopted", "imported", "picked"] as const;
+export type ProvenanceHow = (typeof PROVENANCE_HOWS)[number];
+
+/** The provenance a state records, or undefined when it records none or one this release cannot read. */
+export function provenanceOf(state: { provenance?: unknown } | undefined): Provenance | undefined {
+  const value = state?.provenance;
+  if (typeof value !== "object" || value === null) return undefined;
+  const { how, service, recovered } = value as Record<string, unknown>;
+  if (typeof how !== "string" || !(PROVENANCE_HOWS as readonly string[]).includes(how) || typeof service !== "string") return undefined;
+  return { how: how as ProvenanceHow, service, ...(recovered === true ? { recovered: true } : {}) };
 }
 
 function addressOf(value: EndpointAddress): EndpointAddress {
@@ -29,36 +61,47 @@ function strictlyEqual(a: EndpointAddress, b: EndpointAddress): boolean {
 }
 
 /** The state after a create or an adoption of `record` for `inputs`. */
-export function stateAfterCreate(record: WebhookEndpointRecord, inputs: WebhookEndpointInputs): WebhookEndpointOutputs {
+export function stateAfterCreate(record: WebhookEndpointRecord, inputs: WebhookEndpointInputs, provenance: Provenance): WebhookEndpointOutputs {
   return {
     ...record,
     ...echoedInputs(inputs),
     ...(strictlyEqual(record, inputs) ? {} : { declared: addressOf(inputs) }),
+    provenance,
   };
 }
 
-/** The state after a read found `record`; the remembered addresses carry over. */
-export function stateAfterRead(record: WebhookEndpointRecord, old: Partial<WebhookEndpointOutputs>): WebhookEndpointOutputs {
+/**
+ * The state after a read found `record`; the remembered addresses and the provenance carry over
+ * (`imported` gives the provenance of an endpoint read with no state: `pulumi import`).
+ */
+export function stateAfterRead(record: WebhookEndpointRecord, old: Partial<WebhookEndpointOutputs>, imported?: Provenance): WebhookEndpointOutputs {
   const declared = declaredAddress(old);
   const createdAs = createdAddress(old);
+  const provenance = imported ?? provenanceOf(old);
   return {
     ...record,
     ...echoedInputs(old),
     ...(declared === undefined || strictlyEqual(declared, createdAs ?? record) ? {} : { declared }),
     ...(createdAs === undefined || strictlyEqual(createdAs, record) ? {} : { createdAs }),
+    ...(provenance === undefined ? {} : { provenance }),
   };
 }
 
-/** The state after an update (no API call): the record and remembered addresses kept, inputs echoed anew. */
+/**
+ * The state after an update (no API call): the record, the remembered addresses and the provenance
+ * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), inputs
+ * echoed anew.
+ */
 export function stateAfterUpdate(old: WebhookEndpointOutputs, inputs: Partial<WebhookEndpointInputs>): WebhookEndpointOutputs {
-  const { adoptWebhookId: _adopt, connection: _connection, ...kept } = old;
+  const { adoptWebhookId: _adopt, connection: _connection, __secretInputs: _secretInputs, ...kept } = old;
   return { ...kept, ...echoedInputs(inputs) };
 }
 
-function echoedInputs(inputs: Partial<WebhookEndpointInputs>): Pick<WebhookEndpointOutputs, "adoptWebhookId" | "connection"> {
+function echoedInputs(inputs: Partial<WebhookEndpointInputs>): Pick<WebhookEndpointOutputs, "adoptWebhookId" | "connection" | "__secretInputs"> {
   return {
     ...(inputs.adoptWebhookId === undefined ? {} : { adoptWebhookId: inputs.adoptWebhookId }),
     ...(inputs.connection === undefined ? {} : { connection: inputs.connection }),
+    ...(Array.isArray(inputs.__secretInputs) ? { __secretInputs: inputs.__secretInputs } : {}),
   };
 }
 

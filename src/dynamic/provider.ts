@@ -2,8 +2,9 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore } from "../core/provider-core";
-import { retiredSettingsInUse, stackConfig } from "../core/settings";
+import { configKey, retiredSettingsInUse, stackConfig, type SettingName } from "../core/settings";
 import type { WebhookEndpointOutputs } from "../core/state";
+import { scrubbed, type Taint } from "../core/taint";
 
 /**
  * The dynamic face: a thin adapter from Pulumi's dynamic-provider contract to the provider core.
@@ -16,6 +17,34 @@ export type DynamicWebhookProvider = Required<dynamic.ResourceProvider<WebhookEn
 /** Builds a dynamic provider over its own core (one per provider-host process, see `provider`). */
 export function createDynamicProvider(core: ProviderCore = new ProviderCore({ face: "dynamic" })): DynamicWebhookProvider {
   let warned = false;
+  let config: (key: string) => string | undefined = () => undefined;
+  /**
+   * The taint of a call. The dynamic-provider host hands this provider plain values (it does not
+   * accept secrets), so the resource class records which inputs and `webhooks:*` config keys the
+   * program marked secret (`__secretInputs`); the connection input is secret always.
+   */
+  const taintOf = (...props: (Partial<WebhookEndpointInputs> | undefined)[]): Taint => {
+    const names = new Set<string>();
+    const values = new Set<string>();
+    for (const p of props) {
+      if (p === undefined) continue;
+      const marked = Array.isArray(p.__secretInputs) ? p.__secretInputs.filter((name): name is string => typeof name === "string") : [];
+      for (const name of marked) {
+        names.add(name);
+        const value = name.startsWith("webhooks:") ? config(name) : (p as Record<string, unknown>)[name];
+        if (typeof value === "string" || typeof value === "number") values.add(String(value));
+      }
+      const connection = p.connection as Record<string, unknown> | undefined;
+      if (typeof connection === "object" && connection !== null) {
+        for (const value of Object.values(connection)) if (typeof value === "string" && value !== "") values.add(value);
+      }
+    }
+    for (const name of ["accessToken"] satisfies SettingName[]) {
+      const value = config(configKey(name));
+      if (value) values.add(value);
+    }
+    return { names: [...names], values: [...values] };
+  };
   return {
     configure(request: dynamic.ConfigureRequest): Promise<void> {
       // Assigned synchronously: the provider host caches this provider before configure's promise
@@ -29,6 +58,7 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
         }
       };
       core.configure(stackConfig(get));
+      config = get;
       if (!warned) {
         warned = true;
         for (const warning of retiredSettingsInUse(get, process.env)) console.log(`warning: ${warning}`);
@@ -37,13 +67,13 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
     },
 
     async check(_olds, news) {
-      const { failures } = core.check(news as unknown as Record<string, unknown>);
+      const { failures } = core.check(news as unknown as Record<string, unknown>, taintOf(news));
       return failures.length > 0 ? { inputs: news, failures } : { inputs: news };
     },
 
     async create(inputs) {
       try {
-        const { id, state } = await core.create(inputs);
+        const { id, state } = await core.create(inputs, taintOf(inputs));
         return { id, outs: state };
       } catch (error) {
         if (error instanceof EndpointCreatedButFailedError) {
@@ -57,14 +87,15 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
     },
 
     async read(id, props) {
-      const found = await core.read(id, props);
+      const found = await core.read(id, props, taintOf(props));
       if (found === undefined) return { id: "" };
       return { id, props: found.state, inputs: found.inputs as WebhookEndpointOutputs };
     },
 
     async diff(id, olds, news) {
-      const outcome = await core.diff(id, olds, news);
-      if (outcome.drift !== undefined) console.log(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`);
+      const taint = taintOf(olds, news);
+      const outcome = await core.diff(id, olds, news, taint);
+      if (outcome.drift !== undefined) console.log(scrubbed(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`, taint.values));
       return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
     },
 
@@ -73,7 +104,7 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
     },
 
     async delete(id, props) {
-      core.delete(id, props);
+      core.delete(id, props, taintOf(props));
     },
   };
 }

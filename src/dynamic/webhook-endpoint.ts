@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { Provenance } from "../core/state";
 import { PROVIDER_TEXT } from "./shim";
 
 /**
@@ -88,6 +89,13 @@ export class WebhookEndpoint extends pulumi.CustomResource {
   declare public readonly operatorName: pulumi.Output<string>;
   /** When the endpoint was last operated on (`operate_time`), in milliseconds since the Unix epoch. */
   declare public readonly operateTime: pulumi.Output<number>;
+  /**
+   * How the endpoint entered this stack (`created`, or `adopted` with `adoptWebhookId`) and on which
+   * service (its base URL, never the token): recorded when it happened, read by `webhooks recover`
+   * and `webhooks orphans`. Secret when the base URL may be (a `connection` input, or
+   * `webhooks:baseUrl` set with `--secret`).
+   */
+  declare public readonly provenance: pulumi.Output<Provenance>;
 
   /**
    * Declares a webhook endpoint. `up` creates it with exactly one create call (or adopts
@@ -113,12 +121,45 @@ export class WebhookEndpoint extends pulumi.CustomResource {
       operatorId: undefined,
       operatorName: undefined,
       operateTime: undefined,
+      provenance: undefined,
+      // Which inputs the program marked secret: the dynamic-provider host hands the provider plain
+      // values, and this is how it keeps them out of its messages.
+      __secretInputs: secretInputNames(args),
       // What the dynamic-provider host runs for this resource (see shim.ts).
       __provider: PROVIDER_TEXT,
     };
     // Forced whatever the caller passed: signSecret (and the connection with its token) are
-    // secret in state and outputs, always.
-    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
+    // secret in state and outputs, always; so are the remembered declared and created addresses
+    // (they may hold a name or URL the program marked secret, and the engine only carries
+    // secrecy from an input to the output of the same name), and the provenance whenever the base
+    // URL it names may be secret.
+    const baseUrlMayBeSecret = args.connection !== undefined || configIsSecret("webhooks:baseUrl");
+    const forced = ["signSecret", "connection", "declared", "createdAs", ...(baseUrlMayBeSecret ? ["provenance"] : [])];
+    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...forced])];
     super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, { ...opts, additionalSecretOutputs });
   }
+}
+
+/** The inputs a program may mark secret, and the stack config keys the provider reads. */
+const SECRET_CAPABLE_INPUTS = ["webhookName", "webhookUrl", "adoptWebhookId"] as const;
+const SECRET_CAPABLE_CONFIG = ["webhooks:baseUrl", "webhooks:accessToken", "webhooks:allowInsecureHttp", "webhooks:timeoutMs", "webhooks:maxRetries", "webhooks:createSettleMs", "webhooks:pageSize", "webhooks:ascending"];
+
+/** Which of the resource's inputs, and which `webhooks:*` config keys, the program marked secret. */
+function secretInputNames(args: WebhookEndpointArgs): pulumi.Output<string[]> {
+  const marked = SECRET_CAPABLE_INPUTS.map(async (name) => {
+    const value = args[name];
+    return value !== undefined && pulumi.Output.isInstance<unknown>(value) && (await pulumi.isSecret(value as pulumi.Output<unknown>)) ? [name] : [];
+  });
+  const config = SECRET_CAPABLE_CONFIG.filter(configIsSecret);
+  return pulumi.output(Promise.all(marked).then((names) => [...names.flat(), ...config]));
+}
+
+/**
+ * Whether the stack config holds `key` as a secret. The SDK knows (`runtime.isConfigSecret`, which
+ * its own `Config.get` warning uses) but does not declare it in its types; an SDK without it is
+ * taken to hold every key secret, the side that never shows one.
+ */
+function configIsSecret(key: string): boolean {
+  const runtime = pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean };
+  return typeof runtime.isConfigSecret === "function" ? runtime.isConfigSecret(key) : true;
 }

@@ -4,7 +4,7 @@
 // credential in Authorization (which a cross-site "simple" request cannot), and send its body as
 // application/json (text/plain, the "simple" content type, is refused). No CORS headers are sent.
 import { injectionSchema } from "./options";
-import { ApiError, bodyObject, isJsonContentType, parseJsonBody, presentsToken } from "./protocol";
+import { ApiError, LOOPBACK_HOST, bodyObject, isJsonContentType, parseJsonBody, presentsToken } from "./protocol";
 import { EmulatorConfigError, parseWith } from "./resolve";
 import { ADMIN_PREFIX, writeJson, type Exchange } from "./server";
 import type { Emulator, WebhookInput } from "./types";
@@ -89,7 +89,6 @@ const ROUTES: readonly AdminRoute[] = [
   },
 ];
 
-const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/i;
 
 /**
  * Serves one admin request; `credentials` are the tokens that open the admin routes (only the admin

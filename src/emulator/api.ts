@@ -10,6 +10,7 @@ import {
   ApiError,
   CREATE_PATH,
   LIST_PATH,
+  LOOPBACK_HOST,
   apiErrors,
   bodyObject,
   errorOutcome,
@@ -30,12 +31,20 @@ export interface ApiState {
   readonly store: WebhookStore;
   readonly planner: FaultPlanner;
   readonly journal: Journal;
+  /** Bound to loopback only: then only requests naming a loopback Host are answered. */
+  readonly loopbackOnly: boolean;
 }
 
 export async function serveApi(state: ApiState, exchange: Exchange): Promise<void> {
   const { req, res, path, traceId } = exchange;
   const route = apiRoute(req.method, path);
   const entry = state.journal.begin(req, path, route, traceId, state.settings.now());
+
+  if (state.loopbackOnly && !LOOPBACK_HOST.test(req.headers.host ?? "")) {
+    // Before the body is read and anything is run: a DNS-rebinding page gets nothing, not even a listing.
+    deliver(res, entry, errorOutcome(apiErrors.foreignHost(), traceId, "http"));
+    return;
+  }
 
   if (route === "other") {
     entry.body = loggedBody(parseJsonBody((await exchange.receive()).bytes));

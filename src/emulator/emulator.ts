@@ -41,6 +41,10 @@ export class WebhooksEmulator implements Emulator, ApiState {
     });
   }
 
+  get loopbackOnly(): boolean {
+    return this.http.bound.loopback;
+  }
+
   get settings(): ResolvedOptions {
     return this.current;
   }

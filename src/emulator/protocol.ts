@@ -28,6 +28,8 @@ export const apiErrors = {
   badRequest: (msg: string) => new ApiError(400, "40001", msg),
   unauthorized: () => new ApiError(401, "40101", "invalid or missing access token"),
   notFound: () => new ApiError(404, "40401", "not found"),
+  foreignHost: () =>
+    new ApiError(403, "40301", "this emulator listens on loopback and answers only requests whose Host is localhost, 127.0.0.1 or [::1] (a page served from another name must not reach it: DNS rebinding)"),
   methodNotAllowed: () => new ApiError(405, "40501", "method not allowed", { allow: "POST" }),
   nameExists: () => new ApiError(409, "40009", "webhook name already exists"),
   payloadTooLarge: (limit: number) => new ApiError(413, "41301", `request body exceeds ${limit} bytes`),
@@ -123,3 +125,9 @@ function sameSecret(presented: string, expected: string): boolean {
   const digest = (value: string) => createHash("sha256").update(value).digest();
   return timingSafeEqual(digest(presented), digest(expected));
 }
+
+/**
+ * A Host header naming this machine's loopback (with any port): what a request to an emulator bound
+ * to loopback carries, unless a page of another origin reached it by DNS rebinding.
+ */
+export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;

@@ -7,9 +7,10 @@ import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import type { WebhookEndpointOutputs } from "../core/state";
+import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
 import { checkConfig, nativeConfig } from "./config";
 import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb, type EngineClient, type StructMessage } from "./grpc";
-import { nameFromUrn, secret, unwrapSecrets } from "./properties";
+import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
 
 /**
@@ -27,6 +28,9 @@ type Call = grpcJs.ServerUnaryCall<any, any>;
 type Callback = grpcJs.sendUnaryData<any>;
 /** The generated request classes' getters, which the stubs do not type for us. */
 type Request = any;
+
+/** Outputs secret whatever the program marked: the signing secret. */
+const ALWAYS_SECRET = new Set(["signSecret"]);
 
 /** Outputs only the service can tell (unknown during a preview). */
 const COMPUTED_OUTPUTS = ["webhookId", "signSecret", "creatorId", "creatorName", "createTime", "operatorId", "operatorName", "operateTime"] as const;
@@ -52,6 +56,8 @@ export class WebhooksProviderServer {
   #engine: EngineClient | undefined;
   #engineAddress: string | undefined;
   #warned = false;
+  /** What the provider's configuration holds secret: the token always, any setting the program marked. */
+  #configTaint: Taint = NO_TAINT;
 
   constructor(engineAddress: string | undefined, core?: ProviderCore) {
     this.#engineAddress = engineAddress;
@@ -113,10 +119,14 @@ export class WebhooksProviderServer {
   }
 
   #checkConfig(request: Request) {
-    const news = plain(request.getNews());
+    const raw = wrapped(request.getNews());
+    // The token is secret whether or not it was set with --secret (the schema says so): the
+    // engine stores the checked inputs as the provider resource's inputs, in state.
+    if (typeof raw.accessToken === "string" && raw.accessToken !== UNKNOWN) raw.accessToken = secret(raw.accessToken);
+    const taint = configTaint(raw);
     const response = new providerPb.CheckResponse();
-    response.setInputs(request.getNews());
-    response.setFailuresList(checkConfig(news).map(checkFailure));
+    response.setInputs(structpb.Struct.fromJavaScript(raw));
+    response.setFailuresList(checkConfig(plain(request.getNews())).map((failure) => checkFailure({ property: failure.property, reason: scrubbed(failure.reason, taint.values) })));
     return response;
   }
 
@@ -137,6 +147,7 @@ export class WebhooksProviderServer {
     const values: Record<string, unknown> = args ? args.toJavaScript() : {};
     if (!args) for (const [key, value] of request.getVariablesMap().entries() as Iterable<[string, string]>) values[key] = value;
     this.#core.configure(nativeConfig(values));
+    this.#configTaint = configTaint(values);
     if (!this.#warned) {
       this.#warned = true;
       const get = (key: string): string | undefined => {
@@ -155,19 +166,23 @@ export class WebhooksProviderServer {
   }
 
   #check(request: Request) {
-    const news = plain(request.getNews());
-    if (news.webhookName === undefined || news.webhookName === null) news.webhookName = nameFromUrn(String(request.getUrn()));
-    const { failures } = this.#core.check(news);
+    // The inputs go back as they came, secrets still marked: the engine stores what Check returns.
+    const raw = wrapped(request.getNews());
+    if (raw.webhookName === undefined || raw.webhookName === null) raw.webhookName = nameFromUrn(String(request.getUrn()));
+    const news = unwrapSecrets(raw) as Record<string, unknown>;
+    const { failures } = this.#core.check(news, this.#taint(raw));
     const response = new providerPb.CheckResponse();
-    response.setInputs(structpb.Struct.fromJavaScript(news));
+    response.setInputs(structpb.Struct.fromJavaScript(raw));
     response.setFailuresList(failures.map(checkFailure));
     return response;
   }
 
   async #diff(request: Request) {
-    const olds = plain(request.getOlds()) as unknown as WebhookEndpointOutputs;
-    const news = plain(request.getNews()) as Partial<WebhookEndpointInputs>;
-    const outcome = await this.#core.diff(String(request.getId()), olds, news);
+    const rawOlds = wrapped(request.getOlds());
+    const rawNews = wrapped(request.getNews());
+    const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
+    const news = unwrapSecrets(rawNews) as Partial<WebhookEndpointInputs>;
+    const outcome = await this.#core.diff(String(request.getId()), olds, news, this.#taint(rawOlds, rawNews));
     if (outcome.drift !== undefined) this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, String(request.getUrn()));
     const response = new providerPb.DiffResponse();
     response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);
@@ -178,62 +193,75 @@ export class WebhooksProviderServer {
   }
 
   async #create(request: Request) {
-    const inputs = plain(request.getProperties()) as unknown as WebhookEndpointInputs;
+    const raw = wrapped(request.getProperties());
+    const inputs = unwrapSecrets(raw) as WebhookEndpointInputs;
+    const taint = this.#taint(raw);
     this.#urn = String(request.getUrn());
     if (request.getPreview?.() === true) {
       // A preview never calls the service: the outputs are not known until `up`.
       const response = new providerPb.CreateResponse();
       response.setId("");
-      response.setProperties(structpb.Struct.fromJavaScript({ ...inputs, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }));
+      response.setProperties(structpb.Struct.fromJavaScript({ ...raw, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }));
       return response;
     }
     try {
-      const { id, state } = await this.#core.create(inputs);
+      const { id, state } = await this.#core.create(inputs, taint);
       const response = new providerPb.CreateResponse();
       response.setId(id);
-      response.setProperties(outputs(state));
+      response.setProperties(outputs(state, taint));
       return response;
     } catch (error) {
-      if (error instanceof EndpointCreatedButFailedError) throw new InitFailed(error, outputs(error.properties as unknown as WebhookEndpointOutputs));
+      if (error instanceof EndpointCreatedButFailedError) throw new InitFailed(error, outputs(error.properties as unknown as WebhookEndpointOutputs, taint));
       throw error;
     }
   }
 
   async #read(request: Request) {
     const id = String(request.getId());
-    const properties = plain(request.getProperties());
+    const rawProperties = wrapped(request.getProperties());
+    const rawInputs = wrapped(request.getInputs?.());
+    const properties = unwrapSecrets(rawProperties) as Record<string, unknown>;
+    const taint = this.#taint(rawProperties, rawInputs);
     // `pulumi import` sends the id alone: nothing but it is known.
     const old = Object.keys(properties).length > 0 ? (properties as unknown as WebhookEndpointOutputs) : undefined;
-    const found = await this.#core.read(id, old);
+    const found = await this.#core.read(id, old, taint);
     const response = new providerPb.ReadResponse();
     if (found === undefined) {
       if (old === undefined) {
         throw new Error(
-          `no webhook endpoint with webhook_id ${id} exists on the service: check the id (\`npx webhooks list\` shows them) and run \`pulumi import\` again`,
+          `no webhook endpoint with webhook_id ${/^\d{1,20}$/.test(id) ? id : JSON.stringify(id.slice(0, 40))} exists on the service: check the id (\`npx webhooks list\` shows them) and run \`pulumi import\` again`,
         );
       }
       return response;
     }
     response.setId(found.id);
-    response.setProperties(outputs(found.state));
+    response.setProperties(outputs(found.state, taint));
     const inputs: Record<string, unknown> = { webhookName: found.inputs.webhookName, webhookUrl: found.inputs.webhookUrl };
     if (found.inputs.adoptWebhookId !== undefined) inputs.adoptWebhookId = found.inputs.adoptWebhookId;
-    response.setInputs(structpb.Struct.fromJavaScript(inputs));
+    response.setInputs(structpb.Struct.fromJavaScript(tainted(inputs, taint)));
     return response;
   }
 
   #update(request: Request) {
-    const olds = plain(request.getOlds()) as unknown as WebhookEndpointOutputs;
-    const news = plain(request.getNews()) as Partial<WebhookEndpointInputs>;
+    const rawOlds = wrapped(request.getOlds());
+    const rawNews = wrapped(request.getNews());
+    const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
+    const news = unwrapSecrets(rawNews) as Partial<WebhookEndpointInputs>;
     const response = new providerPb.UpdateResponse();
-    response.setProperties(outputs(this.#core.update(olds, news)));
+    response.setProperties(outputs(this.#core.update(olds, news), this.#taint(rawOlds, rawNews)));
     return response;
   }
 
   #delete(request: Request) {
     this.#urn = String(request.getUrn());
-    this.#core.delete(String(request.getId()), plain(request.getProperties()));
+    const raw = wrapped(request.getProperties());
+    this.#core.delete(String(request.getId()), unwrapSecrets(raw) as Partial<WebhookEndpointOutputs>, this.#taint(raw));
     return new emptypb.Empty();
+  }
+
+  /** The taint of one call: what its properties hold secret, and what the configuration does. */
+  #taint(...properties: Record<string, unknown>[]): Taint {
+    return joinTaints(this.#configTaint, ...properties.map(secretsIn));
   }
 
   /** The URN of the operation in progress, so a notice lands under its resource. */
@@ -258,16 +286,43 @@ export class WebhooksProviderServer {
 
 /** Properties from a request, secrets unwrapped (the engine keeps them secret on its side). */
 function plain(struct: StructMessage | undefined): Record<string, unknown> {
-  if (!struct) return {};
-  return unwrapSecrets(struct.toJavaScript()) as Record<string, unknown>;
+  return unwrapSecrets(wrapped(struct)) as Record<string, unknown>;
 }
 
-/** Outputs for the engine: signSecret always wrapped as a secret. */
-function outputs(state: WebhookEndpointOutputs): StructMessage {
-  const out: Record<string, unknown> = { ...state };
-  if (typeof out.signSecret === "string" && out.signSecret !== UNKNOWN) out.signSecret = secret(out.signSecret);
-  delete out.connection;
-  return structpb.Struct.fromJavaScript(out);
+/** Properties from a request as the engine sent them, secrets still wrapped. */
+function wrapped(struct: StructMessage | undefined): Record<string, unknown> {
+  return struct ? struct.toJavaScript() : {};
+}
+
+/**
+ * The configuration's taint: the token is secret always (the schema says so), and so is every
+ * setting the program marked secret.
+ */
+function configTaint(values: Record<string, unknown>): Taint {
+  const marked = secretsIn(values);
+  const token = unwrapSecrets(values.accessToken ?? values["webhooks:config:accessToken"]);
+  return { names: marked.names, values: typeof token === "string" && token !== "" && token !== UNKNOWN ? [...new Set([...marked.values, token])] : marked.values };
+}
+
+/**
+ * Properties made secret where the taint reaches them: a property the program marked secret (by
+ * name, as the engine itself carries secrets from inputs to outputs), one that shows a secret value
+ * (the service's form of a secret URL, the remembered declared address, the service's base URL when
+ * it is secret), and the signing secret always.
+ */
+function tainted(properties: Record<string, unknown>, taint: Taint): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(properties)) {
+    const secretNow = value !== UNKNOWN && value !== undefined && !holdsSecret(value) && (ALWAYS_SECRET.has(key) || taint.names.includes(key) || showsTainted(value, taint.values));
+    out[key] = secretNow ? secret(value) : value;
+  }
+  return out;
+}
+
+/** Outputs for the engine: the state without the connection, tainted (signSecret always secret). */
+function outputs(state: WebhookEndpointOutputs, taint: Taint): StructMessage {
+  const { connection: _connection, ...out } = state;
+  return structpb.Struct.fromJavaScript(tainted(out, taint));
 }
 
 function checkFailure(failure: { property: string; reason: string }) {

@@ -9,7 +9,13 @@ import { runOrphans } from "../../src/cli/orphans";
 import { memorySink } from "../../src/cli/output";
 import type { Emulator } from "../../src/emulator";
 import { allSecrets, cliEmulator, clientFor, expectGolden, fakePulumi } from "./helpers";
+import type { StateResource } from "../../src/cli/deployment";
 import { baseResources, exportText, heldResource } from "./recover-fixtures";
+
+/** A resource whose state records how its endpoint entered the stack, and on which service. */
+function withProvenance(resource: StateResource, how: string, service: string): StateResource {
+  return { ...resource, outputs: { ...resource.outputs, provenance: { how, service } } };
+}
 
 describe("webhooks orphans", () => {
   let emulator: Emulator;
@@ -19,7 +25,7 @@ describe("webhooks orphans", () => {
   const backend = join(root, "state");
 
   beforeAll(async () => {
-    emulator = await cliEmulator();
+    emulator = await cliEmulator({ principals: [{ token: "team-b-token-5c2f", creator: { id: 2002, name: "team-b" } }] });
     for (const [name, url] of [
       ["orders", "https://example.com/hooks/orders"], // 1: held by stack dev
       ["orders", "https://example.com/hooks/orders-old"], // 2: dev held it before a replacement
@@ -28,9 +34,15 @@ describe("webhooks orphans", () => {
       ["random-thing", "https://example.com/hooks/x"], // 5: unrelated
       ["billing", "https://example.com/hooks/billing"], // 6: held by the state file
       ["legacy-name", "https://example.com/hooks/legacy"], // 7: the webhookName in a resource's inputs
+      ["audit", "https://example.com/hooks/audit"], // 8: dev held it before, in a state of an earlier release (no provenance)
+      ["ledger", "https://example.com/hooks/ledger"], // 9: dev held an endpoint 9 before, created on another service
     ]) {
       emulator.addRecord({ webhook_name: name!, webhook_url: url! });
     }
+    // 10: another team's endpoint whose name is the name of one of dev's resources.
+    const teamB = clientFor(emulator, "team-b-token-5c2f");
+    await teamB.create({ webhookName: "orders", webhookUrl: "https://other-team.example/orders" });
+    await teamB.close();
     client = clientFor(emulator);
     mkdirSync(project, { recursive: true });
     writeFileSync(join(project, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
@@ -40,8 +52,21 @@ describe("webhooks orphans", () => {
     mkdirSync(devHistory, { recursive: true });
     mkdirSync(prodHistory, { recursive: true });
     const checkpoint = (resources: unknown[]) => JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources } } });
-    writeFileSync(join(devHistory, "dev-1700000000000000000.checkpoint.json"), checkpoint([...baseResources(), heldResource("orders", 2, 1001)]));
-    writeFileSync(join(prodHistory, "prod-1700000000000000000.checkpoint.json.gz"), gzipSync(checkpoint([...baseResources(), heldResource("payments", 3, 1001)])));
+    const here = emulator.url;
+    writeFileSync(
+      join(devHistory, "dev-1700000000000000000.checkpoint.json"),
+      checkpoint([
+        ...baseResources(),
+        // dev created 2 here and replaced it: left behind, ours to remove.
+        withProvenance(heldResource("orders", 2, 1001), "created", here),
+        // 8: held by a state of an earlier release, which records no provenance: unknown, not ours.
+        heldResource("audit", 8, 1001),
+        // dev created an endpoint 9 on another service: this service's 9 is not it.
+        withProvenance(heldResource("ledger", 9, 1001), "created", "https://eu.example.com"),
+      ]),
+    );
+    // prod imported 3 (someone else's endpoint) and destroyed the resource: not ours to remove.
+    writeFileSync(join(prodHistory, "prod-1700000000000000000.checkpoint.json.gz"), gzipSync(checkpoint([...baseResources(), withProvenance(heldResource("payments", 3, 1001), "imported", here)])));
     writeFileSync(join(devHistory, "dev-1700000000000000000.history.json"), "{}");
   });
   afterAll(async () => {
@@ -64,16 +89,26 @@ describe("webhooks orphans", () => {
     return file;
   }
 
-  it("marks what the stacks held before (history), what shares a name with their resources, and the rest (golden)", async () => {
+  it("advises removing only what the stacks created here and no longer hold; lists the rest apart with creator and provenance (golden)", async () => {
     const sink = memorySink();
     const orphans = await runOrphans({ client, pulumi: pulumi(), sink, cwd: project }, { stacks: ["dev", "prod"], stateFiles: [stateFile()], json: false, progress: false });
-    expect(orphans.map((o) => [o.record.webhookId, o.relation])).toEqual([
-      [2, "formerly-held"],
-      [3, "formerly-held"],
-      [4, "name-match"],
-      [5, "unrelated"],
-      [7, "name-match"],
+    expect(orphans.map((o) => [o.record.webhookId, o.relation, o.ours])).toEqual([
+      [2, "left-behind", true],
+      [3, "formerly-held", false],
+      [4, "name-match", false],
+      [5, "unrelated", false],
+      [7, "name-match", false],
+      [8, "formerly-held", false],
+      // dev's "ledger" was created on another service: this service's 9 only shares its name.
+      [9, "name-match", false],
+      [10, "name-match", false],
     ]);
+    expect(orphans.filter((o) => o.relation === "formerly-held").map((o) => o.provenance)).toEqual(["imported", "unknown"]);
+    // The advice to remove names only what the stacks created; another team's endpoint is never in it.
+    const advice = sink.out.split("Not ours to remove")[0]!.split("Left behind by these stacks")[1]!;
+    expect(advice).toMatch(/^2 +orders/m);
+    for (const id of [3, 4, 5, 7, 8, 9, 10]) expect(advice).not.toMatch(new RegExp(`^${id} `, "m"));
+    expect(sink.out).toContain("team-b (2002)");
     expect(orphans.find((o) => o.record.webhookId === 3)!.resources).toEqual([{ source: "stack prod", urn: "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::payments", name: "payments" }]);
     expectGolden("orphans.txt", sink.out.replace(root, "<tmp>"));
     for (const secret of allSecrets(emulator)) expect(sink.out + sink.err).not.toContain(secret);
@@ -89,7 +124,9 @@ describe("webhooks orphans", () => {
       { label: "stack prod", endpoints: 0, historyCheckpoints: 1 },
     ]);
     expect(parsed.held).toBe(3);
-    expect(parsed.orphans.map((o) => o.relation)).toEqual(["formerly-held", "formerly-held", "name-match", "unrelated", "name-match"]);
+    expect(parsed.orphans.map((o) => o.relation)).toEqual(["left-behind", "formerly-held", "name-match", "unrelated", "name-match", "formerly-held", "name-match", "name-match"]);
+    expect(parsed.orphans.map((o) => o.ours)).toEqual([true, false, false, false, false, false, false, false]);
+    expect(parsed.orphans.map((o) => o.creatorId)).toEqual([1001, 1001, 1001, 1001, 1001, 1001, 1001, 2002]);
     expect(parsed.orphans[0]).not.toHaveProperty("signSecret");
     expect(Object.keys(parsed.orphans[0]!)).toEqual(expect.arrayContaining(["webhookId", "webhookName", "webhookUrl", "createTime", "relation", "resources"]));
   });
@@ -97,7 +134,7 @@ describe("webhooks orphans", () => {
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {
     const none = fakePulumi({}, { missing: true });
     const orphans = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [stateFile()], json: false, progress: false });
-    expect(orphans.map((o) => o.record.webhookId)).toEqual([1, 2, 3, 4, 5, 7]);
+    expect(orphans.map((o) => o.record.webhookId)).toEqual([1, 2, 3, 4, 5, 7, 8, 9, 10]);
     expect(orphans.every((o) => o.relation === "unrelated")).toBe(true);
     expect(none.calls).toEqual([]);
     const error = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [], json: false, progress: false }).catch((e: unknown) => e);

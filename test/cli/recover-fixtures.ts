@@ -14,8 +14,9 @@ export const DYNAMIC_PROVIDER = `${URN("pulumi:providers:pulumi-nodejs", "defaul
 export const NATIVE_PROVIDER = `${URN("pulumi:providers:webhooks", "default_0_2_0")}::3333-4444`;
 export const PROVIDER_SOURCE = "exports.handler = __f0; /* the serialized shim */";
 
-export function ciphertext(text: string) {
-  return { [SIG_KEY]: SECRET_SIG, ciphertext: `v1:fake:${Buffer.from(text).toString("base64")}` };
+/** A secret as an export without --show-secrets shows it; `value` is what its plaintext (JSON) holds. */
+export function ciphertext(value: unknown) {
+  return { [SIG_KEY]: SECRET_SIG, ciphertext: `v1:fake:${Buffer.from(JSON.stringify(value)).toString("base64")}` };
 }
 
 export function baseResources(): StateResource[] {
@@ -84,6 +85,8 @@ export class FakeStack {
   history: unknown[] = [];
   backendUrl: string;
   importFailures: string[] = [];
+  /** `pulumi stack export --show-secrets` fails (no access to the secrets manager). */
+  revealFails = false;
 
   constructor(state: string) {
     this.state = state;
@@ -112,11 +115,14 @@ export class FakeStack {
 
   pulumi() {
     return fakePulumi({
-      "stack export": () => {
-        this.events.push("export");
+      "stack export": (call: FakeCall) => {
+        const revealed = call.args.includes("--show-secrets");
+        this.events.push(revealed ? "export --show-secrets" : "export");
         // A file backend whose checkpoint metadata the killed run left empty cannot load the stack.
         if (existsSync(this.attrsFile) && statSync(this.attrsFile).size === 0) return { code: 255, stderr: "error: failed to load checkpoint: EOF\n" };
-        return { stdout: this.state };
+        if (this.revealFails && revealed) return { code: 255, stderr: "error: could not decrypt: incorrect passphrase\n" };
+        // What --show-secrets prints: each secret's plaintext (JSON) instead of its ciphertext.
+        return { stdout: revealed ? this.state.replace(/"ciphertext":"v1:fake:([A-Za-z0-9+/=]*)"/g, (_m, b64: string) => `"plaintext":${JSON.stringify(Buffer.from(b64, "base64").toString())}`) : this.state };
       },
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: this.backendUrl }) }),
       "stack history --json": () => ({ stdout: JSON.stringify(this.history) }),
@@ -133,7 +139,7 @@ export class FakeStack {
         // What `pulumi stack import` does: keep the resources (plaintext secrets encrypted), drop pending operations.
         const parsed = JSON.parse(call.input ?? "{}") as { deployment: { resources: StateResource[]; pending_operations?: unknown } };
         delete parsed.deployment.pending_operations;
-        this.state = JSON.stringify(parsed).replace(/"plaintext":"((?:[^"\\]|\\.)*)"/g, (_m, text: string) => `"ciphertext":"v1:fake:${Buffer.from(text).toString("base64")}"`);
+        this.state = JSON.stringify(parsed).replace(/"plaintext":("(?:[^"\\]|\\.)*")/g, (_m, text: string) => `"ciphertext":"v1:fake:${Buffer.from(JSON.parse(text) as string).toString("base64")}"`);
         return { stdout: "Import complete." };
       },
     });

@@ -7,6 +7,7 @@ import type { ListingClient } from "../../src/cli/listing";
 import { memorySink } from "../../src/cli/output";
 import { runRecover, type RecoverOptions } from "../../src/cli/recover";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { stackConfig } from "../../src/core/settings";
 import { TOKEN } from "./helpers";
 import { FakeProcesses, FakeStack, PROVIDER_SOURCE, baseResources, ciphertext, exportText, heldResource, pendingCreate } from "./recover-fixtures";
 
@@ -43,8 +44,16 @@ async function endpoint(name: string, at: number, creator: "ours" | "other" = "o
   }
 }
 
+/** The service `webhooks` connects to in these tests: the emulator, configured by the stack's config. */
+const HOME = async () => ({ service: emulator.url, config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN })[key]), env: {}, secretConfigKeys: [] });
+
+/** A held resource whose state records that the stack created it on the emulator's service. */
+function created(resource: StateResource, service = emulator.url): StateResource {
+  return { ...resource, outputs: { ...resource.outputs, provenance: { how: "created", service } } };
+}
+
 /** An endpoint the stack created earlier, outside every window: its creatorId shows the stack's principal (1001). */
-const EARLIER = () => heldResource("zulu", 990_001, 1001);
+const EARLIER = () => created(heldResource("zulu", 990_001, 1001));
 
 /**
  * A stack whose state holds `resources` and the `pending` creates. With `principal: "known"` (the
@@ -52,7 +61,7 @@ const EARLIER = () => heldResource("zulu", 990_001, 1001);
  * added, as a stack past its first `up` has; "unknown" leaves the state showing no principal.
  */
 function setup(resources: StateResource[], pending: unknown[], lock: "stale" | "live" | "elsewhere" | "none" = "stale", principal: "known" | "unknown" = "known") {
-  const showsPrincipal = resources.some((r) => typeof r.outputs?.creatorId === "number" && r.outputs.adoptWebhookId === undefined);
+  const showsPrincipal = resources.some((r) => typeof r.outputs?.creatorId === "number" && (r.outputs.provenance as { how?: string } | undefined)?.how === "created");
   const extra = principal === "known" && !showsPrincipal ? [EARLIER()] : [];
   stack = new FakeStack(exportText([...baseResources(), ...extra, ...resources], pending));
   machine = new FakeProcesses(stack.events);
@@ -75,7 +84,17 @@ async function recover(options: Partial<RecoverOptions> = {}) {
   const sink = memorySink();
   const sleeps: number[] = [];
   const run = runRecover(
-    { client: tracedClient(), pulumi: stack.pulumi(), sink, cwd: stack.project, processes: machine, now: () => RUN_START + 3 * HOUR, sleep: async (ms) => void sleeps.push(ms) },
+    {
+      client: tracedClient(),
+      // The service `webhooks` connects to: the emulator.
+      home: HOME,
+      pulumi: stack.pulumi(),
+      sink,
+      cwd: stack.project,
+      processes: machine,
+      now: () => RUN_START + 3 * HOUR,
+      sleep: async (ms) => void sleeps.push(ms),
+    },
     { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map(), ...options },
   );
   const outcome = await run.then(
@@ -118,12 +137,14 @@ describe("recover: matching pending creates to the service", () => {
       ["delta", adopted],
     ]);
     expect(report!.cleared.map((c) => c.resourceName)).toEqual(["echo", "foxtrot"]);
-    expect(report!.cleared[1]!.reason).toMatch(/secret/);
+    // Its secret name was read from the --show-secrets export (in memory) and matched: nothing has it.
+    expect(report!.cleared[1]!.reason).toMatch(/never reached the service/);
+    expect(JSON.stringify(report)).not.toContain('"webhookName":"foxtrot"');
     expect(beforeWindow).not.toBe(bravo);
     expect(report!.window).toMatchObject({ since: new Date(RUN_START).toISOString(), creators: [1001] });
 
     // The lock was released before the state was imported, and the import is read back.
-    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "cancel", "export", "import", "export"]);
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export --show-secrets", "cancel", "export", "import", "export"]);
     const resources = importedResources();
     const recorded = resources.filter((r) => ["bravo", "charlie", "delta"].some((n) => r.urn.endsWith(`::${n}`)));
     expect(recorded.map((r) => r.id)).toEqual([String(bravo), String(charlie), String(adopted)]);
@@ -140,8 +161,11 @@ describe("recover: matching pending creates to the service", () => {
       operatorId: 1001,
       operatorName: "open-api",
       operateTime: RUN_START + 5_000,
+      // The killed run created it, on this service: recorded as that fact.
+      provenance: { how: "created", service: emulator.url, recovered: true },
     });
     expect(recorded[2]!.outputs!.adoptWebhookId).toBe(adopted);
+    expect(recorded[2]!.outputs!.provenance).toEqual({ how: "adopted", service: emulator.url });
     // Nothing secret is printed: not the token, not a sign secret.
     for (const secret of [TOKEN, ...emulator.records().map((r) => r.sign_secret)]) expect(sink.out + sink.err).not.toContain(secret);
     expect(sink.out).toMatch(/Recorded in state/);
@@ -194,7 +218,7 @@ describe("recover: matching pending creates to the service", () => {
     const { report, sink } = await recover({ dryRun: true, yes: false });
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
     expect(report!.changed).toBe(false);
-    expect(stack.events.filter((e) => e !== "list")).toEqual(["export"]);
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export --show-secrets"]);
     expect(machine.terminated).toEqual([]);
     expect(sink.out).toMatch(/would be stopped/);
     expect(sink.out).toMatch(/Dry run: nothing was changed/);
@@ -221,7 +245,9 @@ describe("recover: matching pending creates to the service", () => {
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([id]);
     const golf = importedResources().find((r) => r.urn.endsWith("::golf"))!;
     expect(golf.type).toBe("webhooks:index:WebhookEndpoint");
-    expect(Object.keys(golf.outputs!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "signSecret", "webhookId", "webhookName", "webhookUrl"]);
+    expect(Object.keys(golf.outputs!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "provenance", "signSecret", "webhookId", "webhookName", "webhookUrl"]);
+    // Recorded as the fact it is: the killed run created it, on the service its provider names.
+    expect(golf.outputs!.provenance).toEqual({ how: "created", service: emulator.url, recovered: true });
   });
 });
 
@@ -236,12 +262,12 @@ describe("recover: a stack whose principal the state does not show", () => {
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect((error as CliError).message).toMatch(/principal cannot be confirmed/);
-    expect(stack.events.filter((e) => e !== "list")).toEqual(["export"]);
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export --show-secrets"]);
     expect(stack.imported).toBeUndefined();
     expect(sink.out).not.toMatch(/Recorded in state/);
     expect(sink.out).toMatch(/Not guessed \(nothing was changed\)/);
     expect(sink.out).toMatch(/state shows no principal of the stack/);
-    expect(sink.out).toMatch(/by a creator the state cannot confirm/);
+    expect(sink.out).toMatch(/records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick/);
     expect(sink.out).toContain(`endpoint ${persons}, created ${new Date(RUN_START + 1_000).toISOString()} by creator 2002`);
     expect(sink.out).toContain(`webhooks recover --pick bravo=${persons}`);
     expect(sink.out).toContain(`webhooks adopt --id ${persons} --resource-name bravo`);
@@ -319,13 +345,155 @@ describe("recover: a stack whose principal the state shows", () => {
   });
 });
 
+/** Outputs marking how a held resource's endpoint entered the stack. */
+function entered(resource: StateResource, how: string, service = emulator.url): StateResource {
+  return { ...resource, outputs: { ...resource.outputs, provenance: { how, service } } };
+}
+
+describe("recover: the principal is learnt only from endpoints this stack created on that service", () => {
+  // Issue 20 finding 3: a stack holding only another team's endpoint (brought in by import, adopt
+  // or --pick), killed during a create; that team then creates the same name and URL. Their creator
+  // is not the stack's principal: nothing may be recorded unasked.
+  for (const [label, held] of [
+    ["imported (pulumi import, or the import option adopt prints)", (id: number) => entered(heldResource("theirs", id, 2002), "imported")],
+    ["picked during an earlier recovery", (id: number) => entered(heldResource("theirs", id, 2002), "picked")],
+    ["adopted, its adoptWebhookId since removed", (id: number) => entered(heldResource("theirs", id, 2002), "adopted")],
+    ["held by a state of an earlier release (no provenance)", (id: number) => heldResource("theirs", id, 2002)],
+    ["created by the stack, but on another service", (id: number) => entered(heldResource("theirs", id, 2002), "created", "https://another-service.example")],
+  ] as const) {
+    it(`another team's endpoint ${label} does not make their creator the stack's principal`, async () => {
+      const theirsHeld = await endpoint("theirs", RUN_START - 24 * HOUR, "other");
+      const candidate = await endpoint("hotel", RUN_START + 1_000, "other");
+      setup([held(theirsHeld)], [pendingCreate("hotel")], "stale", "unknown");
+      const { report, error, sink } = await recover();
+      expect((error as CliError).exitCode).toBe(EXIT.refused);
+      expect(report).toBeUndefined();
+      expect(stack.imported).toBeUndefined();
+      expect(stack.events).not.toContain("import");
+      // Refused, naming the candidate and how a person may choose it.
+      expect(sink.out).toContain(`endpoint ${candidate}, created`);
+      expect(sink.out).toContain(`--pick hotel=${candidate}`);
+      expect(sink.out).not.toMatch(/by creator 2002 \(the stack's principal\)/);
+    });
+  }
+
+  it("an endpoint the stack created on that service does teach it: ours is recorded", async () => {
+    const earlier = await endpoint("india", RUN_START - 24 * HOUR);
+    const ours = await endpoint("juliet", RUN_START + 1_000);
+    setup([entered(heldResource("india", earlier, 1001), "created")], [pendingCreate("juliet")], "stale", "unknown");
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
+});
+
+describe("recover: each pending create is judged on the service it was sent to", () => {
+  const EU_TOKEN = "eu_service_token_61c0d9";
+  let eu: Emulator;
+  let euClient: WebhooksClient;
+  beforeEach(async () => {
+    eu = await startEmulator({ accessToken: EU_TOKEN, now: () => now });
+    euClient = new WebhooksClient({ baseUrl: eu.url, accessToken: EU_TOKEN, maxRetries: 0 });
+  });
+  afterEach(async () => {
+    await euClient.close();
+    await eu.close();
+  });
+
+  /** An explicit provider `eu` in state, its token a secret, and a native resource it serves. */
+  function euProvider(): StateResource {
+    return {
+      urn: "urn:pulumi:dev::shop::pulumi:providers:webhooks::eu",
+      id: "5555-6666",
+      custom: true,
+      type: "pulumi:providers:webhooks",
+      inputs: { baseUrl: eu.url, accessToken: ciphertext(EU_TOKEN) },
+      outputs: { baseUrl: eu.url, accessToken: ciphertext(EU_TOKEN) },
+    };
+  }
+  const EU_REF = "urn:pulumi:dev::shop::pulumi:providers:webhooks::eu::5555-6666";
+  function onEu<T extends object>(resource: T): T {
+    return { ...resource, provider: EU_REF };
+  }
+
+  async function euEndpoint(name: string, at: number): Promise<number> {
+    now = at;
+    try {
+      return (await euClient.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` }, { allowDuplicate: true })).record.webhookId;
+    } finally {
+      now = RUN_START + 2 * HOUR;
+    }
+  }
+
+  it("a create that reached the second service is found there (with that provider's token), not cleared as never sent", async () => {
+    const earlierEu = await euEndpoint("kilo-earlier", RUN_START - 24 * HOUR);
+    const made = await euEndpoint("lima", RUN_START + 1_000);
+    const op = pendingCreate("lima", { face: "native" });
+    setup(
+      [euProvider(), entered(onEu({ ...heldResource("kilo-earlier", earlierEu, 1001), type: "webhooks:index:WebhookEndpoint" }), "created", eu.url)],
+      [{ ...op, resource: onEu(op.resource) }],
+    );
+    const opened: string[] = [];
+    const sink = memorySink();
+    const found: string[] = [];
+    const report = await runRecover(
+      {
+        client: tracedClient(),
+        home: HOME,
+        open: (options) => {
+          opened.push(options.baseUrl);
+          return new WebhooksClient(options);
+        },
+        onSecrets: (secrets) => found.push(...secrets),
+        pulumi: stack.pulumi(),
+        sink,
+        cwd: stack.project,
+        processes: machine,
+        now: () => RUN_START + 3 * HOUR,
+        sleep: async () => undefined,
+      },
+      { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map() },
+    );
+    expect(opened).toEqual([eu.url]);
+    expect(found).toContain(EU_TOKEN);
+    expect(report.recorded.map((r) => r.webhookId)).toEqual([made]);
+    expect(report.cleared).toEqual([]);
+    const lima = importedResources().find((r) => r.urn.endsWith("::lima"))!;
+    expect(lima.id).toBe(String(made));
+    expect(lima.outputs!.provenance).toEqual({ how: "created", service: eu.url, recovered: true });
+    // Its listing was the second service's: the first service was not asked for it.
+    expect(emulator.counters().list).toBe(0);
+    for (const secret of [EU_TOKEN, TOKEN]) expect(sink.out + sink.err + JSON.stringify(report)).not.toContain(secret);
+  });
+
+  it("ids held on one service do not hide the other service's endpoint with the same id, nor lend it a principal", async () => {
+    // The first service holds id 1 for the stack (created there); on the second service id 1 is
+    // another team's "mike", and the stack's own "mike" is id 2.
+    const firstHeld = await endpoint("november", RUN_START - 24 * HOUR);
+    expect(firstHeld).toBe(1);
+    await euEndpoint("mike", RUN_START + 500);
+    const ours = await euEndpoint("mike", RUN_START + 1_000);
+    expect(ours).toBe(2);
+    const op = pendingCreate("mike", { face: "native" });
+    setup([euProvider(), entered(heldResource("november", firstHeld, 1001), "created")], [{ ...op, resource: onEu(op.resource) }], "stale", "unknown");
+    const { error, sink } = await recover();
+    // No endpoint the stack created on the second service: its principal there is unknown, so both
+    // candidates are shown to a person, id 1 included (held only on the first service).
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(sink.out).toContain("endpoint 1, created");
+    expect(sink.out).toContain("endpoint 2, created");
+    expect(stack.imported).toBeUndefined();
+  });
+});
+
 describe("recover: locks, windows and refusals", () => {
   it("a lock held by a running pulumi: refuses (5), nothing changed", async () => {
     setup([], [pendingCreate("bravo")], "live");
     const { error } = await recover();
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect((error as CliError).message).toMatch(/still going/);
-    expect(stack.events).toEqual(["export"]);
+    expect(stack.events).toEqual(["export", "export --show-secrets"]);
   });
 
   it("a lock taken on another machine: refuses (5) unless --release-lock", async () => {
@@ -363,7 +531,7 @@ describe("recover: locks, windows and refusals", () => {
     );
     const { report, error } = await recover();
     expect(error).toBeUndefined();
-    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export", "import", "cancel", "import", "export"]);
+    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export --show-secrets", "export", "import", "cancel", "import", "export"]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
   });
 
@@ -375,12 +543,12 @@ describe("recover: locks, windows and refusals", () => {
     const racing = {
       run: async (args: readonly string[], options?: { input?: string; cwd?: string }) => {
         const result = await pulumi.run(args, options);
-        if (args[0] === "stack" && args[1] === "export" && ++exports === 2) return { ...result, stdout: exportText(baseResources(), []) };
+        if (args[0] === "stack" && args[1] === "export" && !args.includes("--show-secrets") && ++exports === 2) return { ...result, stdout: exportText(baseResources(), []) };
         return result;
       },
     };
     const error = await runRecover(
-      { client: tracedClient(), pulumi: racing, sink: memorySink(), cwd: stack.project, processes: machine, sleep: async () => undefined },
+      { client: tracedClient(), home: HOME, pulumi: racing, sink: memorySink(), cwd: stack.project, processes: machine, sleep: async () => undefined },
       { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map() },
     ).catch((e: unknown) => e);
     expect((error as CliError).exitCode).toBe(EXIT.refused);
@@ -394,7 +562,7 @@ describe("recover: locks, windows and refusals", () => {
     const { error } = await recover();
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect((error as CliError).message).toMatch(/aws:s3\/bucket:Bucket::logs/);
-    expect(stack.events).toEqual(["export"]);
+    expect(stack.events).toEqual(["export", "export --show-secrets"]);
   });
 
   it("nothing pending and no lock: says so and changes nothing", async () => {
@@ -402,7 +570,7 @@ describe("recover: locks, windows and refusals", () => {
     const { report, sink } = await recover();
     expect(report!.changed).toBe(false);
     expect(sink.out).toMatch(/Nothing to recover/);
-    expect(stack.events).toEqual(["export"]);
+    expect(stack.events).toEqual(["export", "export --show-secrets"]);
   });
 
   it("--json prints the report for scripts", async () => {
@@ -410,7 +578,7 @@ describe("recover: locks, windows and refusals", () => {
     setup([], [pendingCreate("bravo")]);
     const { sink } = await recover({ json: true });
     const parsed = JSON.parse(sink.out) as Record<string, unknown>;
-    expect(Object.keys(parsed).sort()).toEqual(["ambiguous", "changed", "cleared", "droppedOperations", "dryRun", "lock", "pendingCreates", "project", "providers", "recorded", "repaired", "stack", "window"]);
+    expect(Object.keys(parsed).sort()).toEqual(["ambiguous", "changed", "cleared", "droppedOperations", "dryRun", "lock", "pendingCreates", "project", "providers", "recorded", "repaired", "services", "stack", "window"]);
     expect(parsed.repaired).toBeNull();
   });
 });
@@ -465,9 +633,12 @@ describe("recover: the recorded resource", () => {
     const op = pendingCreate("bravo", { inputs: { webhookName: "bravo" } });
     const [pending] = pendingCreates({ pending_operations: [op] }).ours;
     const record = { webhookId: 9, webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo/", signSecret: "s3cr3t-value", creatorId: 1, creatorName: "a", createTime: 5, operatorId: 1, operatorName: "a", operateTime: 5 };
-    const resource = recordedResource(pending!, record, new Date(0));
+    const resource = recordedResource(pending!, record, new Date(0), { how: "created", service: "https://api.example.com", recovered: true });
     expect(resource).toMatchObject({ urn: op.resource.urn, parent: op.resource.parent, provider: op.resource.provider, inputs: op.resource.inputs, id: "9" });
-    // The service stored another form of the URL: the declared one is remembered, as create does.
-    expect(resource.outputs!.declared).toEqual({ webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo" });
+    // The service stored another form of the URL: the declared one is remembered, as create does,
+    // and kept secret as the dynamic face keeps it (it may hold a value the program marked secret).
+    expect(resource.outputs!.declared).toEqual({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify({ webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo" }) });
+    expect(resource.outputs!.provenance).toEqual({ how: "created", service: "https://api.example.com", recovered: true });
+    expect(resource.outputs!.signSecret).toEqual({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify("s3cr3t-value") });
   });
 });

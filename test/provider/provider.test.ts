@@ -72,6 +72,8 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
       operatorId: stored.operator_id,
       operatorName: stored.operator_name,
       operateTime: stored.operate_time,
+      // PRODUCT.md: state records how each endpoint entered the stack, and on which service.
+      provenance: { how: "created", service: emulator.url },
     });
   });
 
