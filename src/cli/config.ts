@@ -12,6 +12,7 @@ import {
   type ProviderConfig,
   type SettingName,
 } from "../core/settings";
+import { parseState, secretTexts, type Deployment } from "./deployment";
 import { CliError, EXIT } from "./exit";
 import { PulumiMissingError, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
 
@@ -54,7 +55,11 @@ export interface CliConnection {
   secretConfigKeys: string[];
   /** Where the base URL and the token came from (never the token). */
   sources: { baseUrl: string; accessToken: string };
-  /** The token, so that everything printed can be scrubbed of it. */
+  /**
+   * What everything printed is scrubbed of: the token, and, in a Pulumi project, every value the
+   * stack holds secret (a name or URL the program marked secret shows on the service as it is, and
+   * must not show here), signing secrets excepted (shown only on request, `--show-secrets`).
+   */
   secrets: string[];
 }
 
@@ -114,9 +119,37 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
     config,
     secretConfigKeys: secretKeys,
     sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
-    secrets: [connection.client.accessToken],
+    secrets: [connection.client.accessToken, ...(project === undefined ? [] : await stackSecrets(options, project))],
   };
 }
+
+/**
+ * The values the stack's state holds secret, signing secrets excepted, read with
+ * `pulumi stack export --show-secrets` into memory (never shown); none when the stack cannot be read
+ * (no stack yet, no access to its secrets).
+ */
+async function stackSecrets(options: ResolveOptions, project: ProjectDir): Promise<string[]> {
+  const result = await options.pulumi.run(["stack", "export", "--show-secrets", ...stackArgs(options.stack)], { cwd: project.dir }).catch(() => undefined);
+  if (result === undefined || result.code !== 0) return [];
+  let deployment: Deployment;
+  try {
+    deployment = parseState(result.stdout, "`pulumi stack export --show-secrets`").deployment;
+  } catch {
+    return [];
+  }
+  const found = new Set<string>();
+  for (const resource of [...(deployment.resources ?? []), ...(deployment.pending_operations ?? []).map((op) => op.resource)]) {
+    for (const properties of [resource.inputs, resource.outputs]) {
+      if (properties === undefined) continue;
+      const { signSecret: _signSecret, ...rest } = properties;
+      for (const text of secretTexts(rest)) if (text.trim().length >= MIN_SECRET_CHARS) found.add(text);
+    }
+  }
+  return [...found];
+}
+
+/** Shorter secret values (a secret `true`, a count) would cut ordinary words apart and show nothing. */
+const MIN_SECRET_CHARS = 4;
 
 /** The `webhooks:*` values of the stack's config; empty (with a notice) when pulumi is missing or fails. */
 async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<{ values: Record<string, string>; secretKeys: string[] }> {

@@ -55,7 +55,34 @@ describe("connection settings: flags, then the stack's config, then the environm
     const resolved = await resolveCliConnection(options({ env, pulumi, stack: "prod" }));
     expect(resolved.connection.client).toMatchObject({ baseUrl: "https://stack.example.com", accessToken: STACK_TOKEN, pageSize: 25, timeoutMs: 1234 });
     expect(resolved.sources).toEqual({ baseUrl: "stack config webhooks:baseUrl (stack prod)", accessToken: "stack config webhooks:accessToken (stack prod)" });
-    expect(pulumi.calls).toEqual([{ args: ["config", "--json", "--show-secrets", "--stack", "prod"], cwd: project, input: undefined }]);
+    expect(pulumi.calls.map((c) => c.args)).toEqual([
+      ["config", "--json", "--show-secrets", "--stack", "prod"],
+      ["stack", "export", "--show-secrets", "--stack", "prod"],
+    ]);
+  });
+
+  it("in a project, everything printed is scrubbed of the values the stack holds secret, signing secrets excepted", async () => {
+    const SIG = "4dabf18193072939515e22adb298388d";
+    const secret = (value: unknown) => ({ [SIG]: "1b47061264138c4ac30d75fd1eb44270", plaintext: JSON.stringify(value) });
+    const state = {
+      version: 3,
+      deployment: {
+        resources: [
+          {
+            urn: "urn:pulumi:prod::shop::webhooks:index:WebhookEndpoint::orders",
+            type: "webhooks:index:WebhookEndpoint",
+            inputs: { webhookName: "orders", webhookUrl: secret("https://example.com/hook?key=hidden-key-1") },
+            outputs: { webhookName: "orders", webhookUrl: secret("https://example.com/hook?key=hidden-key-1"), signSecret: secret("whsec_shown_on_request"), pageSize: secret(7) },
+          },
+        ],
+      },
+    };
+    const pulumi = fakePulumi({
+      "config --json --show-secrets": () => ({ stdout: configJson({ "webhooks:baseUrl": "https://stack.example.com", "webhooks:accessToken": STACK_TOKEN }) }),
+      "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
+    });
+    const resolved = await resolveCliConnection(options({ env, pulumi }));
+    expect(resolved.secrets).toEqual([STACK_TOKEN, "https://example.com/hook?key=hidden-key-1"]);
   });
 
   it("outside a Pulumi project, pulumi is not asked and the environment is used", async () => {

@@ -104,6 +104,35 @@ describe("admin content type, Host and CORS", () => {
     }
   });
 
+  it("the API routes too answer only a loopback Host when bound to loopback: a rebinding page lists nothing and creates nothing", async () => {
+    const emulator = await start();
+    emulator.addRecord(hook(1));
+    const api = (host: string, path: string, body: unknown) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const payload = JSON.stringify(body);
+        const req = http.request(`${emulator.url}${path}`, { method: "POST", headers: { host, authorization: TOKEN, "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on("error", reject);
+        req.end(payload);
+      });
+    const listBody = { cursor: "", limit: 10, webhook_name: "", webhook_url: "", ascending: "true" };
+    for (const host of ["evil.example", `evil.example:${emulator.port}`, "localhost.evil.example", "10.0.0.5"]) {
+      const listed = await api(host, "/open-api/v1/webhooks", listBody);
+      expect(listed.status, host).toBe(403);
+      expect(listed.text).not.toContain("sign_secret");
+      expect((await api(host, "/open-api/v1/webhooks/create", { webhook_name: "x", webhook_url: "https://x.example" })).status, host).toBe(403);
+    }
+    expect(emulator.records()).toHaveLength(1);
+    for (const host of [`localhost:${emulator.port}`, `127.0.0.1:${emulator.port}`, `127.0.0.2:${emulator.port}`]) {
+      const listed = await api(host, "/open-api/v1/webhooks", listBody);
+      expect(listed.status, host).toBe(200);
+      expect(listed.text).toContain("sign_secret");
+    }
+  });
+
   it("sends no CORS headers, not even to a preflight", async () => {
     const emulator = await start();
     const preflight = await fetch(`${emulator.url}/__emulator/reset`, {

@@ -45,6 +45,23 @@ describe("the native provider plugin over gRPC", () => {
     expect(emulator.counters().total).toBe(0);
   });
 
+  it("CheckConfig refuses a setting outside the range the client accepts, naming it (pageSize 0 would pass preview and fail at up)", async () => {
+    const failures = await plugin.checkConfig({ baseUrl: "https://api.example.com", pageSize: 0, maxRetries: 2.5, timeoutMs: 0, createSettleMs: -1 });
+    expect(failures.map((f) => f.property).sort()).toEqual(["createSettleMs", "maxRetries", "pageSize", "timeoutMs"]);
+    expect(failures.find((f) => f.property === "pageSize")?.reason).toMatch(/pageSize must be a whole number of records per page from 1 to 10000, got "0"/);
+    expect(await plugin.checkConfig({ baseUrl: "https://api.example.com", pageSize: 1, maxRetries: 0, timeoutMs: 1, createSettleMs: 0 })).toEqual([]);
+  });
+
+  it("CheckConfig returns the token as a secret even when it was set without --secret (the engine stores the provider's checked inputs)", async () => {
+    const { provproto, structproto } = plugin.protocol;
+    const request = new provproto.CheckRequest();
+    request.setUrn("urn:pulumi:dev::native-test::pulumi:providers:webhooks::default_0_3_0");
+    request.setOlds(structproto.Struct.fromJavaScript({}));
+    request.setNews(structproto.Struct.fromJavaScript({ baseUrl: "https://api.example.com", accessToken: "plain-token-value-1234" }));
+    const { response } = await plugin.callRaw("checkConfig", request);
+    expect(response.getInputs().toJavaScript()).toEqual({ baseUrl: "https://api.example.com", accessToken: { [SIG]: "1b47061264138c4ac30d75fd1eb44270", value: "plain-token-value-1234" } });
+  });
+
   it("Configure takes an explicit provider's arguments, secrets wrapped, and accepts secrets", async () => {
     const answer = await plugin.configure({ baseUrl: emulator.url, accessToken: { [SIG]: "1b47061264138c4ac30d75fd1eb44270", value: TOKEN } }, {});
     expect(answer.acceptSecrets).toBe(true);
@@ -127,6 +144,19 @@ describe("the native provider plugin over gRPC", () => {
     expect(read.id).toBe(String(handMade.webhook_id));
     expect(read.properties.signSecret).toEqual({ [SIG]: "1b47061264138c4ac30d75fd1eb44270", value: handMade.sign_secret });
     expect(read.inputs).toEqual({ webhookName: "legacy", webhookUrl: "https://example.com/legacy" });
+    // Recorded as the fact it is: imported, on this service.
+    expect(read.properties.provenance).toEqual({ how: "imported", service: emulator.url });
+  });
+
+  it("an import id written otherwise than a webhook_id is (08 for 8) is refused, naming the id to use: one endpoint, one ID", async () => {
+    const handMade = emulator.addRecord({ webhook_name: "zero-padded", webhook_url: "https://example.com/zero-padded" });
+    const { provproto } = plugin.protocol;
+    const request = new provproto.ReadRequest();
+    request.setId(`0${handMade.webhook_id}`);
+    request.setUrn(URN("zero-padded"));
+    const { error, response } = await plugin.callRaw("read", request);
+    expect(response).toBeUndefined();
+    expect(String(error?.details ?? error)).toContain(`use ${handMade.webhook_id}`);
   });
 
   it("Read with an unknown id alone is a clear error naming the id", async () => {
