@@ -62,6 +62,13 @@ describe("supported versions: stated in the docs as package.json and the scripts
     expectAllStated(/`pulumi-language-yaml` v(\d+\.\d+\.\d+)/, fromSource("scripts/engine-yaml.sh", /^_pwe_yaml_default_version=(\S+)$/m));
   });
 
+  it("the TypeScript versions to pin: the ones the packed package is type-checked with", () => {
+    const tested = fromSource("test/types/package.test.ts", /const TYPESCRIPT_VERSIONS = \[([^\]]*)\]/).match(/\d+\.\d+/g)!;
+    const pins = [...flat("README.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g), ...flat("docs/dynamic-resource.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g)];
+    expect(pins.length).toBe(2);
+    for (const pin of pins) expect([pin[1], pin[2]].sort()).toEqual([...tested].sort());
+  });
+
   it("the Go SDK's go directive", () => {
     expectAllStated(/`go\.mod` asks for Go (\d+(?:\.\d+)*)/, fromSource("sdk/go/go.mod", /^go (\S+)$/m));
   });
