@@ -5,61 +5,22 @@ import type { ListPage, WebhookEndpointRecord } from "../client/types";
  * Finding endpoints by id, for one connection, for the length of one command (a provider process
  * lives for one `preview`, `up`, `refresh` or `destroy`).
  *
- * The API has no "get by id": an endpoint is found by listing with its name as the filter and
- * matching the id (the filter may be partial or ignored). Done for every endpoint, that is one
- * list call per endpoint, on the critical path of a preview (the engine runs diffs one at a time).
- *
- * The shared scan policy. A paged listing of the whole service can answer many lookups with a
- * few calls, when the service holds little besides the stack. On a service shared with other
- * teams it can cost hundreds of pages for a stack of a dozen. We cannot know which in advance, so
- * the scans have to pay for themselves:
- * - the first {@link BY_NAME_FIRST} lookups of a command go by name (a small stack never scans);
- * - after that, two scans run side by side: one in the order the connection asks for
- *   (`ascending`), one in the other order when the `ascending` value is one whose opposite we know
- *   ({@link oppositeOrder}). A stack's endpoints are made together, so they sit together in the
- *   service's order, most often at one end of it: a stack made after the other teams' endpoints
- *   is at the far end of an ascending listing and at the start of a descending one. Measured
- *   (`npm run bench`, README Performance, the crowded rows): with 20,000 endpoints made before a
- *   100-endpoint stack, the ascending scan alone never reached it (102 list calls, one by name per
- *   diff, preview 1.27× the empty service); with the descending scan, 14 calls and the empty
- *   service's time within the noise.
- *   Nothing depends on the order being honoured: a service that ignores `ascending` gives two
- *   scans of the same pages, one that refuses the value fails that scan, and either costs at most
- *   its allowance;
- * - each scan's pages are fetched one at a time as lookups need them, as long as its pages stay
- *   within {@link SCAN_PAGE_ALLOWANCE} plus the number of lookups its pages alone have answered: a
- *   lookup the pages fetched so far answer costs nothing, and earns that scan one more page;
- * - while a scan has answered nothing yet, a lookup it cannot answer goes by name and fetches the
- *   scan's next page at the same moment, without waiting for it when the name answers; once it
- *   has, its next page is fetched first and the name is asked only if that page does not hold
- *   the endpoint. A scan page is not retried: one that fails ends that scan for the command;
- * - a record from a scan page answers a lookup only within {@link PAGE_TRUST_MS} of the page's
- *   arrival: a diff or read sees the service as it was seconds ago at most, never minutes (an
- *   outside tester renamed an endpoint after its page came, and a diff a minute later said "no
- *   changes"). Past that the lookup goes by name, so the bound holds;
- * - a listing by name (or URL) that spans more than {@link BY_NAME_MAX_PAGES} pages without the
- *   id (a service that ignores the filter, or a name shared by pages of endpoints) proves the
- *   filter does not narrow: that lookup and every later one are answered by one complete scan,
- *   instead of every lookup walking the whole service.
- * So list calls per command stay at most one per endpoint plus twice {@link SCAN_PAGE_ALLOWANCE}
- * (plus the second page of a listing by name of a name shared by more than a page of endpoints),
- * whatever the service holds and whatever its page size, and one complete listing of the service
- * per {@link SCAN_FRESH_MS} when its filters do not narrow; on a service holding mostly the
- * stack's own endpoints, or where the stack sits at either end of the service's order, the scans
- * answer nearly every lookup after the eighth. Where the stack sits in the middle of other teams'
- * endpoints (made both before and after it), each diff pays one listing by name.
- *
- * Two exceptions cost more, because only a full listing can answer them: a refresh that finds an
- * endpoint under neither its name nor its URL (to tell "renamed" from "deleted"), and an import
- * (nothing but the id is known). They complete the scan once per {@link SCAN_FRESH_MS}; later ones
- * reuse it. An endpoint the complete listing lacks is still found in a page of the other scan (a
- * service paging by offset can skip a record when another is removed during the listing).
+ * The API has no "get by id": a lookup lists by name and matches the id, one call per endpoint on
+ * the critical path of a preview. Past the first few lookups, two paged scans of the service (one
+ * from each end, where a stack's endpoints sit) answer the rest, but only while they pay for
+ * themselves, since a scan of a crowded service costs hundreds of pages; a scan page answers for
+ * seconds only, and a filter that does not narrow switches to one complete scan. So list calls
+ * stay at most one per endpoint plus twice the allowance, whatever the service holds. The policy
+ * rule by rule, with the measurements and the review finding behind it: docs/lifecycle.md, "How
+ * lookups find endpoints".
  */
+/** Lookups of a command that go by name before the scans start (a small stack never scans). */
 export const BY_NAME_FIRST = 8;
+/** Pages each scan may fetch beyond the lookups its pages alone have answered. */
 export const SCAN_PAGE_ALLOWANCE = 2;
 /** A record from a scan page answers a lookup only this long after the page came (a diff or read must see the service as it is). */
 export const PAGE_TRUST_MS = 10_000;
-/** A complete scan (the exception path below) is trusted this long after it started, then started again. */
+/** A complete scan (for a read that neither name nor URL answers, an import, a filter that does not narrow) is trusted this long after it started, then started again. */
 export const SCAN_FRESH_MS = 60_000;
 /** Pages a listing by name (or URL) may take before the filter is judged not to narrow. */
 export const BY_NAME_MAX_PAGES = 2;
@@ -163,7 +124,7 @@ interface ScanSlot {
 const INCONCLUSIVE = Symbol("inconclusive");
 type Found = WebhookEndpointRecord | undefined | typeof INCONCLUSIVE;
 
-/** Lookups by id on one connection, with the shared scans described above. */
+/** Lookups by id on one connection, with the shared scans described at the top of this file. */
 export class EndpointLookups {
   readonly stats: LookupStats = { lookups: 0, byName: 0, byUrl: 0, scanPages: 0, answeredByScan: 0, fullScans: 0 };
   /** The orders scanned: the configured one (undefined: the client's `ascending`), then the other when known. */

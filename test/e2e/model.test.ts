@@ -209,7 +209,7 @@ class Worker {
    * Two stacks that declare the same name and URL and apply at the same moment can both create it:
    * each one's check before create lists the service before the other's create lands, and the API
    * has no uniqueness, no conditional create and no delete, so no client can close that window
-   * (README, "What this cannot prevent"). Such pairs, created by different stacks during one
+   * (docs/reliability.md, "What this cannot prevent"). Such pairs, created by different stacks during one
    * step that ran both at once, are counted rather than reported (one copy per pair); a second
    * create by the same stack, or a duplicate made in any other step, is still a violation.
    */

@@ -1,7 +1,7 @@
 /**
  * The independent oracle of the hostile-response tests: what a response means and what the client
  * must do with it, read from the API document (/work/shared/api-spec.md), the product stance
- * (/work/shared/PRODUCT.md) and the client's stated rules (README and the trust-hardening issue).
+ * (/work/shared/PRODUCT.md) and the client's stated rules (docs/client.md and the trust-hardening issue).
  * It is written from those statements and never from src/client: the rules are data (tables of
  * fields, clauses and caps) interpreted by small functions, and wherever a statement leaves a case
  * open the oracle says so ("unsure") instead of guessing, so a property never encodes a guess.
@@ -72,13 +72,13 @@ export const STATED = {
   ambiguousBodyBytes: 8_000_000,
   /** The issue: a cursor over 4096 characters stops a listing. */
   maxCursorChars: 4096,
-  /** README: cursor fields, first present wins. */
+  /** docs/client.md: cursor fields, first present wins. */
   cursorFields: ["cursor", "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next"],
-  /** README: has-more flags. */
+  /** docs/client.md: has-more flags. */
   flagFields: ["has_more", "hasMore", "has_next", "hasNext"],
 } as const;
 
-/** An error class by name: the README's error table. */
+/** An error class by name: the error table of docs/client.md. */
 export type ErrorName =
   | "WebhookConnectionError"
   | "WebhookInvalidResponseError"
@@ -90,7 +90,7 @@ export type ErrorName =
   | "WebhookCreateUncertainError"
   | "WebhookEndpointExistsError";
 
-/** README error table, by HTTP status, first matching row wins (a redirect is never followed). */
+/** docs/client.md error table, by HTTP status, first matching row wins (a redirect is never followed). */
 const STATUS_TABLE: readonly [(status: number) => boolean, ErrorName][] = [
   [(s) => s >= 300 && s < 400, "WebhookRequestRefusedError"],
   [(s) => s === 401 || s === 403, "WebhookAuthError"],
@@ -98,14 +98,14 @@ const STATUS_TABLE: readonly [(status: number) => boolean, ErrorName][] = [
   [(s) => s >= 500, "WebhookServerError"],
   [() => true, "WebhookRequestRefusedError"],
 ];
-/** README error table, by the envelope's code (a service may answer errors inside HTTP 200). */
+/** docs/client.md error table, by the envelope's code (a service may answer errors inside HTTP 200). */
 const CODE_TABLE: readonly [(code: string) => boolean, ErrorName][] = [
   [(c) => c.startsWith("401") || c.startsWith("403"), "WebhookAuthError"],
   [(c) => c.startsWith("429"), "WebhookRateLimitError"],
   [(c) => c.startsWith("5"), "WebhookServerError"],
   [() => true, "WebhookRequestRefusedError"],
 ];
-/** README: list is retried on 429, 5xx, connection failures and unusable bodies. */
+/** docs/client.md: list is retried on 429, 5xx, connection failures and unusable bodies. */
 const LIST_RETRIES: ReadonlySet<ErrorName> = new Set(["WebhookRateLimitError", "WebhookServerError", "WebhookConnectionError", "WebhookInvalidResponseError"]);
 
 /**
@@ -177,7 +177,7 @@ const INVISIBLE_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u20
 
 /**
  * The record in the package's camelCase: the documented fields, nothing else, with the client's
- * token redacted from the principal names (README: "a service may name its principal after the
+ * token redacted from the principal names (docs/client.md: "a service may name its principal after the
  * key"; the token never reaches a record the client returns, even split by an invisible character).
  */
 export function asRecord(value: Json): WebhookEndpointRecord {
@@ -219,7 +219,7 @@ export function receivedText(response: Hostile): string {
 }
 
 /**
- * README: "a body nesting deeper than 64 levels, or holding more than 200,000 objects and arrays,
+ * docs/client.md: "a body nesting deeper than 64 levels, or holding more than 200,000 objects and arrays,
  * is not read: it counts as a body that is not JSON".
  */
 function parse(text: string): { ok: true; json: Json } | { ok: false } {
@@ -345,7 +345,7 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. Continuation: the README's three clauses, in order, the first that applies decides.
+// 4. Continuation: the three clauses of docs/client.md, in order, the first that applies decides.
 
 export type Next = { ends: true } | { cursor: string } | { unsure: string } | { unusable: string };
 
@@ -358,7 +358,7 @@ export interface ContinuationReading {
 }
 
 /**
- * README: "a number is used in decimal when it is a whole number JSON holds exactly (a safe
+ * docs/client.md: "a number is used in decimal when it is a whole number JSON holds exactly (a safe
  * integer); any other number is unusable and stops the listing with a WebhookPagingError".
  */
 function decimal(value: number): string | undefined {
@@ -561,7 +561,7 @@ export function scanRecords(pages: readonly ForecastPage[]): WebhookEndpointReco
 }
 
 /**
- * One list page, as the client must fetch it: a response that is retryable (README) is asked for
+ * One list page, as the client must fetch it: a response that is retryable (docs/client.md) is asked for
  * again, up to `maxRetries` times.
  */
 function fetchForecast(queue: ResponseQueue, cursor: string, limits: ListingLimits, cursors: string[], wasted: { textLength: number }): Meaning {

@@ -1,5 +1,5 @@
 // Bugs in src/client found by the hostile-response tests, kept as regression tests: each test states
-// the rule (from the API document, the README or the trust-hardening issue), the input, and what
+// the rule (from the API document, docs/client.md or the trust-hardening issue), the input, and what
 // the client must do. All eight (B1-B8) are fixed; test/hostile/oracle.ts's KNOWN_DEPARTURES are
 // all off, so the property tests hold the client to the rules with no exception.
 import type { ServerResponse } from "node:http";
@@ -53,7 +53,7 @@ async function serve(answer: (cursor: string, path: string, res: ServerResponse)
 
 describe("regressions: bugs the hostile tests found, fixed", () => {
   it("B1 paging.ts:56 — an empty page that carries a cursor must be followed, not taken as the end of the listing", async () => {
-    // README: "follows a cursor field (...), else a has-more flag (...), else nothing (a page shorter
+    // docs/client.md: "follows a cursor field (...), else a has-more flag (...), else nothing (a page shorter
     // than the limit, or empty, ends the listing ...)". A service that filters after paging (or skips
     // deleted rows) returns empty pages with a cursor; stopping there silently drops every later
     // record: create's check misses an existing endpoint (a duplicate that can never be deleted),
@@ -110,7 +110,7 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
   });
 
   it("B5 paging.ts:40 — a numeric cursor past 2^53 must be sent back with its digits, or refused, never rounded", async () => {
-    // README: "a number is used in decimal". JSON.parse rounds 9007199254740993 to
+    // docs/client.md: "a number is used in decimal". JSON.parse rounds 9007199254740993 to
     // 9007199254740992, and the client asks for that page instead: with 64-bit ids as cursors
     // (snowflake-style ids are ~1.9e18) every page after the first starts at the wrong record,
     // skipping or repeating records without any error. Records' own ids are checked to be exact

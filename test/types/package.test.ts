@@ -71,7 +71,7 @@ const CASES: TypeCheckCase[] = [
   { id: "ts5.9-classic", typescript: "5.9", settings: "classic (commonjs, node10, strict)", compilerOptions: CLASSIC },
   { id: "ts6.0-classic", typescript: "6.0", settings: 'classic (commonjs, node10, strict) + ignoreDeprecations "6.0"', compilerOptions: { ...CLASSIC, ignoreDeprecations: "6.0" } },
   { id: "ts5.9-template", typescript: "5.9", settings: "Pulumi's template tsconfig, unchanged", compilerOptions: PULUMI_TEMPLATE },
-  // The README's advice for TypeScript 6.0 users of Pulumi's template, each half proven here:
+  // The advice in docs/dynamic-resource.md for TypeScript 6.0 users of Pulumi's template, each half proven here:
   { id: "ts6.0-template", typescript: "6.0", settings: "Pulumi's template tsconfig, unchanged", compilerOptions: PULUMI_TEMPLATE, expectErrors: ["TS5107"] },
   { id: "ts6.0-template-ignore-deprecations", typescript: "6.0", settings: 'Pulumi\'s template tsconfig + ignoreDeprecations "6.0"', compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" } },
   { id: "ts6.0-template-no-resolution", typescript: "6.0", settings: "Pulumi's template tsconfig without moduleResolution", compilerOptions: PULUMI_TEMPLATE_WITHOUT_RESOLUTION },

@@ -1,0 +1,158 @@
+// A figure the README or docs/ states that also lives somewhere else (package.json, a script, the
+// code) is held to that source here, so the two cannot drift apart: supported versions, the size of
+// the provider text stored in state, the settings and client defaults, the lookup policy's
+// constants, the model test's sizes. Each check finds the figure by the phrase that states it, and
+// fails when that phrase is gone too (a figure nobody checks is a figure that drifts).
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLIENT_DEFAULTS } from "../../src/client/options";
+import { BY_NAME_FIRST, BY_NAME_MAX_PAGES, PAGE_TRUST_MS, SCAN_FRESH_MS, SCAN_PAGE_ALLOWANCE } from "../../src/core/lookups";
+import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
+import { providerText } from "../../src/dynamic/shim";
+
+const REPO = join(__dirname, "..", "..");
+const read = (path: string): string => readFileSync(join(REPO, path), "utf8");
+/** A page's text with every run of white space as one space, so a phrase may wrap. */
+const flat = (path: string): string => read(path).replace(/\s+/g, " ");
+const PAGES = ["README.md", ...readdirSync(join(REPO, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+
+/** Every value the pattern's first group captures, on the given pages (all of them by default). */
+function stated(pattern: RegExp, pages: string[] = PAGES): { page: string; value: string }[] {
+  const found: { page: string; value: string }[] = [];
+  for (const page of pages) for (const match of flat(page).matchAll(new RegExp(pattern.source, "g"))) found.push({ page, value: match[1]! });
+  return found;
+}
+
+/** The statements found (at least one) all give the source's value. */
+function expectAllStated(pattern: RegExp, truth: string, pages?: string[]): void {
+  const found = stated(pattern, pages);
+  expect(found.length, `no page states ${pattern.source}`).toBeGreaterThan(0);
+  for (const { page, value } of found) expect(`${page}: ${value}`).toBe(`${page}: ${truth}`);
+}
+
+/** One capture from a source file, which must be there. */
+function fromSource(path: string, pattern: RegExp): string {
+  const value = pattern.exec(read(path))?.[1];
+  if (value === undefined) throw new Error(`${path} no longer matches ${pattern.source}: update this test to its new form`);
+  return value;
+}
+
+describe("supported versions: stated in the docs as package.json and the scripts have them", () => {
+  const manifest = JSON.parse(read("package.json")) as { engines: { node: string }; dependencies: Record<string, string> };
+
+  it("the oldest Node.js: package.json engines, the README and scripts/node-env.sh agree", () => {
+    const [major, minor] = /^>=(\d+)\.(\d+)\.\d+$/.exec(manifest.engines.node)!.slice(1);
+    expectAllStated(/Node(?:\.js)? (\d+(?:\.\d+)*) or newer/, `${major}.${minor}`);
+    expect(stated(/Node(?:\.js)? (\d+(?:\.\d+)*) or newer/, ["README.md"]).length).toBe(1);
+    // The script that installs Node 24 when the system's is older must use the same floor.
+    expect(fromSource("scripts/node-env.sh", /a > (\d+) \|\| \(a === \d+ && b >= \d+\)/)).toBe(major);
+    expect(fromSource("scripts/node-env.sh", /a === (\d+) && b >= \d+/)).toBe(major);
+    expect(fromSource("scripts/node-env.sh", /a === \d+ && b >= (\d+)/)).toBe(minor);
+  });
+
+  it("the oldest @pulumi/pulumi: the README states the dependency's caret range floor", () => {
+    const range = manifest.dependencies["@pulumi/pulumi"]!;
+    expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
+    expectAllStated(/`@pulumi\/pulumi` (\d+\.\d+\.\d+) or newer/, range.slice(1));
+  });
+
+  it("the Pulumi CLI and YAML language host the scripts build", () => {
+    expectAllStated(/Pulumi CLI v(\d+\.\d+\.\d+)/, fromSource("scripts/engine.sh", /^_pwe_engine_default_version=(\S+)$/m));
+    expectAllStated(/`pulumi-language-yaml` v(\d+\.\d+\.\d+)/, fromSource("scripts/engine-yaml.sh", /^_pwe_yaml_default_version=(\S+)$/m));
+  });
+
+  it("the TypeScript versions to pin: the ones the packed package is type-checked with", () => {
+    const tested = fromSource("test/types/package.test.ts", /const TYPESCRIPT_VERSIONS = \[([^\]]*)\]/).match(/\d+\.\d+/g)!;
+    const pins = [...flat("README.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g), ...flat("docs/dynamic-resource.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g)];
+    expect(pins.length).toBe(2);
+    for (const pin of pins) expect([pin[1], pin[2]].sort()).toEqual([...tested].sort());
+  });
+
+  it("the Go SDK's go directive", () => {
+    expectAllStated(/`go\.mod` asks for Go (\d+(?:\.\d+)*)/, fromSource("sdk/go/go.mod", /^go (\S+)$/m));
+  });
+});
+
+describe("the provider text stored in state", () => {
+  it("is the size the docs give: the text without the install path it embeds, within 0.05 KB", () => {
+    const found = stated(/shim of about (\d+(?:\.\d+)?) KB plus the install path/);
+    expect(found.length).toBe(1);
+    const packageDir = "/home/ci/project/node_modules/pulumi-webhook-endpoints";
+    const text = providerText(packageDir);
+    const embedded = JSON.stringify(resolve(packageDir, "dist", "dynamic", "provider.js"));
+    expect(text).toContain(embedded);
+    const withoutPath = Buffer.byteLength(text) - Buffer.byteLength(embedded);
+    expect(Math.abs(withoutPath / 1000 - Number(found[0]!.value))).toBeLessThanOrEqual(0.05);
+  });
+});
+
+describe("defaults: the settings and client tables hold the code's values", () => {
+  /** The cells of each table row whose first cell is a code span, by that name. */
+  function tableRows(page: string): Map<string, string[]> {
+    const rows = new Map<string, string[]>();
+    for (const line of read(page).split("\n")) {
+      const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
+      const name = /^`([A-Za-z]+)`$/.exec(cells[0] ?? "")?.[1];
+      if (name !== undefined) rows.set(name, cells.slice(1));
+    }
+    return rows;
+  }
+  const bare = (cell: string): string => cell.replace(/`/g, "");
+
+  it("docs/configuration.md: one row per setting of src/core/settings.ts, with its config key, environment variable and default", () => {
+    const rows = tableRows("docs/configuration.md");
+    const documented = SETTING_NAMES.filter((name) => rows.has(name));
+    expect(documented).toEqual(SETTING_NAMES);
+    for (const name of SETTING_NAMES) {
+      const [key, env, fallback] = rows.get(name)!.map(bare);
+      expect(key, name).toBe(configKey(name));
+      expect(env, name).toBe(SETTINGS[name].env);
+      const expected = name === "baseUrl" || name === "accessToken" ? "required" : String(CLIENT_DEFAULTS[name]);
+      expect(fallback, name).toBe(expected);
+    }
+  });
+
+  it("docs/client.md: every default of CLIENT_DEFAULTS in the options table", () => {
+    const rows = tableRows("docs/client.md");
+    for (const [name, value] of Object.entries(CLIENT_DEFAULTS)) {
+      const cell = rows.get(name)?.[0];
+      expect(cell, `no row for ${name}`).toBeDefined();
+      const written = bare(cell!).replace(/ \(.*\)$/, "");
+      expect(written, name).toBe(typeof value === "string" ? JSON.stringify(value) : String(value));
+    }
+  });
+
+  it("the settle window a lost create is watched for: timeoutMs + createSettleMs", () => {
+    expectAllStated(/later than that \((\d+) s with the defaults\)/, String((CLIENT_DEFAULTS.timeoutMs + CLIENT_DEFAULTS.createSettleMs) / 1000));
+  });
+});
+
+describe("the lookup policy's constants, as docs/lifecycle.md states them", () => {
+  const page = ["docs/lifecycle.md"];
+  it("lookups by name before the scans start, the scans' allowance and the bound it gives", () => {
+    expectAllStated(/The first (\d+) lookups of a command go by name/, String(BY_NAME_FIRST), page);
+    expectAllStated(/every lookup after the first (\d+)\./, String(BY_NAME_FIRST), page);
+    expectAllStated(/as long as its pages stay within (\d+) plus the number of lookups/, String(SCAN_PAGE_ALLOWANCE), page);
+    expectAllStated(/at most one per endpoint plus (\d+) \(twice the scans' starting allowance/, String(2 * SCAN_PAGE_ALLOWANCE), page);
+  });
+
+  it("how long a scan page and a complete scan are trusted, and when a filter does not narrow", () => {
+    expectAllStated(/within (\d+) s of the page's arrival/, String(PAGE_TRUST_MS / 1000), page);
+    expectAllStated(/per (\d+) s/, String(SCAN_FRESH_MS / 1000), page);
+    expect(stated(/per (\d+) s/, page).length).toBe(2);
+    expectAllStated(/spans more than (\d+) pages without the id/, String(BY_NAME_MAX_PAGES), page);
+  });
+});
+
+describe("the model-based concurrency test's sizes, as docs/reliability.md states them", () => {
+  it("CI's and the soak's schedules and steps", () => {
+    const sizes = /The suite runs (\d+) schedules of (\d+) steps; `npm run soak:model` runs ([\d,]+) of (\d+)/.exec(flat("docs/reliability.md"));
+    expect(sizes).not.toBeNull();
+    const [ciSchedules, ciSteps, soakSchedules, soakSteps] = sizes!.slice(1).map((value) => value.replace(/,/g, ""));
+    expect(ciSchedules).toBe(fromSource("test/e2e/model.test.ts", /process\.env\.MODEL_SCHEDULES \?\? (\d+)/));
+    expect(ciSteps).toBe(fromSource("test/e2e/model.test.ts", /process\.env\.MODEL_STEPS \?\? (\d+)/));
+    expect(soakSchedules).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_SCHEDULES:-(\d+)\}/));
+    expect(soakSteps).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_STEPS:-(\d+)\}/));
+  });
+});
