@@ -12,9 +12,10 @@ import {
   type ProviderConfig,
   type SettingName,
 } from "../core/settings";
-import { parseState, secretTexts, type Deployment } from "./deployment";
+import { SECRET_SIG, SIG_KEY, endpointResources, heldId, isSecret, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
+import { historyCheckpoints } from "./history";
 import { CliError, EXIT } from "./exit";
-import { PulumiMissingError, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
+import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
 
 /**
  * Where `webhooks` finds its connection, like the provider does, each setting on its own, first
@@ -61,6 +62,12 @@ export interface CliConnection {
    * must not show here), signing secrets excepted (shown only on request, `--show-secrets`).
    */
   secrets: string[];
+  /**
+   * In a Pulumi project: the endpoints (by webhook_id) whose name or URL the stack's state, now or in
+   * the history a `file://` backend keeps, holds secret. The service shows them as they are; what
+   * `webhooks` prints shows them as secret.
+   */
+  secretFields: ReadonlyMap<number, ReadonlySet<"webhookName" | "webhookUrl">>;
 }
 
 export interface ResolveOptions {
@@ -77,7 +84,7 @@ export interface ResolveOptions {
 /** Resolves the connection; a missing or invalid setting is a CliError (exit 3) naming every place. */
 export async function resolveCliConnection(options: ResolveOptions): Promise<CliConnection> {
   const project = findProject(options.cwd);
-  const { values: stackValues, secretKeys } = project === undefined ? { values: {}, secretKeys: [] } : await readStackConfig(options, project);
+  const { values: stackValues, secretKeys, secretValues } = project === undefined ? { values: {}, secretKeys: [], secretValues: [] } : await readStackConfig(options, project);
   if (project === undefined && options.stack !== undefined) {
     options.warn(`--stack ${options.stack}: no Pulumi.yaml in ${options.cwd} or above, so no stack config is read`);
   }
@@ -119,41 +126,68 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
     config,
     secretConfigKeys: secretKeys,
     sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
-    secrets: [connection.client.accessToken, ...(project === undefined ? [] : await stackSecrets(options, project))],
+    ...(await stackSecrets(options, project, connection.client.accessToken, secretValues)),
   };
 }
 
 /**
- * The values the stack's state holds secret, signing secrets excepted, read with
- * `pulumi stack export --show-secrets` into memory (never shown); none when the stack cannot be read
- * (no stack yet, no access to its secrets).
+ * What everything printed must keep out: the token; in a project, every value the stack's state
+ * and config hold secret now (signing secrets excepted: shown only on request), read with
+ * `pulumi stack export --show-secrets` and `pulumi config --show-secrets` into memory, never shown;
+ * and the endpoints whose name or URL a state of the stack, now or in a `file://` backend's history
+ * (whose secrets stay encrypted: which fields were secret is all it tells), held secret. Nothing but
+ * the token when the stack cannot be read (no stack yet, no access to its secrets).
  */
-async function stackSecrets(options: ResolveOptions, project: ProjectDir): Promise<string[]> {
+async function stackSecrets(
+  options: ResolveOptions,
+  project: ProjectDir | undefined,
+  token: string,
+  configSecrets: readonly string[],
+): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
+  const values = new Set<string>([token]);
+  const fields = new Map<number, Set<"webhookName" | "webhookUrl">>();
+  const keep = (text: string) => {
+    if (text.trim().length >= MIN_SECRET_CHARS) values.add(text);
+  };
+  for (const text of configSecrets) keep(text);
+  if (project === undefined) return { secrets: [...values], secretFields: fields };
   const result = await options.pulumi.run(["stack", "export", "--show-secrets", ...stackArgs(options.stack)], { cwd: project.dir }).catch(() => undefined);
-  if (result === undefined || result.code !== 0) return [];
-  let deployment: Deployment;
+  let current: UntypedDeployment | undefined;
   try {
-    deployment = parseState(result.stdout, "`pulumi stack export --show-secrets`").deployment;
+    current = result !== undefined && result.code === 0 ? parseState(result.stdout, "`pulumi stack export --show-secrets`") : undefined;
   } catch {
-    return [];
+    current = undefined;
   }
-  const found = new Set<string>();
+  if (current === undefined) return { secrets: [...values], secretFields: fields };
+  const deployment = current.deployment;
   for (const resource of [...(deployment.resources ?? []), ...(deployment.pending_operations ?? []).map((op) => op.resource)]) {
     for (const properties of [resource.inputs, resource.outputs]) {
       if (properties === undefined) continue;
       const { signSecret: _signSecret, ...rest } = properties;
-      for (const text of secretTexts(rest)) if (text.trim().length >= MIN_SECRET_CHARS) found.add(text);
+      for (const text of secretTexts(rest)) keep(text);
     }
   }
-  return [...found];
+  const backend = await backendUrl(options.pulumi);
+  const stack = options.stack ?? (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined);
+  const history = backend !== undefined && stack !== undefined ? historyCheckpoints(backend, stack, current, project.dir) : [];
+  for (const state of [current, ...history]) {
+    for (const resource of endpointResources(state.deployment)) {
+      const id = heldId(resource);
+      if (id === undefined) continue;
+      for (const field of ["webhookName", "webhookUrl"] as const) {
+        if (isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field])) fields.set(id, (fields.get(id) ?? new Set()).add(field));
+      }
+    }
+  }
+  return { secrets: [...values], secretFields: fields };
 }
 
 /** Shorter secret values (a secret `true`, a count) would cut ordinary words apart and show nothing. */
 const MIN_SECRET_CHARS = 4;
 
 /** The `webhooks:*` values of the stack's config; empty (with a notice) when pulumi is missing or fails. */
-async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<{ values: Record<string, string>; secretKeys: string[] }> {
-  const none = { values: {}, secretKeys: [] };
+async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<{ values: Record<string, string>; secretKeys: string[]; secretValues: string[] }> {
+  const none = { values: {}, secretKeys: [], secretValues: [] };
   const args = ["config", "--json", "--show-secrets", ...stackArgs(options.stack)];
   let stdout: string;
   try {
@@ -179,9 +213,10 @@ async function readStackConfig(options: ResolveOptions, project: ProjectDir): Pr
   }
   const values: Record<string, string> = {};
   if (typeof parsed !== "object" || parsed === null) return none;
-  const secretKeys = Object.entries(parsed as Record<string, unknown>)
-    .filter(([key, entry]) => key.startsWith("webhooks:") && typeof entry === "object" && entry !== null && (entry as { secret?: unknown }).secret === true)
-    .map(([key]) => key);
+  const secretEntries = Object.entries(parsed as Record<string, unknown>).filter(([, entry]) => typeof entry === "object" && entry !== null && (entry as { secret?: unknown }).secret === true);
+  const secretKeys = secretEntries.map(([key]) => key).filter((key) => key.startsWith("webhooks:"));
+  // Every value the stack's config holds secret (the program's own keys too): kept out of everything printed.
+  const secretValues = secretEntries.flatMap(([, entry]) => secretTexts({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify((entry as { value?: unknown }).value ?? null) }));
   for (const name of SETTING_NAMES) {
     const entry = (parsed as Record<string, unknown>)[configKey(name)];
     const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
@@ -191,7 +226,7 @@ async function readStackConfig(options: ResolveOptions, project: ProjectDir): Pr
   // Retired settings are only reported, never used.
   const retired = (parsed as Record<string, { value?: unknown }>)["webhooks:adoptRecentMinutes"];
   if (typeof retired?.value === "string") values["webhooks:adoptRecentMinutes"] = retired.value;
-  return { values, secretKeys };
+  return { values, secretKeys, secretValues };
 }
 
 function flagName(name: SettingName): string {

@@ -1,15 +1,12 @@
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
 import { sameName } from "../client/rules";
 import type { WebhookEndpointRecord } from "../client/types";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
 import type { Provenance } from "../core/state";
-import { findProject } from "./config";
-import { endpointResources, heldId, namesOf, parseState, provenanceIn, urnStackProject, type StateResource, type UntypedDeployment } from "./deployment";
-import { CliError, EXIT, usageError } from "./exit";
+import { endpointResources, heldId, isSecret, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
+import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
-import { localBackendPath } from "./lock";
+import { historyCheckpoints } from "./history";
 import { MAX_CELL, Progress, cell, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
 import { heldService, type HomeService } from "./services";
@@ -74,6 +71,8 @@ export interface Orphan {
   ours: boolean;
   /** How the resource that held it got it, when one did and its state records it. */
   provenance?: Provenance["how"] | "unknown";
+  /** Its fields a state of those stacks holds secret: shown as `[secret]`, never as the service has them. */
+  secretFields: ("webhookName" | "webhookUrl")[];
   resources: { source: string; urn: string; name: string }[];
 }
 
@@ -117,12 +116,17 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   }
   // What the stacks hold or held on this service, by id (with the provenance each recorded), and by name.
   const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined }[]>();
+  // A name or URL a state marks secret (now or in history) stays secret in what orphans prints.
+  const secretFields = new Map<number, Set<"webhookName" | "webhookUrl">>();
   const named: { name: string; source: string; urn: string }[] = [];
   for (const source of sources) {
     for (const deployment of [source.current, ...source.history]) {
       for (const resource of endpointResources(deployment.deployment)) {
         const id = heldId(resource);
         const names = namesOf(resource);
+        for (const field of ["webhookName", "webhookUrl"] as const) {
+          if (id !== undefined && (isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field]))) secretFields.set(id, (secretFields.get(id) ?? new Set()).add(field));
+        }
         if (id !== undefined && !held.has(id) && onThisService(resource, deployment) !== false) {
           const list = formerly.get(id) ?? [];
           if (!list.some((x) => x.urn === resource.urn && x.source === source.label)) list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource) });
@@ -143,13 +147,15 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         // Ours only when every record of it says this stack created it, here: one that says
         // adopted or imported, or says nothing, makes it someone else's or unknown.
         const createdHere = before.every((b) => b.provenance?.how === "created" && b.provenance.service === home.service);
-        if (createdHere) return { record, relation: "left-behind", ours: true, provenance: "created", resources };
+        const secret = [...(secretFields.get(record.webhookId) ?? [])];
+        if (createdHere) return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields: secret };
         const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
-        return { record, relation: "formerly-held", ours: false, provenance: how, resources };
+        return { record, relation: "formerly-held", ours: false, provenance: how, resources, secretFields: secret };
       }
       const byName = named.filter((n) => sameName(record.webhookName, n.name)).map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
-      return byName.length > 0 ? { record, relation: "name-match", ours: false, resources: byName } : { record, relation: "unrelated", ours: false, resources: [] };
-    });
+      return byName.length > 0 ? { record, relation: "name-match", ours: false, resources: byName, secretFields: [] } : { record, relation: "unrelated", ours: false, resources: [], secretFields: [] };
+    })
+    .map((o) => ({ ...o, record: hideSecretFields(o.record, o.secretFields) }));
 
   if (options.json) {
     deps.sink.stdout(
@@ -195,47 +201,10 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
   sink.stdout(`${parts.join("\n")}\n`);
 }
 
-/**
- * The checkpoints a `file://` backend keeps after every update
- * (`.pulumi/history/[<org>/]<project>/<stack>/<stack>-<time>.checkpoint.json[.gz]`, unless
- * PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS is set): what the stack held before.
- */
-export function historyCheckpoints(backend: string, stack: string, current: UntypedDeployment, cwd: string): UntypedDeployment[] {
-  const root = localBackendPath(backend);
-  if (root === undefined) return [];
-  const segments = stack.split("/");
-  const stackName = segments.at(-1)!;
-  const urn = (current.deployment.resources ?? []).map((r) => urnStackProject(r.urn)).find((x) => x !== undefined);
-  const project = segments.length === 3 ? segments[1]! : (urn?.project ?? projectName(cwd));
-  const history = join(root, ".pulumi", "history");
-  const dirs = [join(history, stackName), ...(project ? [join(history, project, stackName), ...readdirSafe(history).map((org) => join(history, org, project, stackName))] : [])];
-  const found: UntypedDeployment[] = [];
-  for (const dir of [...new Set(dirs)]) {
-    for (const name of readdirSafe(dir)) {
-      if (!/\.checkpoint\.json(\.gz)?$/.test(name)) continue;
-      try {
-        const raw = readFileSync(join(dir, name));
-        found.push(parseState((name.endsWith(".gz") ? gunzipSync(raw) : raw).toString("utf8"), name));
-      } catch (error) {
-        if (!(error instanceof CliError)) throw new CliError(EXIT.config, `reading ${join(dir, name)}: ${(error as Error).message}`);
-      }
-    }
-  }
-  return found;
-}
-
-function projectName(cwd: string): string | undefined {
-  const project = findProject(cwd);
-  if (project === undefined) return undefined;
-  return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(project.file, "utf8"))?.[1];
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
+/** The record with each field a state holds secret shown as `[secret]`. */
+function hideSecretFields(record: WebhookEndpointRecord, fields: readonly ("webhookName" | "webhookUrl")[]): WebhookEndpointRecord {
+  if (fields.length === 0) return record;
+  return { ...record, ...Object.fromEntries(fields.map((field) => [field, "[secret]"])) };
 }
 
 function addId(set: Set<number>, id: number | undefined): void {

@@ -131,6 +131,28 @@ describe("webhooks orphans", () => {
     expect(Object.keys(parsed.orphans[0]!)).toEqual(expect.arrayContaining(["webhookId", "webhookName", "webhookUrl", "createTime", "relation", "resources"]));
   });
 
+  it("a name or URL a state of the stacks holds secret (here, in history) is shown as [secret], never as the service has it", async () => {
+    const SIG = "4dabf18193072939515e22adb298388d";
+    const secretUrl = { [SIG]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:abc:def" };
+    const held = withProvenance(heldResource("orders", 5, 1001), "created", emulator.url);
+    const withSecretUrl = { ...held, id: "5", inputs: { ...held.inputs, webhookUrl: secretUrl }, outputs: { ...held.outputs, webhookId: 5, webhookUrl: secretUrl } };
+    // Stack qa held endpoint 5, its URL a secret, and no longer holds it.
+    const history = join(backend, ".pulumi", "history", "shop", "qa");
+    mkdirSync(history, { recursive: true });
+    writeFileSync(join(history, "qa-1700000000000000001.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), withSecretUrl] } } }));
+    const qa = fakePulumi({ "stack export --stack qa": () => ({ stdout: exportText([], []) }), "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }) });
+    const url = emulator.records().find((r) => r.webhook_id === 5)!.webhook_url;
+    for (const json of [true, false]) {
+      const sink = memorySink();
+      const orphans = await runOrphans({ client, pulumi: qa, sink, cwd: project }, { stacks: ["qa"], stateFiles: [], json, progress: false });
+      const five = orphans.find((o) => o.record.webhookId === 5)!;
+      expect(five.secretFields).toEqual(["webhookUrl"]);
+      expect(five.relation).toBe("left-behind");
+      expect(sink.out).not.toContain(url);
+      expect(sink.out).toContain(json ? '"webhookUrl": "[secret]"' : "[secret]");
+    }
+  });
+
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {
     const none = fakePulumi({}, { missing: true });
     const orphans = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [stateFile()], json: false, progress: false });

@@ -17,7 +17,16 @@ import { startEmulator, type Emulator } from "../../src/emulator";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { Project } from "../../scripts/harness/pulumi.mjs";
 import { BASE_DIR, REPO } from "./paths";
-import { backendFor, readTree, transcript } from "./support";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { backendFor, transcript } from "./support";
+
+/** Every file under a directory, as [path, text]. */
+function filesUnder(dir: string): [string, string][] {
+  return readdirSync(dir).flatMap((entry): [string, string][] => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? filesUnder(path) : [[path, readFileSync(path, "utf8")]];
+  });
+}
 
 const RUNS = Number(process.env.TAINT_ENGINE_RUNS ?? 1);
 const SEED = process.env.TAINT_ENGINE_SEED === undefined ? {} : { seed: Number(process.env.TAINT_ENGINE_SEED) };
@@ -69,10 +78,11 @@ async function runProgram(program: Program, run: number): Promise<void> {
   };
   const plain: Record<string, string> = {};
   const secret: Record<string, string> = {};
+  const plaintextConfig: Record<string, string> = {};
   const put = (key: string, value: string, isSecret: boolean) => ((isSecret ? secret : plain)[key] = value);
   for (const key of INPUTS) put(key, values[key]!, program.secret.includes(key));
   if (program.face === "dynamic") {
-    plain.secretKeys = JSON.stringify(program.secret.filter((k) => (INPUTS as readonly string[]).includes(k) || k === "connBaseUrl"));
+    plaintextConfig.secretKeys = JSON.stringify(program.secret.filter((k) => (INPUTS as readonly string[]).includes(k) || k === "connBaseUrl"));
     if (program.useConnection) {
       plain.useConnection = "true";
       put("connBaseUrl", emulator.url, program.secret.includes("connBaseUrl"));
@@ -84,14 +94,16 @@ async function runProgram(program: Program, run: number): Promise<void> {
   } else if (program.face === "native") {
     for (const key of NATIVE_SETTINGS) put(key, values[key]!, program.secret.includes(key));
     put("maxRetries", values.maxRetries!, program.secret.includes("maxRetries"));
-    // The token: set without --secret here, so that only the schema makes it secret.
-    plain.token = token;
+    // The token: set without --secret here (`--plaintext`), so that only the schema makes it secret.
+    plaintextConfig.token = token;
   } else {
     for (const key of NATIVE_SETTINGS) put(`webhooks:${key}`, values[key]!, program.secret.includes(key));
     // Without --secret: the schema alone makes the token secret in the default provider's inputs.
-    plain["webhooks:accessToken"] = token;
+    plaintextConfig["webhooks:accessToken"] = token;
   }
   await project.initStack("dev", plain, secret);
+  // Pulumi refuses to store a value that looks like a token in plaintext unless told to.
+  for (const [key, value] of Object.entries(plaintextConfig)) await project.ok(["config", "set", "--plaintext", key, value]);
   const cliEnv = { ...env, PULUMI_CONFIG_PASSPHRASE: "e2e-test-passphrase", NO_COLOR: "1", WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: token };
   const cli = async (...args: string[]) => {
     const result = await runProcess(WEBHOOKS_BIN, args, { cwd: project.dir, env: cliEnv });
@@ -99,11 +111,10 @@ async function runProgram(program: Program, run: number): Promise<void> {
     return result;
   };
 
-  await project.ok(["preview", "--diff"]);
-  await project.ok(["up", "--yes", "--skip-preview", "--diff"]);
+  // `up` without --skip-preview prints the preview's diff first.
+  await project.ok(["up", "--yes", "--diff"]);
   await project.ok(["preview", "--diff", "--expect-no-changes"]);
   const outputs = JSON.parse((await project.ok(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
-  await project.ok(["stack", "output"]);
   // The outputs of the inputs the program marked secret read back as secrets.
   for (const key of INPUTS) expect(outputs[key] === "[secret]", `output ${key} secret`).toBe(program.secret.includes(key));
   const record = emulator.records()[0]!;
@@ -138,39 +149,55 @@ async function runProgram(program: Program, run: number): Promise<void> {
   // cannot tell them from other text: they are not searched for.
   const searchable = program.secret.filter((key) => key !== "maxRetries" && key !== "ascending");
   const secrets = [...new Set([...searchable.map((key) => (key === "connBaseUrl" ? emulator.url : values[key]!)), ...(program.secret.includes("url") ? [url2, url3] : []), token])];
-  const haystacks = [readTree(backend.dir), ...lines];
-  const leaked = secrets.filter((s) => haystacks.some((text) => shows(text, s)));
+  // Every file the backend keeps, by name; a token the test itself set in plaintext config is
+  // searched for only where the product writes (state, not the config snapshot in *.history.json).
+  const files = filesUnder(backend.dir);
+  // The commands the test typed to set config are its own words, not the product's output.
+  const printed = lines.map((text, i): [string, string] => [`command ${i}: ${text.split("\n", 1)[0]}`, text]).filter(([label]) => !/: \$ pulumi config set /.test(label));
+  const haystacks: [string, string][] = [...files, ...printed];
+  const where = (secret: string) =>
+    haystacks
+      .filter(([label, text]) => shows(text, secret) && !(secret === token && program.face !== "dynamic" && /\.history\.json$|Pulumi\.[^/]*\.yaml$/.test(label)))
+      // The refused URL is another team's endpoint's: the service lists it for everyone, and the CLI shows the service.
+      .filter(([label]) => !(secret === url2 && /: \$ webhooks /.test(label)))
+      .map(([label, text]) => {
+        const at = text.toLowerCase().indexOf(secret.toLowerCase());
+        return `${label}: …${text.slice(Math.max(0, at - 160), at + secret.length + 40).replace(/\s+/g, " ")}…`;
+      });
+  const leaked = secrets.flatMap((secret) => where(secret).map((w) => `${secret} in ${w}`));
   expect(leaked, `program ${JSON.stringify(program)}: secret values in plaintext`).toEqual([]);
   // The search sees real text: every value not marked secret shows somewhere.
-  for (const key of INPUTS) if (!program.secret.includes(key)) expect(haystacks.some((text) => text.includes(values[key]!)), `${key} visible`).toBe(true);
+  for (const key of INPUTS) if (!program.secret.includes(key)) expect(haystacks.some(([, text]) => text.includes(values[key]!)), `${key} visible`).toBe(true);
 }
 
 describe("through the real engine, a value the program marks secret never shows in plaintext (property-based)", () => {
   let run = 0;
   const marker = fc.stringMatching(/^[a-z0-9]{8}$/);
-  it("the dynamic resource: its inputs, its connection, the stack's webhooks:* config", async () => {
+  // Each generated program is a whole lifecycle through the engine (a minute or two on a busy 2-core machine); a failure is not shrunk.
+  const PER_RUN_MS = 15 * 60_000;
+  it("the dynamic resource: its inputs, its connection, the stack's webhooks:* config", { timeout: PER_RUN_MS * RUNS }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({ secret: fc.subarray(["name", "url", "baseUrl", "connBaseUrl"]), useConnection: fc.boolean(), marker }),
         async ({ secret, useConnection, marker: mark }) => runProgram({ face: "dynamic", secret, useConnection, marker: mark }, ++run),
       ),
-      { numRuns: RUNS, ...SEED },
+      { numRuns: RUNS, endOnFailure: true, ...SEED },
     );
   });
-  it("the native provider: the endpoint's inputs and an explicit provider's every setting (its token secret by the schema)", async () => {
+  it("the native provider: the endpoint's inputs and an explicit provider's every setting (its token secret by the schema)", { timeout: PER_RUN_MS * RUNS }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.record({ secret: fc.subarray(["name", "url", ...NATIVE_SETTINGS, "maxRetries"]), marker }), async ({ secret, marker: mark }) =>
         runProgram({ face: "native", secret, useConnection: false, marker: mark }, ++run),
       ),
-      { numRuns: RUNS, ...SEED },
+      { numRuns: RUNS, endOnFailure: true, ...SEED },
     );
   });
-  it("the native provider's default provider: the stack's webhooks:* config, set with --secret or not", async () => {
+  it("the native provider's default provider: the stack's webhooks:* config, set with --secret or not", { timeout: PER_RUN_MS * RUNS }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.record({ secret: fc.subarray(["name", "url", ...NATIVE_SETTINGS]), marker }), async ({ secret, marker: mark }) =>
         runProgram({ face: "native-default", secret, useConnection: false, marker: mark }, ++run),
       ),
-      { numRuns: RUNS, ...SEED },
+      { numRuns: RUNS, endOnFailure: true, ...SEED },
     );
   });
 });
