@@ -45,8 +45,11 @@ const PACKAGE = "pulumi-webhook-endpoints";
  */
 const LOADED_FROM = "(where the program loaded the package from)";
 
-/** The provider found is kept on the process under this key, shared by every resource's text. */
-const FOUND = Symbol.for(`${PACKAGE}/provider`);
+/** The package's entry that exports the provider, and the key the process keeps the provider under. */
+const ENTRY = `${PACKAGE}/provider`;
+
+/** Where the provider found is kept: on the process, shared by every resource's text. */
+const PROCESS_WIDE = /** @type {Record<symbol, Provider>} */ (/** @type {unknown} */ (globalThis));
 
 /** @typedef {"configure" | "check" | "diff" | "create" | "read" | "update" | "delete"} Method */
 /** @typedef {Record<Method, (...args: unknown[]) => unknown>} Provider */
@@ -80,7 +83,7 @@ function locateProvider(workingDir, loadedFrom) {
       // leave its package).
       // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
       if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"]) {
-        return require.resolve(`${PACKAGE}/provider`, { paths: [dirname(dirname(copy))] });
+        return require.resolve(ENTRY, { paths: [dirname(dirname(copy))] });
       }
       why = "no ./provider in it";
     } catch (error) {
@@ -104,7 +107,7 @@ function locateProvider(workingDir, loadedFrom) {
  */
 function loadProvider() {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
-  return (/** @type {Record<symbol, Provider>} */ (/** @type {unknown} */ (globalThis))[FOUND] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
+  return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
 }
 
 /**
