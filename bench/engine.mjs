@@ -327,7 +327,7 @@ export function precheckOf(entries, latency, upMs) {
   }
   waits.sort((a, b) => a - b);
   const mid = waits.length >> 1;
-  const medianMs = waits.length === 0 ? NaN : waits.length % 2 ? /** @type {number} */ (waits[mid]) : (/** @type {number} */ (waits[mid - 1]) + /** @type {number} */ (waits[mid])) / 2;
+  const medianMs = waits.length === 0 ? NaN : waits.length % 2 ? (waits[mid] ?? NaN) : ((waits[mid - 1] ?? NaN) + (waits[mid] ?? NaN)) / 2;
   return { creates, matched: waits.length, medianMs, shareOfUp: upMs > 0 ? attributed / upMs : NaN, apiShareOfUp: upMs > 0 ? busy / upMs : NaN };
 }
 

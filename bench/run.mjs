@@ -114,7 +114,7 @@ function median(values) {
   const v = values.filter(/** @returns {x is number} */ (x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
   if (v.length === 0) return NaN;
   const mid = v.length >> 1;
-  return v.length % 2 ? /** @type {number} */ (v[mid]) : (/** @type {number} */ (v[mid - 1]) + /** @type {number} */ (v[mid])) / 2;
+  return v.length % 2 ? (v[mid] ?? NaN) : ((v[mid - 1] ?? NaN) + (v[mid] ?? NaN)) / 2;
 }
 
 /**

@@ -4,9 +4,11 @@
 // own package.json at run time (its version is the plugin version it asks the engine for), so that
 // file is copied next to it.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { transformSync } from "esbuild";
+import { LOADED_FROM } from "../src/dynamic/stored-provider.js";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
@@ -17,3 +19,30 @@ for (const project of ["tsconfig.build.json", "tsconfig.native-sdk.json"]) {
 }
 mkdirSync(join(repo, "dist", "native-sdk"), { recursive: true });
 copyFileSync(join(repo, "sdk", "nodejs", "package.json"), join(repo, "dist", "native-sdk", "package.json"));
+writeStoredProvider();
+
+/**
+ * The text every WebhookEndpoint stores in `__provider` (twice per resource, and sent in every
+ * engine call): src/dynamic/stored-provider.js minified, with a map back to it. shim.ts writes the
+ * install path over the placeholder, so the placeholder must be there, once, as a JSON string.
+ */
+function writeStoredProvider() {
+  const source = join(repo, "src", "dynamic", "stored-provider.js");
+  const out = join(repo, "dist", "dynamic", "stored-provider.min.js");
+  const { code, map, warnings } = transformSync(readFileSync(source, "utf8"), {
+    loader: "js",
+    format: "cjs",
+    // package.json's engines: the provider host runs on the user's Node.js.
+    target: "node22",
+    minify: true,
+    legalComments: "none",
+    sourcemap: "external",
+    sourcefile: "../../src/dynamic/stored-provider.js",
+    sourcesContent: false,
+  });
+  if (warnings.length > 0) throw new Error(`esbuild warned on ${source}: ${JSON.stringify(warnings)}`);
+  const placeholders = code.split(JSON.stringify(LOADED_FROM)).length - 1;
+  if (placeholders !== 1) throw new Error(`the minified ${source} holds its LOADED_FROM placeholder ${placeholders} times, not once`);
+  writeFileSync(out, code.trimEnd());
+  writeFileSync(`${out}.map`, map);
+}

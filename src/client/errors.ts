@@ -1,13 +1,20 @@
 import { MAX_MESSAGE_CHARS, showable } from "./redact";
 
 /**
- * The error family of {@link WebhooksClient}. Every error has a stable string `code` (ours, safe to
- * branch on), plus what the service said when it said anything: `serviceCode`, `msg`, `traceId` and
- * the HTTP `status`. No error ever carries the access token: messages are written from scratch,
- * request headers are never attached, and an underlying failure is kept as a sanitized `cause`.
+ * The error family of {@link WebhooksClient}, in two branches under {@link WebhookError}:
+ * - {@link WebhookApiError} and its subclasses: a request to the service failed, was refused or
+ *   answered with something that cannot be trusted. They carry what the service said when it said
+ *   anything: `serviceCode`, `msg`, `traceId` and the HTTP `status`.
+ * - {@link WebhookConfigError}: the client or the provider is configured wrongly (a bad base URL, an
+ *   empty token, an option out of range, a setting missing). Found before any request is sent: it
+ *   is a local mistake, not the service's answer.
+ * Every error has a stable string `code` (ours, safe to branch on). No error ever carries the
+ * access token: messages are written from scratch, request headers are never attached, and an
+ * underlying failure is kept as a sanitized `cause`.
  */
 
-export type WebhookErrorCode =
+/** The `code` of a {@link WebhookApiError}: one per subclass. */
+export type WebhookApiErrorCode =
   | "WEBHOOK_API_ERROR"
   | "WEBHOOK_REQUEST_REFUSED"
   | "WEBHOOK_AUTH_FAILED"
@@ -19,8 +26,26 @@ export type WebhookErrorCode =
   | "WEBHOOK_ABORTED"
   | "WEBHOOK_CREATE_UNCERTAIN"
   | "WEBHOOK_ENDPOINT_EXISTS"
-  | "WEBHOOK_PAGING_FAILED"
-  | "WEBHOOK_CONFIG_INVALID";
+  | "WEBHOOK_PAGING_FAILED";
+
+/** The `code` of any {@link WebhookError}: the API errors' and the configuration error's. */
+export type WebhookErrorCode = WebhookApiErrorCode | "WEBHOOK_CONFIG_INVALID";
+
+/**
+ * The base of every error the client raises on purpose: catch it for any of them, or catch
+ * {@link WebhookApiError} for the service's failures and {@link WebhookConfigError} for
+ * misconfiguration.
+ */
+export abstract class WebhookError extends Error {
+  override name = "WebhookError";
+  abstract readonly code: WebhookErrorCode;
+
+  protected constructor(message: string, cause?: unknown) {
+    // Bounded and free of control characters whatever was quoted in it (a service's text, a
+    // setting's value).
+    super(showable(message, MAX_MESSAGE_CHARS), cause === undefined ? undefined : { cause });
+  }
+}
 
 export interface WebhookErrorDetails {
   /** The service's own result code from the envelope, when a parsable envelope came back. */
@@ -37,9 +62,10 @@ export interface WebhookErrorDetails {
   cause?: unknown;
 }
 
-export class WebhookApiError extends Error {
+/** A request to the service failed, was refused, or was answered with something that cannot be trusted. */
+export class WebhookApiError extends WebhookError {
   override name = "WebhookApiError";
-  readonly code: WebhookErrorCode = "WEBHOOK_API_ERROR";
+  readonly code: WebhookApiErrorCode = "WEBHOOK_API_ERROR";
   readonly serviceCode: string | undefined;
   readonly msg: string | undefined;
   readonly traceId: string | undefined;
@@ -47,8 +73,7 @@ export class WebhookApiError extends Error {
   readonly operation: "list" | "create" | undefined;
 
   constructor(message: string, details: WebhookErrorDetails = {}) {
-    // Bounded and free of control characters whatever a service put into the pieces quoted in it.
-    super(showable(withTrace(message, details.traceId), MAX_MESSAGE_CHARS), details.cause === undefined ? undefined : { cause: details.cause });
+    super(withTrace(message, details.traceId), details.cause);
     this.serviceCode = details.serviceCode;
     this.msg = details.msg;
     this.traceId = details.traceId;
@@ -165,8 +190,16 @@ export class WebhookPagingError extends WebhookApiError {
   override readonly code = "WEBHOOK_PAGING_FAILED" as const;
 }
 
-/** The client was configured wrongly (bad base URL, empty token, ...). */
-export class WebhookConfigError extends WebhookApiError {
+/**
+ * The client or the provider is configured wrongly: a bad base URL, an empty token, an option out of
+ * range, a connection setting missing. Raised before any request is sent, so it is not a
+ * {@link WebhookApiError}; its message names the setting and what to do, never the token.
+ */
+export class WebhookConfigError extends WebhookError {
   override name = "WebhookConfigError";
   override readonly code = "WEBHOOK_CONFIG_INVALID" as const;
+
+  constructor(message: string) {
+    super(message);
+  }
 }

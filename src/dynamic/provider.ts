@@ -8,7 +8,7 @@ import { scrubbed, type Taint } from "../core/taint";
 
 /**
  * The dynamic face: a thin adapter from Pulumi's dynamic-provider contract to the provider core.
- * State never holds this code: the serialized shim (shim.ts) requires this module from the
+ * State never holds this code: the stored text (stored-provider.js) requires this module from the
  * installed package at run time, so a fix here reaches resources created by older versions on
  * their next refresh or destroy. The package's `./provider` export points here.
  */

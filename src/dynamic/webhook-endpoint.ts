@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Provenance } from "../core/state";
-import { PROVIDER_TEXT } from "./shim";
+import { ownProviderText } from "./shim";
 
 /**
  * Connection settings on the resource. Each setting is resolved on its own, first found wins: this
@@ -62,8 +62,8 @@ export interface WebhookEndpointArgs {
  *
  * A dynamic resource, run by Pulumi's Node.js dynamic-provider host like any other. It registers
  * itself as `pulumi.dynamic.Resource` does (the `pulumi-nodejs:dynamic/...` type token and the
- * provider's text in `__provider`), but with a small hand-written text (see `shim.ts`) instead of a
- * closure serialized at run time.
+ * provider's text in `__provider`), but with a small hand-written text (see `stored-provider.js`)
+ * instead of a closure serialized at run time.
  */
 export class WebhookEndpoint extends pulumi.CustomResource {
   /** The endpoint's `webhook_id`, assigned by the service. The resource's ID is its decimal string. */
@@ -125,8 +125,8 @@ export class WebhookEndpoint extends pulumi.CustomResource {
       // Which inputs the program marked secret: the dynamic-provider host hands the provider plain
       // values, and this is how it keeps them out of its messages.
       __secretInputs: secretInputNames(args),
-      // What the dynamic-provider host runs for this resource (see shim.ts).
-      __provider: PROVIDER_TEXT,
+      // What the dynamic-provider host runs for this resource (see stored-provider.js).
+      __provider: ownProviderText(),
     };
     // Forced whatever the caller passed: signSecret (and the connection with its token) are
     // secret in state and outputs, always; so are the remembered declared and created addresses

@@ -3,6 +3,7 @@
 import type http from "node:http";
 import { FAULT_KINDS, LIMITS, type ApiRoute, type ErrorStyle, type FaultKind, type ResolvedOptions } from "./options";
 import { apiErrors, errorOutcome, type Outcome } from "./protocol";
+import { mulberry32 } from "./random";
 import { EmulatorConfigError } from "./resolve";
 import { hangUp, writeJson } from "./server";
 import type { RequestLogEntry } from "./types";
@@ -14,18 +15,6 @@ export type ResolvedRouteFaults = NonNullable<ResolvedOptions["faults"][ApiRoute
 
 /** Faults that answer (or hang up) before the request is processed. */
 export const PRE_PROCESSING_FAULTS: ReadonlySet<FaultKind> = new Set(["server-error", "rate-limit", "reset-before"]);
-
-/** mulberry32: tiny, fast and good enough to make fault sequences reproducible from a seed. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Each route has its own stream so that, for example, the faults seen by list requests do not
 // depend on how many creates were interleaved with them.

@@ -3,6 +3,7 @@ import {
   WebhookAbortError,
   WebhookApiError,
   WebhookConfigError,
+  WebhookError,
   WebhookInvalidResponseError,
   WebhookPagingError,
   WebhookRateLimitError,
@@ -79,6 +80,7 @@ describe("responses that are not what the document promises become typed errors"
     const error = await captureError(client.list({ webhookName: "n1" }));
     expect(error).toBeInstanceOf(type);
     expect(error).toBeInstanceOf(WebhookApiError);
+    expect(error).toBeInstanceOf(WebhookError);
     const apiError = error as WebhookApiError;
     expect(apiError.operation).toBe("list");
     expect(apiError.status).toBe(status);
@@ -232,5 +234,25 @@ describe("timeouts, cancellation, coalescing and configuration", () => {
     expect(make("https://api.example.com", "abc\r\nX-Evil: 1")).toThrow(/line break/);
     expect(make("http://127.0.0.1:1")).not.toThrow();
     expect(make("http://localhost:1")).not.toThrow();
+  });
+
+  it("a configuration error is a local mistake of its own kind, not an error of the service", () => {
+    const brokenToken = `${TOKEN}\n`;
+    let error: unknown;
+    try {
+      new WebhooksClient({ baseUrl: "https://api.example.com", accessToken: brokenToken });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(WebhookConfigError);
+    expect(error).toBeInstanceOf(WebhookError);
+    // A `catch` that handles the service's failures does not take a misconfiguration for one.
+    expect(error).not.toBeInstanceOf(WebhookApiError);
+    const configError = error as WebhookConfigError;
+    expect(configError.name).toBe("WebhookConfigError");
+    expect(configError.code).toBe("WEBHOOK_CONFIG_INVALID");
+    expect(configError.message).toBe("accessToken contains a line break or NUL character: copy the token again without them");
+    expect(Object.keys(configError)).not.toContain("status");
+    expect(everythingVisible(configError)).not.toContain(TOKEN);
   });
 });

@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator, type WebhookRecord } from "../../src/emulator";
+import { mulberry32 } from "../../src/emulator/random";
 import { Project, leaks, type RunResult } from "../../scripts/harness/pulumi.mjs";
 import { backendFor } from "./support";
 import { BASE_DIR, REPO } from "./paths";
@@ -44,17 +45,8 @@ type StackName = keyof typeof STACK_TOKENS;
 const NAMES = ["orders", "payments", "Ledger", "audit"];
 const URLS = ["https://a.example/hook", "https://b.example/hooks/", "https://A.example/hook"];
 
-/** mulberry32: the schedule is a function of its seed alone. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The schedule is a function of its seed alone: the emulator's seeded generator, mulberry32. */
+const rng = mulberry32;
 
 interface Declared {
   resource: string;

@@ -3,11 +3,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { providerText } from "../../src/dynamic/shim";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { LINKED_DIR, REPO } from "../support/global-setup";
 import { TOKEN } from "../support/helpers";
-import { declareUnderMocks, loadProviderText, type Registered } from "../support/provider-text";
+import { builtProviderText, declareUnderMocks, loadProviderText, type Registered } from "../support/provider-text";
 
 /**
  * What the engine stores in `__provider` is captured under Pulumi's mocks, then loaded from its
@@ -129,7 +128,7 @@ describe("the serialized provider", () => {
       const Module = require("node:module");
       const m = new Module("");
       m.paths = Module._nodeModulePaths(process.cwd());
-      m._compile(${JSON.stringify(providerText(REPO))}, "");
+      m._compile(${JSON.stringify(builtProviderText(REPO))}, "");
       const provider = m.exports.handler();
       const deps = () => [...new Set(Object.keys(require.cache).map((f) => (/node_modules\\/(zod|undici)\\//.exec(f) || [])[1]).filter(Boolean))].sort();
       (async () => {
@@ -152,7 +151,7 @@ describe("the serialized provider", () => {
   });
 
   it("finds the package once per provider host process, not on every engine call", () => {
-    const { resolutions, results } = runText(providerText(REPO), LINKED_DIR, 25);
+    const { resolutions, results } = runText(builtProviderText(REPO), LINKED_DIR, 25);
     expect(results).toHaveLength(25);
     for (const result of results) expect(JSON.parse(result)).toMatchObject({ inputs: { webhookName: expect.any(String) } });
     expect(resolutions).toBe(1);
@@ -182,10 +181,10 @@ describe("the serialized provider", () => {
       // or broken install): skipped for the copy the program loaded.
       impostor(join(program, "node_modules", "pulumi-webhook-endpoints"), false);
       const env = usableGlobalCopy(root);
-      const found = runText(providerText(REPO), program, 1, env);
+      const found = runText(builtProviderText(REPO), program, 1, env);
       expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
       // Nothing usable anywhere: the error names the copy it could not use, and has no stack.
-      const { results } = runText(providerText(join(root, "gone")), program, 1, env);
+      const { results } = runText(builtProviderText(join(root, "gone")), program, 1, env);
       expect(results[0]).toBe(
         `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${program}); copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`,
       );
@@ -201,16 +200,16 @@ describe("the serialized provider", () => {
       impostor(join(program, "node_modules", "pulumi-webhook-endpoints"), "none");
       const env = usableGlobalCopy(root);
       // Found where the program loaded it from, not in ~/.node_modules or NODE_PATH.
-      const found = runText(providerText(REPO), program, 1, env);
+      const found = runText(builtProviderText(REPO), program, 1, env);
       expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
-      const { results } = runText(providerText(join(root, "gone")), program, 1, env);
+      const { results } = runText(builtProviderText(join(root, "gone")), program, 1, env);
       expect(results[0]).toContain(`copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it).`);
       expect(results[0]).not.toContain("[with a stack]");
       // A global folder inside that copy (NODE_PATH at its own node_modules): what Node would find
       // there sits inside the copy's directory, and still does not count.
       const nested = join(program, "node_modules", "pulumi-webhook-endpoints", "node_modules");
       impostor(join(nested, "pulumi-webhook-endpoints"), true);
-      const inside = runText(providerText(join(root, "gone")), program, 1, { ...process.env, NODE_PATH: nested });
+      const inside = runText(builtProviderText(join(root, "gone")), program, 1, { ...process.env, NODE_PATH: nested });
       expect(inside.results[0]).toContain("(no ./provider in it)");
       expect(inside.results[0]).not.toContain("impostor");
     } finally {
@@ -227,7 +226,7 @@ describe("the serialized provider", () => {
       const program = join(root, "packages", "program");
       mkdirSync(program, { recursive: true });
       // Not resolvable the usual way from the program, and not where the program loaded it from.
-      const { results } = runText(providerText(join(root, "gone")), program, 1);
+      const { results } = runText(builtProviderText(join(root, "gone")), program, 1);
       expect(JSON.parse(results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -237,11 +236,11 @@ describe("the serialized provider", () => {
   it("with the package nowhere to be found, names it, where the program runs and how to install it", () => {
     const empty = realpathSync(mkdtempSync(join(tmpdir(), "pwe-empty-")));
     try {
-      const { results } = runText(providerText(join(empty, "gone")), empty, 2);
+      const { results } = runText(builtProviderText(join(empty, "gone")), empty, 2);
       const expected = `error: the package pulumi-webhook-endpoints, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${empty}). Install it in the project and run the command again: npm install pulumi-webhook-endpoints (or pnpm add pulumi-webhook-endpoints, or yarn add pulumi-webhook-endpoints)`;
       expect(results).toEqual([expected, expected]);
       // Found where the program loaded it from when the working directory has no node_modules.
-      const fallback = runText(providerText(REPO), empty, 1);
+      const fallback = runText(builtProviderText(REPO), empty, 1);
       expect(JSON.parse(fallback.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
     } finally {
       rmSync(empty, { recursive: true, force: true });

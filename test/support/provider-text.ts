@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import Module from "node:module";
+import Module, { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { LINKED_DIR, REPO } from "./global-setup";
@@ -8,6 +8,15 @@ export interface Registered {
   type: string;
   name: string;
   inputs: Record<string, unknown> & { __provider: string };
+}
+
+/**
+ * `providerText` of the built package (dist/dynamic/shim.js): the text every WebhookEndpoint stores
+ * is src/dynamic/stored-provider.js as the build minified it, with `packageDir`'s install path in it.
+ */
+export function builtProviderText(packageDir: string): string {
+  const shim = createRequire(__filename)(join(REPO, "dist", "dynamic", "shim.js")) as typeof import("../../src/dynamic/shim");
+  return shim.providerText(packageDir);
 }
 
 /** Declares resources under Pulumi's mocks in a plain node process and returns what was registered. */

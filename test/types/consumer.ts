@@ -19,6 +19,7 @@ import {
   WebhookCreateUncertainError,
   WebhookEndpoint,
   WebhookEndpointExistsError,
+  WebhookError,
   WebhookInvalidResponseError,
   WebhookPagingError,
   WebhookRateLimitError,
@@ -32,6 +33,7 @@ import {
   type WebhookEndpointArgs,
   type WebhookEndpointOutputs,
   type WebhookEndpointRecord,
+  type WebhookApiErrorCode,
   type WebhookErrorCode,
   type WebhooksClientOptions,
 } from "pulumi-webhook-endpoints";
@@ -118,12 +120,24 @@ function describe(error: unknown): string {
     return error.name;
   }
   if (error instanceof WebhookApiError) {
-    const code: WebhookErrorCode = error.code;
+    const code: WebhookApiErrorCode = error.code;
     return [code, error.serviceCode, error.msg, error.traceId, error.status, error.operation].join(" ");
+  }
+  // Every error of the client, the configuration error included, under one base.
+  if (error instanceof WebhookError) {
+    const code: WebhookErrorCode = error.code;
+    return code;
   }
   if (error instanceof EmulatorConfigError) return error.message;
   return String(error);
 }
+
+// A misconfiguration is not an API error: the types say so as well as instanceof.
+type ConfigErrorIsNotAnApiError = WebhookConfigError extends WebhookApiError ? never : true;
+const configErrorIsNotAnApiError: ConfigErrorIsNotAnApiError = true;
+type ApiErrorCodeIsNeverConfig = "WEBHOOK_CONFIG_INVALID" extends WebhookApiErrorCode ? never : true;
+const apiErrorCodeIsNeverConfig: ApiErrorCodeIsNeverConfig = true;
+export const errorFamily = [configErrorIsNotAnApiError, apiErrorCodeIsNeverConfig];
 
 export async function exercise(): Promise<string[]> {
   const options: EmulatorOptions = {

@@ -1,0 +1,127 @@
+// @ts-check
+/**
+ * The source of the text Pulumi stores in every WebhookEndpoint's `__provider` (twice per
+ * resource: inputs and outputs) and sends in every engine call. The dynamic-provider host evaluates
+ * that text as a CommonJS module with an empty file name and calls its `handler()` for the provider
+ * object. scripts/build.mjs minifies this file into dist/dynamic/stored-provider.min.js, and
+ * `providerText` (shim.ts) writes into it where the program loaded the package from. Written by hand
+ * rather than produced by Pulumi's closure serializer: about 1.2 KB instead of 3.6 KB, a plain
+ * string rather than an Output per resource, and no function parsed by the serializer in every
+ * program run.
+ *
+ * Plain CommonJS, type-checked from its JSDoc, so that what is minified is exactly what is read and
+ * tested here (a compiler's module helpers would double the text). It must stand alone: Node's
+ * built-ins only, nothing else of this package (none of it is in the text).
+ *
+ * Each method loads the installed package when it first runs, so the text holds no token and no
+ * package code, and a package upgrade reaches old resources on refresh and destroy. Where the
+ * package is looked for, first usable copy wins (Node's global folders, NODE_PATH and
+ * ~/.node_modules, are never consulted):
+ * 1. `node_modules/pulumi-webhook-endpoints` in the provider host's working directory (the
+ *    program's directory) and the directories above it: npm, Yarn with node_modules, pnpm as a
+ *    direct dependency;
+ * 2. pnpm's hoisted store, `node_modules/.pnpm/node_modules`, in that directory or above it: pnpm
+ *    when the package is a dependency of a wrapper library;
+ * 3. the directory the program itself loaded the package from (the same command, or the same
+ *    checkout later), the one value the text embeds.
+ * A copy whose package.json does not export `./provider`, or whose `./provider` cannot be resolved
+ * inside it (not built, a foreign package.json, one without an exports map, for which Node would go
+ * on to its global folders) is skipped and named in the error if nothing usable is found; the error
+ * names the package, where the program runs and the commands that install it, without a stack.
+ * What is found is kept for the rest of the provider host process (one per command), so the search
+ * runs once, not on every engine call. An error while loading the copy found is not masked: it is
+ * the package's own.
+ */
+"use strict";
+const { existsSync, readFileSync } = require("fs");
+// eslint-disable-next-line @typescript-eslint/unbound-method -- Node's path functions do not use `this`
+const { dirname, join } = require("path");
+
+const PACKAGE = "pulumi-webhook-endpoints";
+
+/**
+ * Where the program loaded the package from (its dist/dynamic/provider.js): `providerText` writes
+ * the path over this placeholder in the stored text.
+ */
+const LOADED_FROM = "(where the program loaded the package from)";
+
+/** The package's entry that exports the provider, and the key the process keeps the provider under. */
+const ENTRY = `${PACKAGE}/provider`;
+
+/** Where the provider found is kept: on the process, shared by every resource's text. */
+const PROCESS_WIDE = /** @type {Record<symbol, Provider>} */ (/** @type {unknown} */ (globalThis));
+
+/** @typedef {"configure" | "check" | "diff" | "create" | "read" | "update" | "delete"} Method */
+/** @typedef {Record<Method, (...args: unknown[]) => unknown>} Provider */
+
+/**
+ * The file of the package's `./provider` entry in the first usable copy, else `loadedFrom` if it
+ * exists; else an error that names the package, `workingDir`, the copies found but unusable and how
+ * to install it, with no stack (a stack would point into this text, which tells a user nothing).
+ * @param {string} workingDir where the program runs: the copies are looked for there and above
+ * @param {string} loadedFrom the `./provider` file of the copy the program loaded
+ * @returns {string}
+ */
+function locateProvider(workingDir, loadedFrom) {
+  const installed = [];
+  const hoisted = [];
+  for (let dir = workingDir; ; dir = dirname(dir)) {
+    installed.push(join(dir, "node_modules", PACKAGE));
+    hoisted.push(join(dir, "node_modules", ".pnpm", "node_modules", PACKAGE));
+    if (dirname(dir) === dir) break;
+  }
+  const unusable = [];
+  for (const copy of installed.concat(hoisted)) {
+    const manifest = join(copy, "package.json");
+    if (!existsSync(manifest)) continue;
+    /** @type {string} */
+    let why;
+    try {
+      // Node's resolution from a directory goes on to the global folders unless the package it
+      // finds there has an exports map: a copy counts only if its package.json exports
+      // ./provider, and then Node resolves it inside that copy or fails (an exports target cannot
+      // leave its package).
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
+      if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"]) {
+        return require.resolve(ENTRY, { paths: [dirname(dirname(copy))] });
+      }
+      why = "no ./provider in it";
+    } catch (error) {
+      // Node's own errors name their code (MODULE_NOT_FOUND, EACCES); a package.json that does not
+      // parse, its message.
+      why = String(/** @type {{ code?: unknown } | null} */ (error)?.code || error);
+    }
+    unusable.push(`${copy} (${why})`);
+  }
+  if (existsSync(loadedFrom)) return loadedFrom;
+  const error = new Error(
+    `the package ${PACKAGE}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${workingDir})${unusable.length ? `; copies found but unusable: ${unusable.join(", ")}` : ""}. Install it in the project and run the command again: npm install ${PACKAGE} (or pnpm add ${PACKAGE}, or yarn add ${PACKAGE})`,
+  );
+  error.stack = error.message;
+  throw error;
+}
+
+/**
+ * The package's provider, found from the working directory and loaded on the process's first call.
+ * @returns {Provider}
+ */
+function loadProvider() {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
+  return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
+}
+
+/**
+ * What the dynamic-provider host calls on the evaluated text for the provider object: each method
+ * finds and loads the package's provider when first called (never when the text is evaluated) and
+ * forwards the call to it.
+ * @returns {Provider}
+ */
+function handler() {
+  const forwarding = /** @type {Provider} */ ({});
+  for (const method of /** @type {Method[]} */ (["configure", "check", "diff", "create", "read", "update", "delete"])) {
+    forwarding[method] = (...args) => loadProvider()[method](...args);
+  }
+  return forwarding;
+}
+
+module.exports = { LOADED_FROM, locateProvider, handler };

@@ -1,0 +1,156 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+/**
+ * The source of the text every WebhookEndpoint stores (src/dynamic/stored-provider.js, not its
+ * minified build), exercised directly on real directory layouts: the lookup order, the skipping
+ * and the error that the text's documentation and the README promise. test/provider/serialized.test.ts
+ * runs the built text the same way in child processes, with Node's global folders set.
+ *
+ * Evaluated as Pulumi's dynamic-provider host evaluates the stored text, by require-from-string
+ * with no file name: imported from its place in this package, Node would resolve the package's
+ * name to the package itself (self-reference) before looking anywhere else.
+ */
+const REPO = resolve(__dirname, "../..");
+const requireFromString = createRequire(join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"))("require-from-string") as (code: string) => unknown;
+const { handler, locateProvider } = requireFromString(readFileSync(join(REPO, "src/dynamic/stored-provider.js"), "utf8")) as typeof import("../../src/dynamic/stored-provider");
+const PACKAGE = "pulumi-webhook-endpoints";
+const FOUND = Symbol.for(`${PACKAGE}/provider`);
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "pwe-stored-")));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+/**
+ * A copy of the package at `dir`: `exportsProvider` true exports ./provider (built unless `built`
+ * is false), false exports only ".", "none" has no exports map. Its provider answers `check` with
+ * `tag`, so a test can tell copies apart. Returns the file its ./provider resolves to.
+ */
+function copyAt(dir: string, tag: string, { exportsProvider = true, built = true }: { exportsProvider?: boolean | "none"; built?: boolean } = {}): string {
+  mkdirSync(join(dir, "lib"), { recursive: true });
+  const exportsMap = exportsProvider === "none" ? undefined : exportsProvider ? { ".": "./lib/index.js", "./provider": "./lib/provider.js" } : { ".": "./lib/index.js" };
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PACKAGE, version: "1.0.0", main: "./lib/provider.js", exports: exportsMap }));
+  if (built) writeFileSync(join(dir, "lib", "provider.js"), `exports.provider = { check: async (olds, news) => ({ inputs: { ...news, copy: ${JSON.stringify(tag)} } }) };`);
+  return join(dir, "lib", "provider.js");
+}
+
+const notInstalled = (workingDir: string, unusable = "") =>
+  `the package ${PACKAGE}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${workingDir})${unusable}. Install it in the project and run the command again: npm install ${PACKAGE} (or pnpm add ${PACKAGE}, or yarn add ${PACKAGE})`;
+
+function thrown(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected an error");
+}
+
+describe("where the stored text looks for the package", () => {
+  it("takes the copy in the program's node_modules", () => {
+    const program = join(root, "program");
+    const entry = copyAt(join(program, "node_modules", PACKAGE), "program");
+    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(entry);
+  });
+
+  it("takes a copy in a directory above the program, the nearest first", () => {
+    const program = join(root, "repo", "stacks", "orders");
+    mkdirSync(program, { recursive: true });
+    const top = copyAt(join(root, "node_modules", PACKAGE), "top");
+    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(top);
+    const nearer = copyAt(join(root, "repo", "node_modules", PACKAGE), "repo");
+    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(nearer);
+  });
+
+  it("takes pnpm's hoisted store (a wrapper library's dependency), after every node_modules above", () => {
+    const program = join(root, "packages", "program");
+    mkdirSync(program, { recursive: true });
+    // A pnpm store keeps the package elsewhere and links it into .pnpm/node_modules.
+    const stored = join(root, "node_modules", ".pnpm", `${PACKAGE}@1.0.0`, "node_modules", PACKAGE);
+    copyAt(stored, "hoisted");
+    mkdirSync(join(program, "node_modules", ".pnpm", "node_modules"), { recursive: true });
+    symlinkSync(stored, join(program, "node_modules", ".pnpm", "node_modules", PACKAGE), "dir");
+    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(join(stored, "lib", "provider.js"));
+    // A copy in node_modules, even two directories up, comes before any hoisted store.
+    const direct = copyAt(join(root, "node_modules", PACKAGE), "direct");
+    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(direct);
+  });
+
+  it("falls back to where the program loaded the package from, the one path the text embeds", () => {
+    const program = join(root, "program");
+    mkdirSync(program, { recursive: true });
+    const loadedFrom = copyAt(join(root, "elsewhere", PACKAGE), "loaded");
+    expect(locateProvider(program, loadedFrom)).toBe(loadedFrom);
+  });
+
+  it("skips copies that cannot provide ./provider, takes the next usable one, and names none of them", () => {
+    const program = join(root, "program");
+    copyAt(join(program, "node_modules", PACKAGE), "no-provider", { exportsProvider: false });
+    copyAt(join(root, "node_modules", PACKAGE), "no-exports", { exportsProvider: "none" });
+    const loadedFrom = copyAt(join(root, "elsewhere", PACKAGE), "loaded");
+    expect(locateProvider(program, loadedFrom)).toBe(loadedFrom);
+  });
+
+  it("with nothing usable, names every copy it skipped and why, where the program runs and how to install, without a stack", () => {
+    const program = join(root, "program");
+    const noProvider = join(program, "node_modules", PACKAGE);
+    copyAt(noProvider, "a", { exportsProvider: false });
+    const notBuilt = join(root, "node_modules", PACKAGE);
+    copyAt(notBuilt, "b", { built: false });
+    const broken = join(root, "node_modules", ".pnpm", "node_modules", PACKAGE);
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, "package.json"), "{ not json");
+    const error = thrown(() => locateProvider(program, join(root, "gone", "provider.js")));
+    // JSON.parse's own words (they vary with Node's version) after the broken copy's SyntaxError.
+    const shown = error.message.replace(/\(SyntaxError: .+\)\. Install it/, "(SyntaxError). Install it");
+    expect(shown).toBe(notInstalled(program, `; copies found but unusable: ${noProvider} (no ./provider in it), ${notBuilt} (MODULE_NOT_FOUND), ${broken} (SyntaxError)`));
+    expect(error.stack).toBe(error.message);
+  });
+
+  it("with no copy anywhere, says the package is not installed where the program runs", () => {
+    const program = join(root, "program");
+    mkdirSync(program, { recursive: true });
+    const error = thrown(() => locateProvider(program, join(root, "gone", "provider.js")));
+    expect(error.message).toBe(notInstalled(program));
+    expect(error.stack).toBe(error.message);
+  });
+});
+
+describe("the provider object the host gets", () => {
+  const home = process.cwd();
+  afterEach(() => {
+    process.chdir(home);
+    delete (globalThis as Record<symbol, unknown>)[FOUND];
+  });
+
+  it("loads nothing until a method is called, then finds the package once per process and forwards every call", async () => {
+    const program = join(root, "program");
+    const copy = join(program, "node_modules", PACKAGE);
+    copyAt(copy, "first");
+    process.chdir(program);
+    const provider = handler();
+    expect(Object.keys(provider).sort()).toEqual(["check", "configure", "create", "delete", "diff", "read", "update"]);
+    expect((globalThis as Record<symbol, unknown>)[FOUND]).toBeUndefined();
+    expect(await provider.check({}, { webhookName: "a" })).toEqual({ inputs: { webhookName: "a", copy: "first" } });
+    // Found once: with the copy gone, this text and another resource's text still reach it.
+    rmSync(copy, { recursive: true });
+    expect(await provider.check({}, { webhookName: "b" })).toEqual({ inputs: { webhookName: "b", copy: "first" } });
+    expect(await handler().check({}, { webhookName: "c" })).toEqual({ inputs: { webhookName: "c", copy: "first" } });
+  });
+
+  it("fails on the first call, not when the text is evaluated, when the package is nowhere", () => {
+    const program = join(root, "program");
+    mkdirSync(program, { recursive: true });
+    process.chdir(program);
+    const provider = handler();
+    const error = thrown(() => provider.check({}, {}));
+    expect(error.message).toBe(notInstalled(program));
+  });
+});
