@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
 import { BY_NAME_FIRST, BY_NAME_MAX_PAGES, PAGE_TRUST_MS, SCAN_FRESH_MS, SCAN_PAGE_ALLOWANCE } from "../../src/core/lookups";
 import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
-import { providerText } from "../../src/dynamic/shim";
+import { builtProviderText as providerText } from "../support/provider-text";
 
 const REPO = join(__dirname, "..", "..");
 const read = (path: string): string => readFileSync(join(REPO, path), "utf8");
