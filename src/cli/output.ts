@@ -1,4 +1,4 @@
-import { redact, showable } from "../client/redact";
+import { holdsSecretVisibly, redact, redactRecordText } from "../client/redact";
 import type { WebhookEndpointRecord } from "../client/types";
 
 /**
@@ -39,11 +39,91 @@ export function memorySink(options: { stderrIsTTY?: boolean; stdinIsTTY?: boolea
 export const MAX_CELL = { name: 48, url: 72, person: 32 } as const;
 
 /**
- * Service text for a table cell: control and invisible characters removed first (a token split by
- * one must not come back whole), then the token redacted, then the length capped.
+ * Characters a terminal hides, reorders or draws like another one: C0 and C1 controls and DEL,
+ * format characters (zero-width, bidirectional, the byte-order mark, tags), line and paragraph
+ * separators, spaces other than U+0020, the other default-ignorable code points (variation
+ * selectors, fillers), noncharacters (U+FFFE, U+FDD0, ...) and lone surrogates. `orders` and
+ * `orders` + U+200B must never look the same, so these are shown as escapes, never removed.
  */
-export function cell(text: string, maxChars: number, secrets: readonly string[] = []): string {
-  return showable(redact(showable(text, 1_000_000), secrets), maxChars);
+const HIDDEN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}`;
+/** Every hidden character of a text (see {@link HIDDEN_SOURCE}). */
+export const HIDDEN = new RegExp(HIDDEN_SOURCE, "gu");
+/** Whether one character is hidden. */
+export const HIDDEN_CHAR = new RegExp(`^(?:${HIDDEN_SOURCE})$`, "u");
+
+/** `\u200b` for a character of the BMP (a lone surrogate included), `\u{e0041}` above it: JavaScript's escapes. */
+export function codeEscape(char: string): string {
+  const code = char.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+const CELL_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\" };
+
+/** Longest prefix of a service text a cell looks at (the cell shows far less). */
+const CELL_SCAN_CHARS = 1_000_000;
+
+/**
+ * Service text for a table cell, harmless to the terminal and never mistaken for another text:
+ * - if the text holds a secret (the token) once its invisible characters are removed, those are
+ *   removed and the secret redacted, so a token split by one does not come back whole;
+ * - otherwise every hidden character is shown as an escape (`\u200b`, `\n`, `\u001b`) and a
+ *   backslash as `\\`, so that `orders` and `orders` + U+200B differ on screen, and no control
+ *   character reaches the terminal;
+ * - the length is capped at `maxBytes` UTF-8 bytes, never inside an escape, a cut marked with `…`.
+ */
+export function cell(text: string, maxBytes: number, secrets: readonly string[] = []): string {
+  const head = text.length > CELL_SCAN_CHARS ? text.slice(0, CELL_SCAN_CHARS) : text;
+  const shown = secrets.length > 0 && holdsSecretVisibly(head, secrets) ? redactRecordText(head, secrets) : head;
+  return redact(escapedWithin(shown, maxBytes), secrets);
+}
+
+const ELLIPSIS = "…";
+const ELLIPSIS_BYTES = 3;
+
+/** `text` with hidden characters escaped (see {@link cell}), cut to at most `maxBytes` UTF-8 bytes. */
+function escapedWithin(text: string, maxBytes: number): string {
+  const pieces: string[] = [];
+  let bytes = 0;
+  let fitsWithEllipsis = -1;
+  for (const char of text) {
+    const piece = CELL_ESCAPES[char] ?? (HIDDEN_CHAR.test(char) ? codeEscape(char) : char);
+    const size = Buffer.byteLength(piece, "utf8");
+    if (fitsWithEllipsis < 0 && bytes + size > maxBytes - ELLIPSIS_BYTES) fitsWithEllipsis = pieces.length;
+    bytes += size;
+    if (bytes > maxBytes) return `${pieces.slice(0, Math.max(0, fitsWithEllipsis)).join("")}${ELLIPSIS}`;
+    pieces.push(piece);
+  }
+  return pieces.join("");
+}
+
+/**
+ * What may stand between two characters of a secret in text we print without making it any less
+ * readable to a person: hidden characters, and the escapes that show them (`\u200b`, `\u{e0041}`,
+ * YAML's `\U000e0041`).
+ */
+const SHOWN_GAP = String.raw`(?:${HIDDEN_SOURCE}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8})*`;
+const SHOWN_PATTERNS = new Map<string, RegExp>();
+
+/**
+ * `text` with every secret replaced by `[REDACTED]` as a person would read it: in any letter case,
+ * and also when hidden characters or their escapes split it (a table shows a zero-width space as
+ * `\u200b`; `cli_tok_\u200b7d41...` is still the token to whoever reads it). The last filter on
+ * everything `webhooks` prints.
+ */
+export function redactShown(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    let pattern = SHOWN_PATTERNS.get(secret);
+    if (pattern === undefined) {
+      const chars = [...secret].map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"));
+      pattern = new RegExp(chars.join(SHOWN_GAP), "giu");
+      if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
+      SHOWN_PATTERNS.set(secret, pattern);
+    }
+    out = out.replace(pattern, "[REDACTED]");
+  }
+  return out;
 }
 
 /** A plain-text table: a header row, then one line per row, columns padded to the widest cell. */
@@ -57,21 +137,29 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return `${[line(headers), ...rows.map(line)].join("\n")}\n`;
 }
 
-// Characters JSON.stringify leaves as they are but that a terminal hides or reorders: DEL and C1
-// controls, zero-width and bidirectional marks, line and paragraph separators.
-const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+/**
+ * Each UTF-16 unit of a hidden character as `\uXXXX` (JSON has no `\u{...}`). C0 controls are left:
+ * JSON.stringify escapes those inside strings, and the ones outside are its own line breaks.
+ */
+function jsonEscape(char: string): string {
+  if (char < " ") return char;
+  let out = "";
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
+}
 
 /**
  * JSON for scripts: the exact values (a script must be able to act on the real name), with every
- * character a terminal would hide written as a `\u` escape, so the same text is also safe to look at.
+ * hidden character (see {@link HIDDEN_SOURCE}) written as a `\u` escape, so the same text is also
+ * safe to look at.
  */
 export function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+  return `${JSON.stringify(value, null, 2).replace(HIDDEN, jsonEscape)}\n`;
 }
 
-/** A JavaScript/TypeScript or YAML double-quoted string literal of `text` (YAML 1.2 reads JSON strings). */
+/** A JSON string literal of `text`, hidden characters escaped (for quoting a value in a message). */
 export function quoted(text: string): string {
-  return JSON.stringify(text).replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(text).replace(HIDDEN, jsonEscape);
 }
 
 /** Milliseconds since the epoch as an ISO time; "-" for a value no date can hold. */
@@ -80,10 +168,16 @@ export function isoTime(ms: number): string {
   return Number.isFinite(date.getTime()) ? date.toISOString() : "-";
 }
 
-/** A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for. */
-export function recordView(record: WebhookEndpointRecord, showSecrets: boolean): Record<string, unknown> {
+/**
+ * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for, and
+ * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
+ * a URL (see `redactRecordText`).
+ */
+export function recordView(record: WebhookEndpointRecord, showSecrets: boolean, secrets: readonly string[] = []): Record<string, unknown> {
   const { signSecret, ...rest } = record;
-  return showSecrets ? { ...rest, signSecret } : rest;
+  const text = (value: string) => redactRecordText(value, secrets);
+  const view = { ...rest, webhookName: text(rest.webhookName), webhookUrl: text(rest.webhookUrl), creatorName: text(rest.creatorName), operatorName: text(rest.operatorName) };
+  return showSecrets ? { ...view, signSecret: text(signSecret) } : view;
 }
 
 /** "name (id)" of a principal, cleaned for a table. */
