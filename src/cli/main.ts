@@ -8,7 +8,7 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { WebhooksClient } from "../client/client";
 import { redact, showable } from "../client/redact";
-import { ADOPT_USAGE, FORMATS, runAdopt, type AdoptFormat } from "./adopt";
+import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./adopt";
 import { resolveCliConnection } from "./config";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
 import type { ListingClient } from "./listing";
@@ -166,6 +166,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
           format: (str("format") ?? "all") as AdoptFormat,
           json: bool("json"),
           progress: bool("progress"),
+          secrets,
         });
         return EXIT.ok;
       case "recover":
@@ -208,9 +209,8 @@ function validate(command: Command, str: (name: string) => string | undefined, l
     const format = str("format");
     if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);
     const resourceName = str("resource-name");
-    if (resourceName !== undefined && !/^[A-Za-z0-9_.-]{1,100}$/.test(resourceName)) {
-      throw usageError("adopt: --resource-name may hold letters, digits, '-', '_' and '.' (at most 100)");
-    }
+    const problem = resourceName === undefined ? undefined : resourceNameProblem(resourceName);
+    if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
   }
   if (command === "recover") {
     const since = str("since");
