@@ -14,7 +14,7 @@ import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./
 import type { ListingClient } from "./listing";
 import { LIST_USAGE, runList } from "./list";
 import { ORPHANS_USAGE, runOrphans } from "./orphans";
-import type { Sink } from "./output";
+import { redactShown, type Sink } from "./output";
 import { pulumiCli, type PulumiRunner } from "./pulumi";
 import { RECOVER_USAGE, runRecover } from "./recover";
 import { parsePicks } from "./recover-plan";
@@ -92,7 +92,13 @@ export async function main(argv: readonly string[], io: MainIo): Promise<ExitCod
   }
 }
 
-async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets: string[]) => void): Promise<ExitCode> {
+async function dispatch(argv: readonly string[], unredacted: MainIo, onSecrets: (secrets: string[]) => void): Promise<ExitCode> {
+  let secrets: string[] = [];
+  // Every command's output passes through this: whatever path a service's echo of the token takes
+  // (a name, a URL, a principal, a message), it is never printed. Commands still redact what they
+  // show themselves (a table cell cut before the whole token is shown, a token split by invisible
+  // characters), and adopt refuses to declare what holds it.
+  const io: MainIo = { ...unredacted, sink: redactingSink(unredacted.sink, () => secrets) };
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.sink.stderr(MAIN_USAGE + "\n");
@@ -126,7 +132,6 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env });
   const configStack = command === "orphans" ? list("stack")[0] : str("stack");
   let opened: (ListingClient & { close?(): Promise<void> }) | undefined;
-  let secrets: string[] = [];
   // Resolved when a command first needs the service (recover repairs a broken checkpoint first: pulumi config cannot read the stack before).
   const connect = async (): Promise<ListingClient> => {
     if (opened === undefined) {
@@ -224,6 +229,22 @@ function packageVersion(): string {
   } catch {
     return "unknown";
   }
+}
+
+/** A sink that redacts `secrets()` (known once the connection is resolved) from everything written, as a person would read it. */
+function redactingSink(sink: Sink, secrets: () => readonly string[]): Sink {
+  const redacting: Sink = {
+    stdout: (text) => sink.stdout(redactShown(text, secrets())),
+    stderr: (text) => sink.stderr(redactShown(text, secrets())),
+    get stderrIsTTY() {
+      return sink.stderrIsTTY;
+    },
+    get stdinIsTTY() {
+      return sink.stdinIsTTY;
+    },
+  };
+  if (sink.confirm !== undefined) redacting.confirm = (question) => sink.confirm!(redactShown(question, secrets()));
+  return redacting;
 }
 
 /** The sink of the real process. */
