@@ -1,9 +1,8 @@
-import { holdsSecretVisibly, redactRecordText } from "../client/redact";
 import { nameProblems, urlProblems } from "../client/rules";
 import type { ListFilter, WebhookEndpointRecord } from "../client/types";
 import { CliError, EXIT, usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
-import { HIDDEN, HIDDEN_CHAR, MAX_CELL, Progress, cell, codeEscape, isoTime, jsonText, principal, quoted, type Sink } from "./output";
+import { HIDDEN, HIDDEN_CHAR, MAX_CELL, Progress, cell, codeEscape, holdsSecretShown, isoTime, jsonText, principal, quoted, redactShown, type Sink } from "./output";
 
 /**
  * `webhooks adopt`: for each selected endpoint, ready-to-paste declarations that take it over
@@ -148,7 +147,7 @@ async function selectEndpoints(client: ListingClient, sink: Sink, options: Adopt
 /** A Pulumi resource name derived from an endpoint's name: letters, digits, `-`, `_` and `.`. */
 export function resourceNameFor(webhookName: string, webhookId: number, secrets: readonly string[] = []): string {
   const fallback = `webhook-${webhookId}`;
-  if (holdsSecretVisibly(webhookName, secrets)) return fallback;
+  if (holdsSecretShown(webhookName, secrets)) return fallback;
   const base = webhookName
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -158,7 +157,7 @@ export function resourceNameFor(webhookName: string, webhookId: number, secrets:
     .slice(0, 64)
     .replace(/[-.]+$/, "");
   // The token may also appear only once derived (a token "a-b" from a name "a b").
-  return base === "" || holdsSecretVisibly(base, secrets) ? fallback : base;
+  return base === "" || holdsSecretShown(base, secrets) ? fallback : base;
 }
 
 /**
@@ -170,7 +169,7 @@ export function resourceNameProblem(name: string, secrets: readonly string[] = [
   if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$/.test(name)) {
     return "may hold letters, digits, '-', '_' and '.' (at most 100, not starting with '-')";
   }
-  if (holdsSecretVisibly(name, secrets)) return "holds the access token: choose another name";
+  if (holdsSecretShown(name, secrets)) return "holds the access token: choose another name";
   return undefined;
 }
 
@@ -200,7 +199,7 @@ function hasLoneSurrogate(text: string): boolean {
 function refusals(record: WebhookEndpointRecord, secrets: readonly string[]): Declaration["refused"] {
   const holding = (test: (text: string) => boolean) =>
     [test(record.webhookName) ? "name" : "", test(record.webhookUrl) ? "URL" : ""].filter(Boolean).join(" and ");
-  const token = holding((text) => holdsSecretVisibly(text, secrets));
+  const token = holding((text) => holdsSecretShown(text, secrets));
   if (token !== "") {
     const why = `its ${token} ${token.includes(" and ") ? "hold" : "holds"} the access token this command connects with, so no declaration of it can be printed without printing the token (a program and its Pulumi state would hold it in plain text too); have the endpoint renamed on the service`;
     return { typescript: why, yaml: why, importCommand: why };
@@ -240,8 +239,8 @@ function declare(record: WebhookEndpointRecord, resourceName: string, secrets: r
     ].join("\n");
   return {
     webhookId: record.webhookId,
-    webhookName: redactRecordText(record.webhookName, secrets),
-    webhookUrl: redactRecordText(record.webhookUrl, secrets),
+    webhookName: redactShown(record.webhookName, secrets),
+    webhookUrl: redactShown(record.webhookUrl, secrets),
     resourceName,
     typescript: refused.typescript === undefined ? typescript : null,
     yaml: refused.yaml === undefined ? yaml() : null,

@@ -1,4 +1,3 @@
-import { holdsSecretVisibly, redact, redactRecordText } from "../client/redact";
 import type { WebhookEndpointRecord } from "../client/types";
 
 /**
@@ -64,17 +63,16 @@ const CELL_SCAN_CHARS = 1_000_000;
 
 /**
  * Service text for a table cell, harmless to the terminal and never mistaken for another text:
- * - if the text holds a secret (the token) once its invisible characters are removed, those are
- *   removed and the secret redacted, so a token split by one does not come back whole;
- * - otherwise every hidden character is shown as an escape (`\u200b`, `\n`, `\u001b`) and a
+ * - a secret (the token) is redacted as a person reads it (see {@link redactShown}), so a token
+ *   split by a hidden character does not come back whole;
+ * - every other hidden character is shown as an escape (`\u200b`, `\n`, `\u001b`) and a
  *   backslash as `\\`, so that `orders` and `orders` + U+200B differ on screen, and no control
  *   character reaches the terminal;
  * - the length is capped at `maxBytes` UTF-8 bytes, never inside an escape, a cut marked with `…`.
  */
 export function cell(text: string, maxBytes: number, secrets: readonly string[] = []): string {
   const head = text.length > CELL_SCAN_CHARS ? text.slice(0, CELL_SCAN_CHARS) : text;
-  const shown = secrets.length > 0 && holdsSecretVisibly(head, secrets) ? redactRecordText(head, secrets) : head;
-  return redact(escapedWithin(shown, maxBytes), secrets);
+  return redactShown(escapedWithin(redactShown(head, secrets), maxBytes), secrets);
 }
 
 const ELLIPSIS = "…";
@@ -97,32 +95,42 @@ function escapedWithin(text: string, maxBytes: number): string {
 }
 
 /**
- * What may stand between two characters of a secret in text we print without making it any less
- * readable to a person: hidden characters, and the escapes that show them (`\u200b`, `\u{e0041}`,
- * YAML's `\U000e0041`).
+ * What may stand between two characters of a secret, in service text or in what we print, without
+ * making it any less readable to a person: hidden characters, and the escapes that show them
+ * (`\u200b`, `\u{e0041}`, YAML's `\U000e0041`).
  */
 const SHOWN_GAP = String.raw`(?:${HIDDEN_SOURCE}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8})*`;
-const SHOWN_PATTERNS = new Map<string, RegExp>();
+const SHOWN_PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
+
+/** A secret as a person reads it: in any letter case, hidden characters or their escapes between its characters. */
+function shownPatterns(secret: string): { any: RegExp; all: RegExp } {
+  let patterns = SHOWN_PATTERNS.get(secret);
+  if (patterns === undefined) {
+    const source = [...secret].map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")).join(SHOWN_GAP);
+    patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
+    if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
+    SHOWN_PATTERNS.set(secret, patterns);
+  }
+  return patterns;
+}
 
 /**
- * `text` with every secret replaced by `[REDACTED]` as a person would read it: in any letter case,
- * and also when hidden characters or their escapes split it (a table shows a zero-width space as
- * `\u200b`; `cli_tok_\u200b7d41...` is still the token to whoever reads it). The last filter on
- * everything `webhooks` prints.
+ * Whether `text` holds one of `secrets` as a person reads it: in any letter case, also when hidden
+ * characters or their escapes split it (`cli_tok_` U+200B `7d41...` is still the token to whoever
+ * reads or copies it).
+ */
+export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => secret.length > 0 && shownPatterns(secret).any.test(text));
+}
+
+/**
+ * `text` with every secret, as a person reads it (see {@link holdsSecretShown}), replaced by
+ * `[REDACTED]`, hidden characters inside it included; the rest unchanged, to the character. Used on
+ * service text before it is shown, and as the last filter on everything `webhooks` prints.
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    let pattern = SHOWN_PATTERNS.get(secret);
-    if (pattern === undefined) {
-      const chars = [...secret].map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"));
-      pattern = new RegExp(chars.join(SHOWN_GAP), "giu");
-      if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
-      SHOWN_PATTERNS.set(secret, pattern);
-    }
-    out = out.replace(pattern, "[REDACTED]");
-  }
+  for (const secret of secrets) if (secret.length > 0 && shownPatterns(secret).any.test(out)) out = out.replace(shownPatterns(secret).all, "[REDACTED]");
   return out;
 }
 
@@ -171,11 +179,11 @@ export function isoTime(ms: number): string {
 /**
  * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for, and
  * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
- * a URL (see `redactRecordText`).
+ * a URL (see {@link redactShown}).
  */
 export function recordView(record: WebhookEndpointRecord, showSecrets: boolean, secrets: readonly string[] = []): Record<string, unknown> {
   const { signSecret, ...rest } = record;
-  const text = (value: string) => redactRecordText(value, secrets);
+  const text = (value: string) => redactShown(value, secrets);
   const view = { ...rest, webhookName: text(rest.webhookName), webhookUrl: text(rest.webhookUrl), creatorName: text(rest.creatorName), operatorName: text(rest.operatorName) };
   return showSecrets ? { ...view, signSecret: text(signSecret) } : view;
 }

@@ -144,20 +144,11 @@ export function quoteServiceText(text: string, secrets: readonly string[] = [], 
  * token split by them does not come back visually whole.
  */
 export function redactRecordText(value: string, secrets: readonly string[]): string {
-  return holdsSecretVisibly(value, secrets) ? redact(value.replace(UNSHOWABLE, ""), secrets) : value;
-}
-
-/**
- * Whether `text` holds one of `secrets` as a person would read it: in any letter case, once its
- * control and invisible characters are removed (a token split by a zero-width space is still the
- * token to whoever copies it).
- */
-export function holdsSecretVisibly(text: string, secrets: readonly string[]): boolean {
   let shortest = Infinity;
   for (const secret of secrets) if (secret.length > 0) shortest = Math.min(shortest, secret.length);
-  if (text.length < shortest) return false;
-  const visible = text.replace(UNSHOWABLE, "");
-  return secrets.some((secret) => holdsSecret(visible, secret));
+  if (value.length < shortest) return value;
+  const visible = value.replace(UNSHOWABLE, "");
+  return secrets.some((secret) => holdsSecret(visible, secret)) ? redact(visible, secrets) : value;
 }
 
 /**

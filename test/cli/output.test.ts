@@ -6,7 +6,9 @@ describe("output helpers", () => {
   it("a cell never shows the token, even one split by an invisible character", () => {
     const split = `token is ${TOKEN.slice(0, 6)}\u200b${TOKEN.slice(6)}!`;
     expect(cell(split, 200, [TOKEN])).toBe("token is [REDACTED]!");
-    expect(cell(`${TOKEN}\n`, 200, [TOKEN])).toBe("[REDACTED]");
+    expect(cell(`${TOKEN}\n`, 200, [TOKEN])).toBe("[REDACTED]\\n");
+    // Only the token goes: the hidden characters around it are still shown.
+    expect(cell(`a\u200b${TOKEN.toUpperCase()}\u200b`, 200, [TOKEN])).toBe("a\\u200b[REDACTED]\\u200b");
   });
 
   it("a cell is bounded, marks the cut, and holds no control character", () => {
