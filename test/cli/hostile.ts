@@ -151,6 +151,19 @@ export const hostileEndpoint: fc.Arbitrary<{ name: string; url: string }> = fc.r
   ),
 });
 
+/** The pieces a person can see: no white space, control, format or separator character, no lone surrogate. */
+export const VISIBLE_PIECES = HOSTILE_PIECES.filter((piece) => !/[\p{Cc}\p{Cf}\p{Z}\p{Cs}]/u.test(piece));
+
+/**
+ * Endpoints whose name and URL the provider's check accepts more often (a name with visible pieces,
+ * an https URL with them in its query), so that an import of them can succeed: the engine then reads
+ * them as resource inputs and the provider compares them with the service's.
+ */
+export const checkableEndpoint: fc.Arbitrary<{ name: string; url: string }> = fc.record({
+  name: fc.array(fc.constantFrom(...VISIBLE_PIECES), { minLength: 1, maxLength: 6 }).map((pieces) => `orders${pieces.join("")}`),
+  url: fc.array(fc.constantFrom(...VISIBLE_PIECES), { maxLength: 4 }).map((pieces) => `https://example.com/hooks?q=${pieces.join("")}`),
+});
+
 /**
  * A running emulator holding exactly these endpoints, ids 1, 2, ... in order (created by the
  * principal of TOKEN), through its persist file; `close` also removes the file.
