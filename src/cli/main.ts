@@ -78,8 +78,13 @@ export interface MainIo {
 }
 
 /** Runs `webhooks <argv>`; resolves to the exit code and never throws. */
-export async function main(argv: readonly string[], io: MainIo): Promise<ExitCode> {
+export async function main(argv: readonly string[], unredacted: MainIo): Promise<ExitCode> {
   let secrets: string[] = [];
+  // Everything printed, errors included, passes this filter: whatever path a service's echo of the
+  // token takes (a name, a URL, a principal, a message), it is never printed. Commands still redact
+  // what they show themselves (a table cell cut before the whole token is shown), and adopt refuses
+  // to declare what holds it.
+  const io: MainIo = { ...unredacted, sink: redactingSink(unredacted.sink, () => secrets) };
   try {
     return await dispatch(argv, io, (found) => (secrets = found));
   } catch (error) {
@@ -92,13 +97,7 @@ export async function main(argv: readonly string[], io: MainIo): Promise<ExitCod
   }
 }
 
-async function dispatch(argv: readonly string[], unredacted: MainIo, onSecrets: (secrets: string[]) => void): Promise<ExitCode> {
-  let secrets: string[] = [];
-  // Every command's output passes through this: whatever path a service's echo of the token takes
-  // (a name, a URL, a principal, a message), it is never printed. Commands still redact what they
-  // show themselves (a table cell cut before the whole token is shown, a token split by invisible
-  // characters), and adopt refuses to declare what holds it.
-  const io: MainIo = { ...unredacted, sink: redactingSink(unredacted.sink, () => secrets) };
+async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets: string[]) => void): Promise<ExitCode> {
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.sink.stderr(MAIN_USAGE + "\n");
@@ -132,6 +131,7 @@ async function dispatch(argv: readonly string[], unredacted: MainIo, onSecrets: 
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env });
   const configStack = command === "orphans" ? list("stack")[0] : str("stack");
   let opened: (ListingClient & { close?(): Promise<void> }) | undefined;
+  let secrets: string[] = [];
   // Resolved when a command first needs the service (recover repairs a broken checkpoint first: pulumi config cannot read the stack before).
   const connect = async (): Promise<ListingClient> => {
     if (opened === undefined) {

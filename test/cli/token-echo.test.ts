@@ -90,6 +90,14 @@ describe("the access token echoed by the service is never printed, by any comman
     }
   });
 
+  it("errors: a message quoting text that holds the token, split by a zero-width space, does not print it", async () => {
+    // A state file that does not exist, named (by mistake, or by a script) after the token.
+    const result = await run(["orphans", "--state-file", join(dir, `${TOKEN.slice(0, 8)}\u200b${TOKEN.slice(8).toUpperCase()}.json`)]);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/--state-file .*\[REDACTED\]/);
+    expect(showsToken(result.out + result.err)).toBe(false);
+  });
+
   it("recover: the report and --json, when the stack declared what the service now echoes", async () => {
     const name = `team ${TOKEN}`;
     const url = "https://example.com/hooks/a";
