@@ -56,7 +56,13 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           seen.interpolating += endpoints.filter((e, i) => treatment[i] === "declared" && /\$\{/.test(e.name + e.url)).length;
           const service = (id: number) => ({ name: endpoints[id - 1]!.name, url: endpoints[id - 1]!.url });
 
-          const runs = { ts: await adopt(client, ids, "ts"), yaml: await adopt(client, ids, "yaml"), import: await adopt(client, ids, "import"), json: await adopt(client, ids, "all", true) };
+          const runs = {
+            ts: await adopt(client, ids, "ts"),
+            yaml: await adopt(client, ids, "yaml"),
+            import: await adopt(client, ids, "import"),
+            all: await adopt(client, ids, "all"),
+            json: await adopt(client, ids, "all", true),
+          };
           for (const [format, run] of Object.entries(runs)) {
             // The token is printed nowhere, in no form a person can read.
             expect(holdsToken(run.out + run.err), `${format} output shows the token`).toBe(false);
@@ -83,6 +89,16 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           expect(commands.map((args) => [args[0], args[1], args[3]])).toEqual(declared.map((id) => ["import", NATIVE_TYPE, String(id)]));
           expect(commands.every((args) => args.length === 4)).toBe(true);
           seen.shell += commands.length;
+          // With --format all, each command carries the endpoint's name in a comment: the shell still runs exactly the same commands.
+          const allCommands = runs.all.out.split("\n").filter((line) => line.startsWith("pulumi import "));
+          expect(allCommands.length).toBe(declared.length);
+          if (declared.length > 0) expect(runShellCommands(allCommands.join("\n"))).toEqual(commands);
+          // Its TypeScript and YAML blocks are the single formats' own.
+          if (declared.length > 0) {
+            const allTypescript = runs.all.out.slice(0, runs.all.out.indexOf("\n\n# Pulumi YAML"));
+            expect(readTsDeclarations(allTypescript)).toEqual(typescript);
+            expect(readAdoptYaml(runs.all.out)).toEqual(readAdoptYaml(runs.yaml.out));
+          }
 
           // YAML: yaml.v3's reading of each scalar, then Pulumi YAML's interpolation.
           const yaml = declared.length === 0 ? [] : readAdoptYaml(runs.yaml.out);
