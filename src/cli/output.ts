@@ -84,8 +84,12 @@ function escapedWithin(text: string, maxBytes: number): string {
   let bytes = 0;
   let fitsWithEllipsis = -1;
   for (const char of text) {
-    const piece = CELL_ESCAPES[char] ?? (HIDDEN_CHAR.test(char) ? codeEscape(char) : char);
-    const size = Buffer.byteLength(piece, "utf8");
+    const code = char.codePointAt(0)!;
+    // Printable ASCII but the backslash is shown as it is: the common case, decided without a pattern.
+    const plain = code >= 0x20 && code < 0x7f && code !== 0x5c;
+    const piece = plain ? char : (CELL_ESCAPES[char] ?? (HIDDEN_CHAR.test(char) ? codeEscape(char) : char));
+    // An escape is ASCII; a character shown as it is takes its UTF-8 length (no lone surrogate gets here: those are escaped).
+    const size = piece !== char || code < 0x80 ? piece.length : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
     if (fitsWithEllipsis < 0 && bytes + size > maxBytes - ELLIPSIS_BYTES) fitsWithEllipsis = pieces.length;
     bytes += size;
     if (bytes > maxBytes) return `${pieces.slice(0, Math.max(0, fitsWithEllipsis)).join("")}${ELLIPSIS}`;
@@ -120,7 +124,23 @@ function shownPatterns(secret: string): { any: RegExp; all: RegExp } {
  * reads or copies it).
  */
 export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => secret.length > 0 && shownPatterns(secret).any.test(text));
+  return secrets.some((secret) => mayHold(text, secret) && shownPatterns(secret).any.test(text));
+}
+
+/** Cheap first test: each character of a secret takes at least one UTF-16 unit of the text (most names are shorter than a token). */
+function mayHold(text: string, secret: string): boolean {
+  return secret.length > 0 && text.length >= codePoints(secret);
+}
+
+const CODE_POINTS = new Map<string, number>();
+function codePoints(secret: string): number {
+  let count = CODE_POINTS.get(secret);
+  if (count === undefined) {
+    count = [...secret].length;
+    if (CODE_POINTS.size >= 64) CODE_POINTS.clear();
+    CODE_POINTS.set(secret, count);
+  }
+  return count;
 }
 
 /**
@@ -130,7 +150,7 @@ export function holdsSecretShown(text: string, secrets: readonly string[]): bool
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret.length > 0 && shownPatterns(secret).any.test(out)) out = out.replace(shownPatterns(secret).all, "[REDACTED]");
+  for (const secret of secrets) if (mayHold(out, secret) && shownPatterns(secret).any.test(out)) out = out.replace(shownPatterns(secret).all, "[REDACTED]");
   return out;
 }
 
@@ -162,8 +182,11 @@ function jsonEscape(char: string): string {
  * safe to look at.
  */
 export function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2).replace(HIDDEN, jsonEscape)}\n`;
+  return `${JSON.stringify(value, null, 2).replace(NOT_PLAIN, (char) => (HIDDEN_CHAR.test(char) ? jsonEscape(char) : char))}\n`;
 }
+
+/** Anything but printable ASCII and the line feed: the few characters worth testing for hidden ones (a listing's JSON is megabytes). */
+const NOT_PLAIN = /[^\n\x20-\x7e]/gu;
 
 /** A JSON string literal of `text`, hidden characters escaped (for quoting a value in a message). */
 export function quoted(text: string): string {
