@@ -44,8 +44,8 @@ Prints declarations that take over existing endpoints instead of creating new on
   all     (default) all three
   --id N              the endpoint with this webhook_id (repeat for several)
   --name N, --url U   the endpoints with exactly this name and/or URL
-  --resource-name R   the Pulumi resource name (letters, digits, '-', '_', '.'; default: derived
-                      from the endpoint's name; with several endpoints, R-<id>)
+  --resource-name R   the Pulumi resource name (letters, digits, '-', '_', '.', not starting with
+                      '-'; default: derived from the endpoint's name; with several endpoints, R-<id>)
   --json              {"declarations": [{webhookId, webhookName, webhookUrl, resourceName,
                       typescript, yaml, importCommand, refused}]}: a format refused is null,
                       and refused.<format> says why
