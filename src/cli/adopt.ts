@@ -1,15 +1,38 @@
 import { nameProblems, urlProblems } from "../client/rules";
 import type { ListFilter, WebhookEndpointRecord } from "../client/types";
-import { usageError } from "./exit";
+import { CliError, EXIT, usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
-import { MAX_CELL, Progress, cell, isoTime, jsonText, principal, quoted, type Sink } from "./output";
+import {
+  HIDDEN,
+  HIDDEN_CHAR,
+  MAX_CELL,
+  Progress,
+  cell,
+  codeEscape,
+  hideSecretFields,
+  holdsSecretShown,
+  isoTime,
+  jsonText,
+  principal,
+  quoted,
+  redactShown,
+  type SecretFields,
+  type Sink,
+} from "./output";
 
 /**
  * `webhooks adopt`: for each selected endpoint, ready-to-paste declarations that take it over
  * instead of creating a new one: the dynamic resource with `adoptWebhookId` (TypeScript), the native
- * resource with the `import` option (Pulumi YAML), and the `pulumi import` command. Every value is
- * written as a JSON string literal (valid in TypeScript and in YAML), so no name or URL a service
- * returns can break out of it.
+ * resource with the `import` option (Pulumi YAML), and the `pulumi import` command.
+ *
+ * Each format has its own writer, proven by its consumer (test/cli/adopt-consumers.test.ts and
+ * test/e2e/adopt-yaml.test.ts): a TypeScript string literal the compiler reads back exactly; a YAML
+ * double-quoted scalar with every `$` doubled, because Pulumi YAML interpolates `${...}` in every
+ * string and reads `$$` as `$`; a POSIX shell word. Characters a person cannot see are written as
+ * escapes. What a format cannot carry exactly is refused for that format, with a warning saying
+ * why (docs/adopt-output.md): an endpoint whose name or URL holds the access token is not declared
+ * at all (no declaration of it could avoid printing the token), and a lone UTF-16 surrogate cannot
+ * reach Pulumi's engine, whose messages are UTF-8.
  */
 export const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
 export const FORMATS = ["ts", "yaml", "import", "all"] as const;
@@ -23,6 +46,10 @@ export interface AdoptOptions {
   format: AdoptFormat;
   json: boolean;
   progress: boolean;
+  /** Never printed (the access token, the stack's secret values): an endpoint whose name or URL holds one is not declared. */
+  secrets?: readonly string[] | undefined;
+  /** Fields a stack's state holds secret, per endpoint: such an endpoint is not declared. */
+  secretFields?: SecretFields | undefined;
 }
 
 export const ADOPT_USAGE = `Usage: webhooks adopt (--id N [--id N ...] | --name N | --url U) [--resource-name R] [--format ts|yaml|import|all] [--json]
@@ -30,42 +57,90 @@ export const ADOPT_USAGE = `Usage: webhooks adopt (--id N [--id N ...] | --name 
 Prints declarations that take over existing endpoints instead of creating new ones:
   ts      the dynamic resource: new WebhookEndpoint("<r>", { webhookName, webhookUrl, adoptWebhookId })
   yaml    the native provider (Pulumi YAML): type webhooks:index:WebhookEndpoint with options.import
+          (every $ written as $$: Pulumi YAML reads \${...} in any string as a reference)
   import  the command: pulumi import webhooks:index:WebhookEndpoint <r> <id>
   all     (default) all three
   --id N              the endpoint with this webhook_id (repeat for several)
   --name N, --url U   the endpoints with exactly this name and/or URL
-  --resource-name R   the Pulumi resource name (default: derived from the endpoint's name;
-                      with several endpoints, R-<id>)
+  --resource-name R   the Pulumi resource name (letters, digits, '-', '_', '.', not starting with
+                      '-'; default: derived from the endpoint's name; with several endpoints, R-<id>)
   --json              {"declarations": [{webhookId, webhookName, webhookUrl, resourceName,
-                      typescript, yaml, importCommand}]}`;
+                      typescript, yaml, importCommand, refused}]}: a format refused is null,
+                      and refused.<format> says why
+An endpoint whose name or URL holds the access token is never declared, and one holding a character
+a format cannot carry exactly (a lone UTF-16 surrogate) gets no declaration in that format: a
+warning on stderr names it and says why. Exit code 5 when no declaration could be printed.`;
+
+/** The three declarations, by their names in --json. */
+export const DECLARATION_KINDS = ["typescript", "yaml", "importCommand"] as const;
+export type DeclarationKind = (typeof DECLARATION_KINDS)[number];
 
 export interface Declaration {
   webhookId: number;
+  /** As the service stores it, the token redacted. */
   webhookName: string;
+  /** As the service stores it, the token redacted. */
   webhookUrl: string;
   resourceName: string;
-  typescript: string;
-  yaml: string;
-  importCommand: string;
+  /** Null when refused (see `refused.typescript`). */
+  typescript: string | null;
+  /** Null when refused (see `refused.yaml`). */
+  yaml: string | null;
+  /** Null when refused (see `refused.importCommand`). */
+  importCommand: string | null;
+  /** Why a declaration is null, for each one that is. */
+  refused: Partial<Record<DeclarationKind, string>>;
 }
 
+/** Which declarations a format prints. */
+function kindsOf(format: AdoptFormat, json: boolean): DeclarationKind[] {
+  if (json || format === "all") return [...DECLARATION_KINDS];
+  return [format === "ts" ? "typescript" : format === "yaml" ? "yaml" : "importCommand"];
+}
+
+const KIND_LABEL: Record<DeclarationKind, string> = { typescript: "TypeScript", yaml: "Pulumi YAML", importCommand: "pulumi import" };
+
 export async function runAdopt(client: ListingClient, sink: Sink, options: AdoptOptions): Promise<Declaration[]> {
-  const selected = await selectEndpoints(client, sink, options);
-  const names = resourceNames(selected, options.resourceName);
-  const declarations = selected.map((record, i) => declare(record, names[i]!));
-  for (const record of selected) {
+  const secrets = options.secrets ?? [];
+  if (options.resourceName !== undefined) {
+    const problem = resourceNameProblem(options.resourceName, secrets);
+    if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
+  }
+  const found = await selectEndpoints(client, sink, options);
+  // A name or URL the stack holds secret is shown as [secret], and no resource name is derived from it.
+  const fieldsOf = (record: WebhookEndpointRecord) => options.secretFields?.get(record.webhookId);
+  const selected = found.map((record) => hideSecretFields(record, fieldsOf(record)));
+  const names = resourceNames(
+    selected.map((record) => (fieldsOf(record)?.has("webhookName") === true ? { ...record, webhookName: "" } : record)),
+    options.resourceName,
+    secrets,
+  );
+  const declarations = selected.map((record, i) => declare(record, names[i]!, secrets, fieldsOf(record)));
+  const kinds = kindsOf(options.format, options.json);
+  for (const [i, record] of selected.entries()) {
+    const declaration = declarations[i]!;
+    const refusals = new Map<string, DeclarationKind[]>();
+    for (const kind of kinds) {
+      const why = declaration.refused[kind];
+      if (why !== undefined) refusals.set(why, [...(refusals.get(why) ?? []), kind]);
+    }
+    for (const [why, refused] of refusals) {
+      sink.stderr(`warning: endpoint ${record.webhookId} gets no ${refused.map((kind) => KIND_LABEL[kind]).join(", ")} declaration: ${why}\n`);
+    }
+    if (kinds.every((kind) => declaration[kind] === null)) continue;
     const problems = [...nameProblems(record.webhookName), ...urlProblems(record.webhookUrl)];
     if (problems.length > 0) {
       sink.stderr(
-        `warning: endpoint ${record.webhookId} cannot be declared exactly as the service stores it (${cell(problems.join("; "), 400)}): WebhookEndpoint's check refuses it, so it cannot be adopted until its name or URL is changed on the service\n`,
+        `warning: endpoint ${record.webhookId} cannot be declared exactly as the service stores it (${cell(problems.join("; "), 400, secrets)}): WebhookEndpoint's check refuses it, so it cannot be adopted until its name or URL is changed on the service\n`,
       );
     }
   }
-  if (options.json) {
-    sink.stdout(jsonText({ declarations }));
-    return declarations;
+  const printed = declarations.some((declaration) => kinds.some((kind) => declaration[kind] !== null));
+  if (options.json) sink.stdout(jsonText({ declarations }));
+  else if (printed) sink.stdout(render(declarations, selected, options.format, secrets));
+  if (!printed) {
+    throw new CliError(EXIT.refused, `no declaration printed: ${selected.length === 1 ? "the endpoint" : `none of the ${selected.length} endpoints`} can be declared (the warnings above say why)`);
   }
-  sink.stdout(render(declarations, selected, options.format));
   return declarations;
 }
 
@@ -85,7 +160,7 @@ async function selectEndpoints(client: ListingClient, sink: Sink, options: Adopt
   const found = await listEndpoints(client, filter, progress);
   if (found.length === 0) {
     throw usageError(
-      `no endpoint has exactly ${[options.name === undefined ? "" : `the name ${quoted(cell(options.name, MAX_CELL.name))}`, options.url === undefined ? "" : `the URL ${quoted(cell(options.url, MAX_CELL.url))}`].filter(Boolean).join(" and ")} (search with \`webhooks list --match service\`)`,
+      `no endpoint has exactly ${[options.name === undefined ? "" : `the name ${quoted(cell(options.name, MAX_CELL.name, options.secrets))}`, options.url === undefined ? "" : `the URL ${quoted(cell(options.url, MAX_CELL.url, options.secrets))}`].filter(Boolean).join(" and ")} (search with \`webhooks list --match service\`)`,
     );
   }
   if (found.length > 1) {
@@ -95,7 +170,9 @@ async function selectEndpoints(client: ListingClient, sink: Sink, options: Adopt
 }
 
 /** A Pulumi resource name derived from an endpoint's name: letters, digits, `-`, `_` and `.`. */
-export function resourceNameFor(webhookName: string, webhookId: number): string {
+export function resourceNameFor(webhookName: string, webhookId: number, secrets: readonly string[] = []): string {
+  const fallback = `webhook-${webhookId}`;
+  if (holdsSecretShown(webhookName, secrets)) return fallback;
   const base = webhookName
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -104,13 +181,27 @@ export function resourceNameFor(webhookName: string, webhookId: number): string 
     .replace(/^[-.]+|[-.]+$/g, "")
     .slice(0, 64)
     .replace(/[-.]+$/, "");
-  return base === "" ? `webhook-${webhookId}` : base;
+  // The token may also appear only once derived (a token "a-b" from a name "a b").
+  return base === "" || holdsSecretShown(base, secrets) ? fallback : base;
+}
+
+/**
+ * Why a resource name given with --resource-name cannot be used, or undefined. The characters are
+ * those every format writes as they are (a bare shell word, a plain YAML key, a TypeScript string)
+ * and `pulumi import` does not take for a flag (no leading `-`).
+ */
+export function resourceNameProblem(name: string, secrets: readonly string[] = []): string | undefined {
+  if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$/.test(name)) {
+    return "may hold letters, digits, '-', '_' and '.' (at most 100, not starting with '-')";
+  }
+  if (holdsSecretShown(name, secrets)) return "holds the access token: choose another name";
+  return undefined;
 }
 
 /** One resource name per record: the given one (R-<id> for several), else derived and made unique. */
-export function resourceNames(records: readonly WebhookEndpointRecord[], given: string | undefined): string[] {
+export function resourceNames(records: readonly WebhookEndpointRecord[], given: string | undefined, secrets: readonly string[] = []): string[] {
   if (given !== undefined) return records.length === 1 ? [given] : records.map((r) => `${given}-${r.webhookId}`);
-  const derived = records.map((r) => resourceNameFor(r.webhookName, r.webhookId));
+  const derived = records.map((r) => resourceNameFor(r.webhookName, r.webhookId, secrets));
   const counts = new Map<string, number>();
   for (const name of derived) counts.set(name, (counts.get(name) ?? 0) + 1);
   return derived.map((name, i) => ((counts.get(name) ?? 0) > 1 ? `${name}-${records[i]!.webhookId}` : name));
@@ -124,57 +215,97 @@ export function identifierFor(resourceName: string): string {
   return /^[A-Za-z_$]/.test(ident) ? ident.charAt(0).toLowerCase() + ident.slice(1) : `webhook${ident.charAt(0).toUpperCase()}${ident.slice(1)}`;
 }
 
-function declare(record: WebhookEndpointRecord, resourceName: string): Declaration {
+/** Whether a text holds a UTF-16 surrogate that is not half of a pair. */
+function hasLoneSurrogate(text: string): boolean {
+  return /\p{Cs}/u.test(text);
+}
+
+/** Why each declaration of the record cannot be written exactly; empty when all can. */
+function refusals(record: WebhookEndpointRecord, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration["refused"] {
+  const holding = (test: (text: string) => boolean) =>
+    [test(record.webhookName) ? "name" : "", test(record.webhookUrl) ? "URL" : ""].filter(Boolean).join(" and ");
+  const marked = [secretFields?.has("webhookName") ? "name" : "", secretFields?.has("webhookUrl") ? "URL" : ""].filter(Boolean).join(" and ");
+  if (marked !== "") {
+    const why = `its ${marked} ${marked.includes(" and ") ? "are" : "is"} a secret in this stack's state: a declaration would print ${marked.includes(" and ") ? "them" : "it"} in plain text; declare it from the stack's own secret values instead`;
+    return { typescript: why, yaml: why, importCommand: why };
+  }
+  const token = holding((text) => holdsSecretShown(text, secrets));
+  if (token !== "") {
+    const why = `its ${token} ${token.includes(" and ") ? "hold" : "holds"} the access token this command connects with, so no declaration of it can be printed without printing the token (a program and its Pulumi state would hold it in plain text too); have the endpoint renamed on the service`;
+    return { typescript: why, yaml: why, importCommand: why };
+  }
+  const surrogate = holding(hasLoneSurrogate);
+  if (surrogate !== "") {
+    const what = `its ${surrogate} ${surrogate.includes(" and ") ? "hold" : "holds"} a lone UTF-16 surrogate`;
+    const engine = "Pulumi's engine cannot carry it (its messages are UTF-8, where it becomes U+FFFD), so the declared value would never equal the service's; have the endpoint renamed on the service";
+    return {
+      typescript: `${what}: TypeScript can write it as an escape, but ${engine}`,
+      yaml: `${what}: YAML cannot write it (yaml.v3 refuses \\uD800-\\uDFFF escapes), and ${engine}`,
+      importCommand: `${what}: ${engine}`,
+    };
+  }
+  return {};
+}
+
+function declare(record: WebhookEndpointRecord, resourceName: string, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration {
+  const refused = refusals(record, secrets, secretFields);
   const typescript = [
     `// endpoint ${record.webhookId}, created ${isoTime(record.createTime)} by ${commentText(principal(record.creatorName, record.creatorId))}`,
-    `const ${identifierFor(resourceName)} = new WebhookEndpoint(${quoted(resourceName)}, {`,
-    `  webhookName: ${quoted(record.webhookName)},`,
-    `  webhookUrl: ${quoted(record.webhookUrl)},`,
+    `const ${identifierFor(resourceName)} = new WebhookEndpoint(${tsString(resourceName)}, {`,
+    `  webhookName: ${tsString(record.webhookName)},`,
+    `  webhookUrl: ${tsString(record.webhookUrl)},`,
     `  adoptWebhookId: ${record.webhookId},`,
     `});`,
   ].join("\n");
-  const yaml = [
-    `  ${quoted(resourceName)}: # endpoint ${record.webhookId}`,
-    `    type: ${NATIVE_TYPE}`,
-    `    properties:`,
-    `      webhookName: ${quoted(record.webhookName)}`,
-    `      webhookUrl: ${quoted(record.webhookUrl)}`,
-    `    options:`,
-    `      import: ${quoted(String(record.webhookId))}`,
-  ].join("\n");
-  const importCommand = `pulumi import ${NATIVE_TYPE} ${shellQuote(resourceName)} ${record.webhookId}`;
-  return { webhookId: record.webhookId, webhookName: record.webhookName, webhookUrl: record.webhookUrl, resourceName, typescript, yaml, importCommand };
+  const yaml = () =>
+    [
+      `  ${yamlString(resourceName, "key")}: # endpoint ${record.webhookId}`,
+      `    type: ${NATIVE_TYPE}`,
+      `    properties:`,
+      `      webhookName: ${yamlString(record.webhookName, "value")}`,
+      `      webhookUrl: ${yamlString(record.webhookUrl, "value")}`,
+      `    options:`,
+      `      import: ${yamlString(String(record.webhookId), "value")}`,
+    ].join("\n");
+  return {
+    webhookId: record.webhookId,
+    webhookName: redactShown(record.webhookName, secrets),
+    webhookUrl: redactShown(record.webhookUrl, secrets),
+    resourceName,
+    typescript: refused.typescript === undefined ? typescript : null,
+    yaml: refused.yaml === undefined ? yaml() : null,
+    importCommand: refused.importCommand === undefined ? `pulumi import ${NATIVE_TYPE} ${shellQuote(resourceName)} ${record.webhookId}` : null,
+    refused,
+  };
 }
 
-function render(declarations: readonly Declaration[], records: readonly WebhookEndpointRecord[], format: AdoptFormat): string {
+function render(declarations: readonly Declaration[], records: readonly WebhookEndpointRecord[], format: AdoptFormat, secrets: readonly string[]): string {
   const blocks: string[] = [];
   const all = format === "all";
+  const none = (kind: DeclarationKind) => `${kind === "typescript" ? "//" : "#"} (none: every endpoint was refused, see the warnings)`;
+  const typescript = declarations.flatMap((d) => (d.typescript === null ? [] : [d.typescript]));
   if (format === "ts" || all) {
     blocks.push(
       [
         ...(all ? ["// TypeScript: the dynamic resource takes the endpoint over on the next `pulumi up` (no create call)."] : []),
         `import { WebhookEndpoint } from "pulumi-webhook-endpoints";`,
         "",
-        declarations.map((d) => d.typescript).join("\n\n"),
+        typescript.length > 0 ? typescript.join("\n\n") : none("typescript"),
       ].join("\n"),
     );
   }
+  const yaml = declarations.flatMap((d) => (d.yaml === null ? [] : [d.yaml]));
   if (format === "yaml" || all) {
     blocks.push(
       [
         ...(all ? ["# Pulumi YAML: the native provider imports the endpoint on the next `pulumi up`; the import option may stay."] : []),
-        "resources:",
-        declarations.map((d) => d.yaml).join("\n"),
+        ...(yaml.length > 0 ? ["resources:", yaml.join("\n")] : [none("yaml")]),
       ].join("\n"),
     );
   }
   if (format === "import" || all) {
-    blocks.push(
-      [
-        ...(all ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"] : []),
-        ...declarations.map((d, i) => `${d.importCommand}${all ? `  # ${commentText(cell(records[i]!.webhookName, MAX_CELL.name))}` : ""}`),
-      ].join("\n"),
-    );
+    const commands = declarations.flatMap((d, i) => (d.importCommand === null ? [] : [`${d.importCommand}${all ? `  # ${commentText(cell(records[i]!.webhookName, MAX_CELL.name, secrets))}` : ""}`]));
+    blocks.push([...(all ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"] : []), ...(commands.length > 0 ? commands : [none("importCommand")])].join("\n"));
   }
   return `${blocks.join("\n\n")}\n`;
 }
@@ -184,6 +315,45 @@ function commentText(text: string): string {
   return text.replace(/[\r\n\u0085\u2028\u2029]/g, " ");
 }
 
+/**
+ * A TypeScript (JavaScript) string literal that the compiler reads back as exactly `text`: JSON's
+ * escaping (a lone surrogate becomes `\udXXX`), and every hidden character as an escape, so that
+ * what a person reads in the code is what it holds.
+ */
+export function tsString(text: string): string {
+  return JSON.stringify(text).replace(HIDDEN, codeEscape);
+}
+
+/**
+ * A YAML double-quoted scalar that gopkg.in/yaml.v3 (Pulumi YAML's parser) reads back as exactly
+ * `text`, and, for a `value`, that Pulumi YAML's interpolation then leaves as it is: every `$` is
+ * doubled (pulumi-yaml's parseInterpolate reads `$$` as `$` and `${` as the start of a reference,
+ * in any string). Printable ASCII is written as it is (after `\"` and `\\`); control characters,
+ * the characters yaml.v3 refuses raw (U+FFFE, U+FFFF, U+FEFF) or folds as line breaks (U+0085,
+ * U+2028, U+2029), and every hidden character are written as `\uXXXX` or `\UXXXXXXXX` escapes,
+ * which yaml.v3 reads for every code point but the surrogates. A key is not interpolated: its `$`
+ * stay single. Throws on a lone surrogate, which no YAML can hold (refused before this is called).
+ */
+export function yamlString(text: string, kind: "key" | "value"): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (code >= 0xd800 && code <= 0xdfff) throw new Error("a lone surrogate cannot be written in YAML");
+    if (char === '"' || char === "\\") out += `\\${char}`;
+    else if (char === "$" && kind === "value") out += "$$";
+    else if (code >= 0x20 && code <= 0x7e) out += char;
+    else if (code < 0xa0 || HIDDEN_CHAR.test(char)) out += code > 0xffff ? `\\U${code.toString(16).padStart(8, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    else out += char;
+  }
+  return `${out}"`;
+}
+
+/**
+ * A word a POSIX shell (and bash or zsh) reads back as exactly `text`: as it is when it holds only
+ * characters no shell treats specially (and does not start with `=`, which zsh expands), else in
+ * single quotes, each `'` written as `'\''`. No shell word can hold NUL: callers must not pass one
+ * (adopt's resource names cannot hold one, see {@link resourceNameProblem}).
+ */
 export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_.:/@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_.:/@%+-][A-Za-z0-9_.:/@%+=-]*$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

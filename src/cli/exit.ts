@@ -12,7 +12,7 @@ export const EXIT = {
   config: 3,
   /** The service failed or refused (including an access token it does not accept). */
   service: 4,
-  /** `recover` refused to guess, or found a conflict that needs a person (nothing was changed). */
+  /** `recover` refused to guess, or found a conflict that needs a person (nothing was changed); `adopt` could declare none of the endpoints. */
   refused: 5,
 } as const;
 
@@ -47,4 +47,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   2  usage error (unknown command or flag, missing or bad value)
   3  configuration error (a setting missing or invalid; pulumi or the stack unusable)
   4  the service failed or refused (including an access token it does not accept)
-  5  recover refused to guess or found a conflict that needs a person; nothing was changed`;
+  5  recover refused to guess or found a conflict that needs a person; nothing was changed;
+     or adopt could print no declaration (the warnings say why)`;

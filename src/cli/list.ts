@@ -1,6 +1,6 @@
 import type { ListFilter, WebhookEndpointRecord } from "../client/types";
 import { listEndpoints, type ListingClient } from "./listing";
-import { MAX_CELL, Progress, cell, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
+import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type SecretFields, type Sink } from "./output";
 
 /**
  * `webhooks list`: the endpoints on the service, sorted by id. Filters match exactly by default
@@ -15,28 +15,37 @@ export interface ListOptions {
   json: boolean;
   showSecrets: boolean;
   progress: boolean;
-  /** Scrubbed from everything shown (the token). */
+  /** Scrubbed from everything shown (the token, the stack's secret values). */
   secrets?: readonly string[];
+  /** Fields a stack's state holds secret, per endpoint: shown as `[secret]`. */
+  secretFields?: SecretFields;
 }
 
 export const LIST_USAGE = `Usage: webhooks list [--name N] [--url U] [--match exact|service] [--json] [--show-secrets]
 
 Lists the endpoints on the service, sorted by id: id, name, URL, creator, created, last operated.
+The table shows characters a terminal would hide (zero-width, bidirectional, control characters,
+noncharacters) as escapes such as \\u200b, and a backslash as \\\\: names that differ only
+in such characters never look alike.
   --name N            only endpoints with this name
   --url U             only endpoints with this URL
   --match exact       (default) the same name/URL, up to the forms a service may store
                       (surrounding white space, Unicode form; case of scheme and host, one trailing slash)
   --match service     whatever the service's own filter returns (it may match partially)
-  --json              JSON for scripts: {"endpoints": [records]}, camelCase record fields
+  --json              JSON for scripts: {"endpoints": [records]}, camelCase record fields, the
+                      exact text with hidden characters as \\u escapes and the access token
+                      replaced by [REDACTED]
   --show-secrets      include signSecret (table column and JSON field); hidden otherwise`;
 
 export async function runList(client: ListingClient, sink: Sink, options: ListOptions): Promise<WebhookEndpointRecord[]> {
   const filter: ListFilter = { match: options.match };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
-  const records = await listEndpoints(client, filter, Progress.for(sink, options.progress));
+  const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress));
+  // A name or URL the stack holds secret is not shown as the service has it.
+  const records = listed.map((record) => hideSecretFields(record, options.secretFields?.get(record.webhookId)));
   if (options.json) {
-    sink.stdout(jsonText({ endpoints: records.map((record) => recordView(record, options.showSecrets)) }));
+    sink.stdout(jsonText({ endpoints: records.map((record) => recordView(record, options.showSecrets, options.secrets ?? [])) }));
   } else {
     sink.stdout(endpointTable(records, options.showSecrets, options.secrets ?? []));
     sink.stderr(`${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options)}\n`);
@@ -54,7 +63,7 @@ export function endpointTable(records: readonly WebhookEndpointRecord[], showSec
     principal(r.creatorName, r.creatorId),
     isoTime(r.createTime),
     operated(r),
-    ...(showSecrets ? [cell(r.signSecret, 200)] : []),
+    ...(showSecrets ? [cell(r.signSecret, 200, secrets)] : []),
   ]);
   return table(headers, rows);
 }

@@ -8,14 +8,14 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { WebhooksClient } from "../client/client";
 import { redact, showable } from "../client/redact";
-import { ADOPT_USAGE, FORMATS, runAdopt, type AdoptFormat } from "./adopt";
-import { resolveCliConnection, type CliConnection } from "./config";
 import { serviceOf } from "../core/settings";
+import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./adopt";
+import { resolveCliConnection, type CliConnection } from "./config";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
 import type { ListingClient } from "./listing";
 import { LIST_USAGE, runList } from "./list";
 import { ORPHANS_USAGE, runOrphans } from "./orphans";
-import type { Sink } from "./output";
+import { redactShown, type Sink } from "./output";
 import { pulumiCli, type PulumiRunner } from "./pulumi";
 import { RECOVER_USAGE, runRecover } from "./recover";
 import { parsePicks } from "./recover-plan";
@@ -79,8 +79,13 @@ export interface MainIo {
 }
 
 /** Runs `webhooks <argv>`; resolves to the exit code and never throws. */
-export async function main(argv: readonly string[], io: MainIo): Promise<ExitCode> {
+export async function main(argv: readonly string[], unredacted: MainIo): Promise<ExitCode> {
   let secrets: string[] = [];
+  // Everything printed, errors included, passes this filter: whatever path a service's echo of the
+  // token takes (a name, a URL, a principal, a message), it is never printed. Commands still redact
+  // what they show themselves (a table cell cut before the whole token is shown), and adopt refuses
+  // to declare what holds it.
+  const io: MainIo = { ...unredacted, sink: redactingSink(unredacted.sink, () => secrets) };
   try {
     return await dispatch(argv, io, (found) => (secrets = found));
   } catch (error) {
@@ -158,6 +163,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
           showSecrets: bool("show-secrets"),
           progress: bool("progress"),
           secrets,
+          secretFields: resolvedConnection!.secretFields,
         });
         return EXIT.ok;
       case "adopt":
@@ -169,6 +175,8 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
           format: (str("format") ?? "all") as AdoptFormat,
           json: bool("json"),
           progress: bool("progress"),
+          secrets,
+          secretFields: resolvedConnection!.secretFields,
         });
         return EXIT.ok;
       case "recover":
@@ -198,6 +206,9 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
             releaseLock: bool("release-lock"),
             since: str("since") === undefined ? undefined : Date.parse(str("since")!),
             picks: parsePicks(list("pick")),
+            get secrets() {
+              return secrets;
+            },
           },
         );
         return EXIT.ok;
@@ -210,7 +221,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
             sink: io.sink,
             cwd: io.cwd,
           },
-          { stacks: list("stack"), stateFiles: list("state-file"), json: bool("json"), progress: bool("progress") },
+          { stacks: list("stack"), stateFiles: list("state-file"), json: bool("json"), progress: bool("progress"), secrets },
         );
         return EXIT.ok;
       default:
@@ -235,9 +246,8 @@ function validate(command: Command, str: (name: string) => string | undefined, l
     const format = str("format");
     if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);
     const resourceName = str("resource-name");
-    if (resourceName !== undefined && !/^[A-Za-z0-9_.-]{1,100}$/.test(resourceName)) {
-      throw usageError("adopt: --resource-name may hold letters, digits, '-', '_' and '.' (at most 100)");
-    }
+    const problem = resourceName === undefined ? undefined : resourceNameProblem(resourceName);
+    if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
   }
   if (command === "recover") {
     const since = str("since");
@@ -251,6 +261,22 @@ function packageVersion(): string {
   } catch {
     return "unknown";
   }
+}
+
+/** A sink that redacts `secrets()` (known once the connection is resolved) from everything written, as a person would read it. */
+function redactingSink(sink: Sink, secrets: () => readonly string[]): Sink {
+  const redacting: Sink = {
+    stdout: (text) => sink.stdout(redactShown(text, secrets())),
+    stderr: (text) => sink.stderr(redactShown(text, secrets())),
+    get stderrIsTTY() {
+      return sink.stderrIsTTY;
+    },
+    get stdinIsTTY() {
+      return sink.stdinIsTTY;
+    },
+  };
+  if (sink.confirm !== undefined) redacting.confirm = (question) => sink.confirm!(redactShown(question, secrets()));
+  return redacting;
 }
 
 /** The sink of the real process. */

@@ -7,7 +7,7 @@ import { endpointResources, heldId, isSecret, namesOf, parseState, provenanceIn,
 import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
-import { MAX_CELL, Progress, cell, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
+import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
 import { heldService, type HomeService } from "./services";
 
@@ -29,6 +29,8 @@ import { heldService, type HomeService } from "./services";
 export interface OrphansOptions {
   stacks: string[];
   stateFiles: string[];
+  /** What nothing printed may show (the token, the stack's secret values): redacted before a cell is cut. */
+  secrets?: readonly string[];
   json: boolean;
   progress: boolean;
 }
@@ -162,16 +164,16 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       jsonText({
         sources: sources.map((s) => ({ label: s.label, endpoints: endpointResources(s.current.deployment).length, historyCheckpoints: s.history.length })),
         held: held.size,
-        orphans: orphans.map((o) => ({ ...recordView(o.record, false), relation: o.relation, ours: o.ours, ...(o.provenance === undefined ? {} : { provenance: o.provenance }), resources: o.resources })),
+        orphans: orphans.map((o) => ({ ...recordView(o.record, false, options.secrets ?? []), relation: o.relation, ours: o.ours, ...(o.provenance === undefined ? {} : { provenance: o.provenance }), resources: o.resources })),
       }),
     );
   } else {
-    printOrphans(deps.sink, sources, held.size, records.length, orphans);
+    printOrphans(deps.sink, sources, held.size, records.length, orphans, options.secrets ?? []);
   }
   return orphans;
 }
 
-function printOrphans(sink: Sink, sources: readonly Source[], held: number, listed: number, orphans: readonly Orphan[]): void {
+function printOrphans(sink: Sink, sources: readonly Source[], held: number, listed: number, orphans: readonly Orphan[], secrets: readonly string[]): void {
   const parts: string[] = [
     `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${s.label}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
   ];
@@ -179,12 +181,12 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
   const notOurs = orphans.filter((o) => !o.ours);
   const row = (o: Orphan) => [
     String(o.record.webhookId),
-    cell(o.record.webhookName, MAX_CELL.name),
-    cell(o.record.webhookUrl, MAX_CELL.url),
+    cell(o.record.webhookName, MAX_CELL.name, secrets),
+    cell(o.record.webhookUrl, MAX_CELL.url, secrets),
     principal(o.record.creatorName, o.record.creatorId),
     isoTime(o.record.createTime),
     o.relation === "formerly-held" ? `formerly-held (${o.provenance === "unknown" ? "provenance unknown" : o.provenance})` : o.relation,
-    o.resources.map((r) => `${cell(r.name, MAX_CELL.name)} (${r.source})`).join(", ") || "-",
+    o.resources.map((r) => `${cell(r.name, MAX_CELL.name, secrets)} (${cell(r.source, MAX_CELL.url, secrets)})`).join(", ") || "-",
   ];
   const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "RELATION", "RESOURCE"];
   if (ours.length > 0) {
@@ -199,12 +201,6 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
     parts.push(table(headers, notOurs.map(row)).trimEnd());
   }
   sink.stdout(`${parts.join("\n")}\n`);
-}
-
-/** The record with each field a state holds secret shown as `[secret]`. */
-function hideSecretFields(record: WebhookEndpointRecord, fields: readonly ("webhookName" | "webhookUrl")[]): WebhookEndpointRecord {
-  if (fields.length === 0) return record;
-  return { ...record, ...Object.fromEntries(fields.map((field) => [field, "[secret]"])) };
 }
 
 function addId(set: Set<number>, id: number | undefined): void {

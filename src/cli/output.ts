@@ -1,4 +1,3 @@
-import { redact, showable } from "../client/redact";
 import type { WebhookEndpointRecord } from "../client/types";
 
 /**
@@ -39,11 +38,120 @@ export function memorySink(options: { stderrIsTTY?: boolean; stdinIsTTY?: boolea
 export const MAX_CELL = { name: 48, url: 72, person: 32 } as const;
 
 /**
- * Service text for a table cell: control and invisible characters removed first (a token split by
- * one must not come back whole), then the token redacted, then the length capped.
+ * Characters a terminal hides, reorders or draws like another one: C0 and C1 controls and DEL,
+ * format characters (zero-width, bidirectional, the byte-order mark, tags), line and paragraph
+ * separators, spaces other than U+0020, the other default-ignorable code points (variation
+ * selectors, fillers), noncharacters (U+FFFE, U+FDD0, ...) and lone surrogates. `orders` and
+ * `orders` + U+200B must never look the same, so these are shown as escapes, never removed.
  */
-export function cell(text: string, maxChars: number, secrets: readonly string[] = []): string {
-  return showable(redact(showable(text, 1_000_000), secrets), maxChars);
+const HIDDEN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}`;
+/** Every hidden character of a text (see {@link HIDDEN_SOURCE}). */
+export const HIDDEN = new RegExp(HIDDEN_SOURCE, "gu");
+/** Whether one character is hidden. */
+export const HIDDEN_CHAR = new RegExp(`^(?:${HIDDEN_SOURCE})$`, "u");
+
+/** `\u200b` for a character of the BMP (a lone surrogate included), `\u{e0041}` above it: JavaScript's escapes. */
+export function codeEscape(char: string): string {
+  const code = char.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+const CELL_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\" };
+
+/** Longest prefix of a service text a cell looks at (the cell shows far less). */
+const CELL_SCAN_CHARS = 1_000_000;
+
+/**
+ * Service text for a table cell, harmless to the terminal and never mistaken for another text:
+ * - a secret (the token) is redacted as a person reads it (see {@link redactShown}), so a token
+ *   split by a hidden character does not come back whole;
+ * - every other hidden character is shown as an escape (`\u200b`, `\n`, `\u001b`) and a
+ *   backslash as `\\`, so that `orders` and `orders` + U+200B differ on screen, and no control
+ *   character reaches the terminal;
+ * - the length is capped at `maxBytes` UTF-8 bytes, never inside an escape, a cut marked with `…`.
+ */
+export function cell(text: string, maxBytes: number, secrets: readonly string[] = []): string {
+  const head = text.length > CELL_SCAN_CHARS ? text.slice(0, CELL_SCAN_CHARS) : text;
+  return redactShown(escapedWithin(redactShown(head, secrets), maxBytes), secrets);
+}
+
+const ELLIPSIS = "…";
+const ELLIPSIS_BYTES = 3;
+
+/** `text` with hidden characters escaped (see {@link cell}), cut to at most `maxBytes` UTF-8 bytes. */
+function escapedWithin(text: string, maxBytes: number): string {
+  const pieces: string[] = [];
+  let bytes = 0;
+  let fitsWithEllipsis = -1;
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    // Printable ASCII but the backslash is shown as it is: the common case, decided without a pattern.
+    const plain = code >= 0x20 && code < 0x7f && code !== 0x5c;
+    const piece = plain ? char : (CELL_ESCAPES[char] ?? (HIDDEN_CHAR.test(char) ? codeEscape(char) : char));
+    // An escape is ASCII; a character shown as it is takes its UTF-8 length (no lone surrogate gets here: those are escaped).
+    const size = piece !== char || code < 0x80 ? piece.length : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (fitsWithEllipsis < 0 && bytes + size > maxBytes - ELLIPSIS_BYTES) fitsWithEllipsis = pieces.length;
+    bytes += size;
+    if (bytes > maxBytes) return `${pieces.slice(0, Math.max(0, fitsWithEllipsis)).join("")}${ELLIPSIS}`;
+    pieces.push(piece);
+  }
+  return pieces.join("");
+}
+
+/**
+ * What may stand between two characters of a secret, in service text or in what we print, without
+ * making it any less readable to a person: hidden characters, and the escapes that show them
+ * (`\u200b`, `\u{e0041}`, YAML's `\U000e0041`).
+ */
+const SHOWN_GAP = String.raw`(?:${HIDDEN_SOURCE}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8})*`;
+const SHOWN_PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
+
+/** A secret as a person reads it: in any letter case, hidden characters or their escapes between its characters. */
+function shownPatterns(secret: string): { any: RegExp; all: RegExp } {
+  let patterns = SHOWN_PATTERNS.get(secret);
+  if (patterns === undefined) {
+    const source = [...secret].map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")).join(SHOWN_GAP);
+    patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
+    if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
+    SHOWN_PATTERNS.set(secret, patterns);
+  }
+  return patterns;
+}
+
+/**
+ * Whether `text` holds one of `secrets` as a person reads it: in any letter case, also when hidden
+ * characters or their escapes split it (`cli_tok_` U+200B `7d41...` is still the token to whoever
+ * reads or copies it).
+ */
+export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => mayHold(text, secret) && shownPatterns(secret).any.test(text));
+}
+
+/** Cheap first test: each character of a secret takes at least one UTF-16 unit of the text (most names are shorter than a token). */
+function mayHold(text: string, secret: string): boolean {
+  return secret.length > 0 && text.length >= codePoints(secret);
+}
+
+const CODE_POINTS = new Map<string, number>();
+function codePoints(secret: string): number {
+  let count = CODE_POINTS.get(secret);
+  if (count === undefined) {
+    count = [...secret].length;
+    if (CODE_POINTS.size >= 64) CODE_POINTS.clear();
+    CODE_POINTS.set(secret, count);
+  }
+  return count;
+}
+
+/**
+ * `text` with every secret, as a person reads it (see {@link holdsSecretShown}), replaced by
+ * `[REDACTED]`, hidden characters inside it included; the rest unchanged, to the character. Used on
+ * service text before it is shown, and as the last filter on everything `webhooks` prints.
+ */
+export function redactShown(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (mayHold(out, secret) && shownPatterns(secret).any.test(out)) out = out.replace(shownPatterns(secret).all, "[REDACTED]");
+  return out;
 }
 
 /** A plain-text table: a header row, then one line per row, columns padded to the widest cell. */
@@ -57,21 +165,32 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return `${[line(headers), ...rows.map(line)].join("\n")}\n`;
 }
 
-// Characters JSON.stringify leaves as they are but that a terminal hides or reorders: DEL and C1
-// controls, zero-width and bidirectional marks, line and paragraph separators.
-const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+/**
+ * Each UTF-16 unit of a hidden character as `\uXXXX` (JSON has no `\u{...}`). C0 controls are left:
+ * JSON.stringify escapes those inside strings, and the ones outside are its own line breaks.
+ */
+function jsonEscape(char: string): string {
+  if (char < " ") return char;
+  let out = "";
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
+}
 
 /**
  * JSON for scripts: the exact values (a script must be able to act on the real name), with every
- * character a terminal would hide written as a `\u` escape, so the same text is also safe to look at.
+ * hidden character (see {@link HIDDEN_SOURCE}) written as a `\u` escape, so the same text is also
+ * safe to look at.
  */
 export function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+  return `${JSON.stringify(value, null, 2).replace(NOT_PLAIN, (char) => (HIDDEN_CHAR.test(char) ? jsonEscape(char) : char))}\n`;
 }
 
-/** A JavaScript/TypeScript or YAML double-quoted string literal of `text` (YAML 1.2 reads JSON strings). */
+/** Anything but printable ASCII and the line feed: the few characters worth testing for hidden ones (a listing's JSON is megabytes). */
+const NOT_PLAIN = /[^\n\x20-\x7e]/gu;
+
+/** A JSON string literal of `text`, hidden characters escaped (for quoting a value in a message). */
 export function quoted(text: string): string {
-  return JSON.stringify(text).replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(text).replace(HIDDEN, jsonEscape);
 }
 
 /** Milliseconds since the epoch as an ISO time; "-" for a value no date can hold. */
@@ -80,10 +199,26 @@ export function isoTime(ms: number): string {
   return Number.isFinite(date.getTime()) ? date.toISOString() : "-";
 }
 
-/** A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for. */
-export function recordView(record: WebhookEndpointRecord, showSecrets: boolean): Record<string, unknown> {
+/**
+ * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for, and
+ * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
+ * a URL (see {@link redactShown}).
+ */
+/** Per webhook_id, the fields a stack's state holds secret (see `CliConnection.secretFields`). */
+export type SecretFields = ReadonlyMap<number, ReadonlySet<"webhookName" | "webhookUrl">>;
+
+/** The record with each field a stack's state holds secret shown as `[secret]`, never as the service has it. */
+export function hideSecretFields(record: WebhookEndpointRecord, fields: Iterable<"webhookName" | "webhookUrl"> | undefined): WebhookEndpointRecord {
+  const hidden = [...(fields ?? [])];
+  if (hidden.length === 0) return record;
+  return { ...record, ...Object.fromEntries(hidden.map((field) => [field, "[secret]"])) };
+}
+
+export function recordView(record: WebhookEndpointRecord, showSecrets: boolean, secrets: readonly string[] = []): Record<string, unknown> {
   const { signSecret, ...rest } = record;
-  return showSecrets ? { ...rest, signSecret } : rest;
+  const text = (value: string) => redactShown(value, secrets);
+  const view = { ...rest, webhookName: text(rest.webhookName), webhookUrl: text(rest.webhookUrl), creatorName: text(rest.creatorName), operatorName: text(rest.operatorName) };
+  return showSecrets ? { ...view, signSecret: text(signSecret) } : view;
 }
 
 /** "name (id)" of a principal, cleaned for a table. */

@@ -1,4 +1,4 @@
-import { shellQuote } from "./adopt";
+import { resourceNameProblem, shellQuote } from "./adopt";
 import { MAX_CELL, cell, isoTime, jsonText, table, type Sink } from "./output";
 
 /** What `recover` found and did; `--json` prints it as it is. */
@@ -37,7 +37,8 @@ interface Entry {
   webhookUrl?: string | undefined;
 }
 
-export function printReport(sink: Sink, report: RecoverReport, json: boolean): void {
+/** `secrets`: what no cell may show (the token, the stack's secret values): redacted before a cell is cut, so no part of one shows. */
+export function printReport(sink: Sink, report: RecoverReport, json: boolean, secrets: readonly string[] = []): void {
   if (json) {
     sink.stdout(jsonText(report));
     return;
@@ -59,7 +60,7 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean): v
   }
   for (const s of report.services) {
     lines.push(
-      `Service ${cell(s.service, MAX_CELL.url)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
+      `Service ${cell(s.service, MAX_CELL.url, secrets)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
     );
   }
   if (report.recorded.length > 0) {
@@ -67,22 +68,23 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean): v
     lines.push(
       table(
         ["RESOURCE", "ID", "NAME", "URL", "CREATED"],
-        report.recorded.map((r) => [cell(r.resourceName, MAX_CELL.name), String(r.webhookId), cell(r.webhookName ?? "", MAX_CELL.name), cell(r.webhookUrl ?? "", MAX_CELL.url), isoTime(r.createTime)]),
+        report.recorded.map((r) => [cell(r.resourceName, MAX_CELL.name, secrets), String(r.webhookId), cell(r.webhookName ?? "", MAX_CELL.name, secrets), cell(r.webhookUrl ?? "", MAX_CELL.url, secrets), isoTime(r.createTime)]),
       ).trimEnd(),
     );
   }
   if (report.cleared.length > 0) {
     lines.push("", `Cleared${report.dryRun ? " (dry run: would be)" : ""}: the next \`pulumi up\` creates these.`);
-    lines.push(table(["RESOURCE", "NAME", "WHY"], report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name), cell(c.webhookName ?? "", MAX_CELL.name), c.reason])).trimEnd());
+    lines.push(table(["RESOURCE", "NAME", "WHY"], report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name, secrets), cell(c.webhookName ?? "", MAX_CELL.name, secrets), c.reason])).trimEnd());
   }
   if (report.ambiguous.length > 0) {
     lines.push("", "Not guessed (nothing was changed): a person must choose.");
     for (const a of report.ambiguous) {
-      lines.push(`  ${cell(a.resourceName, MAX_CELL.name)} (${cell(a.webhookName ?? "", MAX_CELL.name)}, ${cell(a.webhookUrl ?? "", MAX_CELL.url)}): ${a.reason}`);
+      lines.push(`  ${cell(a.resourceName, MAX_CELL.name, secrets)} (${cell(a.webhookName ?? "", MAX_CELL.name, secrets)}, ${cell(a.webhookUrl ?? "", MAX_CELL.url, secrets)}): ${a.reason}`);
       for (const c of a.candidates) {
         lines.push(`    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`);
         lines.push(`      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`);
-        lines.push(`      or declare it: webhooks adopt --id ${c.webhookId} --resource-name ${shellQuote(a.resourceName)}`);
+        // Only a resource name adopt accepts is suggested (a stack's resource may be named anything).
+        lines.push(`      or declare it: webhooks adopt --id ${c.webhookId}${resourceNameProblem(a.resourceName, secrets) === undefined ? ` --resource-name ${shellQuote(a.resourceName)}` : ""}`);
       }
     }
   }

@@ -61,6 +61,8 @@ export interface RecoverOptions {
   picks: ReadonlyMap<string, number>;
   /** How long to let creates in flight land after stopping left-over provider hosts. */
   settleMs?: number;
+  /** What nothing printed may show (the token, the stack's secret values). */
+  secrets?: readonly string[];
 }
 
 export interface RecoverDeps {
@@ -164,7 +166,7 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     checkLockMayGo(verdict, options.releaseLock);
   }
   if (ours.length === 0 && lock === undefined) {
-    printReport(sink, report, options.json);
+    printReport(sink, report, options.json, options.secrets);
     return report;
   }
 
@@ -250,7 +252,7 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   if (report.window !== null) report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
   fillReport(report, outcomes);
   if (report.ambiguous.length > 0) {
-    printReport(sink, report, options.json);
+    printReport(sink, report, options.json, options.secrets);
     const unconfirmed = services.some((s) => s.creators.length === 0);
     const why = unconfirmed
       ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service)"
@@ -258,7 +260,7 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`);
   }
   if (options.dryRun) {
-    printReport(sink, report, options.json);
+    printReport(sink, report, options.json, options.secrets);
     return report;
   }
 
@@ -285,7 +287,7 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     await verify(pulumi, stackFlag, report);
   }
   report.changed = true;
-  printReport(sink, report, options.json);
+  printReport(sink, report, options.json, options.secrets);
   return report;
 }
 

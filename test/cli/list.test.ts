@@ -3,7 +3,7 @@ import type { WebhooksClient } from "../../src/client/client";
 import { runList } from "../../src/cli/list";
 import { memorySink } from "../../src/cli/output";
 import type { Emulator } from "../../src/emulator";
-import { allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
+import { TOKEN, allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
 
 describe("webhooks list against the emulator", () => {
   let emulator: Emulator;
@@ -37,12 +37,12 @@ describe("webhooks list against the emulator", () => {
     expect(sink.err).toBe("6 endpoints\n");
   });
 
-  it("cleans control and invisible characters out of service text and truncates it", async () => {
+  it("shows control and invisible characters of service text as escapes (harmless to the terminal) and truncates it", async () => {
     const sink = memorySink();
     await runList(client, sink, base);
     // eslint-disable-next-line no-control-regex
     expect(sink.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
-    expect(sink.out).toContain("evil[31mredlineesrever");
+    expect(sink.out).toContain("evil\\u001b[31mred\\nline\\u202eesrever");
     // Cut within the column's 48 characters, the cut marked.
     expect(sink.out).toMatch(/ long-x{40,43}… /);
     expect(sink.out).not.toContain("x".repeat(44));
@@ -120,5 +120,57 @@ describe("webhooks list against the emulator", () => {
       emulator.configure({ defaultPageSize: 20, maxPageSize: 100 });
       await small.close();
     }
+  });
+});
+
+describe("webhooks list: names and URLs another team chose (issue 20)", () => {
+  let emulator: Emulator;
+  let client: WebhooksClient;
+
+  beforeAll(async () => {
+    emulator = await cliEmulator();
+    emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders" });
+    emulator.addRecord({ webhook_name: "orders\u200b", webhook_url: "https://example.com/hooks/orders" });
+    emulator.addRecord({ webhook_name: "orders\u2060\ufeff", webhook_url: "https://example.com/hooks/orders\u202e" });
+    emulator.addRecord({ webhook_name: `team ${TOKEN}`, webhook_url: `https://example.com/hooks/x?t=${TOKEN.toUpperCase()}` });
+    emulator.addRecord({ webhook_name: `${TOKEN.slice(0, 12)}\u200b${TOKEN.slice(12)}`, webhook_url: "https://example.com/hooks/y" });
+    client = clientFor(emulator);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await emulator?.close();
+  });
+
+  const base = { match: "exact" as const, json: false, showSecrets: false, progress: false, secrets: [TOKEN] };
+  const rowOf = (table: string, id: number) => table.split("\n").find((line) => line.startsWith(`${id} `))!;
+
+  it("finding 7: `orders` and `orders` + U+200B do not look alike: invisible characters are shown as escapes", async () => {
+    const sink = memorySink();
+    await runList(client, sink, base);
+    const [plain, zeroWidth, joined] = [rowOf(sink.out, 1), rowOf(sink.out, 2), rowOf(sink.out, 3)];
+    expect(plain.slice(2)).not.toBe(zeroWidth.slice(2));
+    expect(zeroWidth).toMatch(/^2 +orders\\u200b +https:\/\/example\.com\/hooks\/orders /);
+    expect(joined).toMatch(/^3 +orders\\u2060\\ufeff +https:\/\/example\.com\/hooks\/orders\\u202e /);
+    // Nothing a terminal hides or reorders reaches it.
+    expect(sink.out).not.toMatch(/[\u200b\u2060\ufeff\u202e]/);
+  });
+
+  it("finding 6: --json redacts the token from names and URLs (any case), as the table does", async () => {
+    const json = memorySink();
+    await runList(client, json, { ...base, json: true });
+    const table = memorySink();
+    await runList(client, table, base);
+    for (const out of [json.out, table.out]) {
+      expect(out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+      expect(out.toLowerCase()).not.toContain(TOKEN.slice(12).toLowerCase());
+    }
+    const parsed = JSON.parse(json.out) as { endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[] };
+    expect(parsed.endpoints.slice(3).map((e) => [e.webhookName, e.webhookUrl])).toEqual([
+      ["team [REDACTED]", "https://example.com/hooks/x?t=[REDACTED]"],
+      ["[REDACTED]", "https://example.com/hooks/y"],
+    ]);
+    // Text without the token stays exact, to the character.
+    expect(parsed.endpoints[1]!.webhookName).toBe("orders\u200b");
+    expect(rowOf(table.out, 4)).toMatch(/^4 +team \[REDACTED\] +https:\/\/example\.com\/hooks\/x\?t=\[REDACTED\] /);
   });
 });

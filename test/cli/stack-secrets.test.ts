@@ -1,0 +1,91 @@
+// A secret is a taint (PRODUCT.md): a name or URL the program marked secret is stored on the service
+// as it is, and `webhooks` lists the service. Run in the stack's project, it keeps what the stack
+// holds secret out of what it prints: a value its state or config holds secret now, and the name
+// or URL a state of the stack (now, or in a file backend's history) holds secret for an endpoint.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main";
+import { memorySink } from "../../src/cli/output";
+import type { Emulator } from "../../src/emulator";
+import { TOKEN, cliEmulator, fakePulumi } from "./helpers";
+import { DYNAMIC_TYPE, SECRET_SIG, SIG_KEY } from "../../src/cli/deployment";
+
+const URN = (name: string) => `urn:pulumi:dev::shop::${DYNAMIC_TYPE}::${name}`;
+const revealedSecret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });
+const encrypted = { [SIG_KEY]: SECRET_SIG, ciphertext: "v1:not:readable" };
+
+describe("webhooks in a project keeps the stack's secrets out of what it prints", () => {
+  let emulator: Emulator;
+  const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-"));
+  const project = join(root, "project");
+  const backend = join(root, "state");
+  const held = { url: "https://hooks.example.com/in?key=held-secret-4411" };
+  const former = { name: "former-secret-name-7702" };
+  const configured = "config-secret-value-1938";
+
+  beforeAll(async () => {
+    emulator = await cliEmulator();
+    emulator.addRecord({ webhook_name: "plain", webhook_url: "https://example.com/plain" }); // 1
+    emulator.addRecord({ webhook_name: "held", webhook_url: held.url }); // 2: the stack holds it, its URL secret
+    emulator.addRecord({ webhook_name: former.name, webhook_url: "https://example.com/former" }); // 3: held before, its name secret
+    emulator.addRecord({ webhook_name: "other", webhook_url: `https://example.com/x?v=${configured}` }); // 4: shows a config secret
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+    const history = join(backend, ".pulumi", "history", "shop", "dev");
+    mkdirSync(history, { recursive: true });
+    writeFileSync(
+      join(history, "dev-1700000000000000000.checkpoint.json"),
+      JSON.stringify({ version: 3, checkpoint: { latest: { resources: [{ urn: URN("former"), type: DYNAMIC_TYPE, id: "3", inputs: { webhookName: encrypted }, outputs: { webhookId: 3, webhookName: encrypted } }] } } }),
+    );
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  function pulumi() {
+    const state = { version: 3, deployment: { resources: [{ urn: URN("held"), type: DYNAMIC_TYPE, id: "2", inputs: { webhookUrl: revealedSecret(held.url) }, outputs: { webhookId: 2, webhookUrl: revealedSecret(held.url) } }] } };
+    return fakePulumi({
+      "config --json --show-secrets": () => ({
+        stdout: JSON.stringify({ "webhooks:baseUrl": { value: emulator.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true }, "shop:hookKey": { value: configured, secret: true } }),
+      }),
+      "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+  }
+
+  async function run(argv: string[]) {
+    const sink = memorySink();
+    const code = await main(argv, { sink, env: {}, cwd: project, pulumi: pulumi() });
+    return { code, out: sink.out, err: sink.err };
+  }
+
+  it("list, the table and --json: the fields held secret show as [secret], a secret value as [REDACTED]", async () => {
+    for (const argv of [["list"], ["list", "--json"]]) {
+      const { code, out, err } = await run(argv);
+      expect({ argv, code }).toEqual({ argv, code: 0 });
+      for (const secret of [held.url, former.name, configured, TOKEN]) expect(out + err, `${argv.join(" ")}: ${secret}`).not.toContain(secret);
+      expect(out).toContain("[secret]");
+      // What is not secret still shows.
+      expect(out).toContain("https://example.com/plain");
+    }
+    const json = JSON.parse((await run(["list", "--json"])).out) as { endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[] };
+    const byId = new Map(json.endpoints.map((e) => [e.webhookId, e]));
+    expect(byId.get(2)!.webhookUrl).toBe("[secret]");
+    expect(byId.get(3)!.webhookName).toBe("[secret]");
+    expect(byId.get(4)!.webhookUrl).toBe("https://example.com/x?v=[REDACTED]");
+  });
+
+  it("adopt refuses an endpoint whose name or URL the stack holds secret, saying why, and derives no name from it", async () => {
+    const { code, out, err } = await run(["adopt", "--id", "2", "--id", "3", "--format", "all"]);
+    expect(code).toBe(5);
+    expect(out).toBe("");
+    expect(err).toMatch(/endpoint 2 gets no .* declaration: its URL is a secret in this stack's state/);
+    expect(err).toMatch(/endpoint 3 gets no .* declaration: its name is a secret in this stack's state/);
+    for (const secret of [held.url, former.name]) expect(out + err).not.toContain(secret);
+    const json = JSON.parse((await run(["adopt", "--id", "3", "--json"])).out) as { declarations: { resourceName: string; webhookName: string }[] };
+    expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: "[secret]" });
+  });
+});
