@@ -107,6 +107,7 @@ namespace PulumiWebhookEndpoints.Webhooks
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-webhook-endpoints/pulumi-webhook-endpoints",
                 AdditionalSecretOutputs =
                 {
                     "signSecret",
