@@ -190,7 +190,7 @@ async function startsAlone(executable: string): Promise<void> {
         clearTimeout(timer);
         reject(error);
       });
-      child.on("exit", (code, signal) => {
+      child.on("close", (code, signal) => {
         clearTimeout(timer);
         reject(new Error(`the single executable ${executable} exited (${signal ?? code}) before printing its port: ${stderr.slice(0, 2000)}`));
       });

@@ -37,7 +37,8 @@ function firstLine(executable: string, env: NodeJS.ProcessEnv): Promise<{ line?:
         resolve({ line: stdout.split("\n")[0], stderr });
       }
     });
-    child.on("exit", (code) => resolve({ code, stderr }));
+    // "close", not "exit": only then has all of stderr been read.
+    child.on("close", (code) => resolve({ code, stderr }));
   });
 }
 
