@@ -6,7 +6,7 @@
 // replacement that leaves the old endpoint on the service, refresh drops what the service lost, import recovers
 // the secret, destroy leaves every endpoint on the service and says so, signSecret always a secret.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
@@ -69,8 +69,11 @@ async function pythonRunner(): Promise<Runner> {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(cacheDir, "python-auto"), { recursive: true });
     const made = await runProcess("python3", ["-m", "venv", partial], { cwd: E2E_DIR });
-    // The SDK is copied by pip into its build directory, so the checkout is left as it was.
-    const pip = made.code === 0 ? await runProcess(join(partial, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", "-q", requirement, sdk], { cwd: E2E_DIR }) : made;
+    // Installed from a copy: setuptools writes build/ and an .egg-info beside setup.py, which sdk-check would see in sdk/python.
+    const copy = join(E2E_DIR, "python-auto", "sdk");
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(sdk, copy, { recursive: true });
+    const pip = made.code === 0 ? await runProcess(join(partial, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", "-q", requirement, copy], { cwd: E2E_DIR }) : made;
     if (pip.code !== 0) throw new Error(`making the Python environment (${requirement} and sdk/python) failed:\n${pip.output}`);
     console.log(`python venv with ${requirement} and sdk/python: ${made.ms + pip.ms} ms`);
     // The venv's scripts name its directory: it is used from where it was made, so make it there and rename the whole.
