@@ -146,12 +146,17 @@ async function launcher(options: ArchiveOptions): Promise<TarEntry[]> {
   const bundle: TarEntry = { name: script, mode: 0o644, file: options.bundle };
   const need = `pulumi-resource-webhooks v${options.version} (${options.platform}) runs on Node.js ${NODE_FLOOR} or newer`;
   if (options.platform.startsWith("windows-")) {
+    // A label rather than an if-block: the message's parentheses would end a block early.
     const cmd = [
       "@echo off",
       `rem ${need}: this launcher starts ${script}, beside it, with the node on PATH.`,
       "where node >nul 2>nul",
-      `if errorlevel 1 (echo ${need}, and no node is on PATH: install Node.js ${NODE_FLOOR} or newer 1>&2 & exit /b 1)`,
+      "if errorlevel 1 goto nonode",
       `node "%~dp0${script}" %*`,
+      "exit /b %errorlevel%",
+      ":nonode",
+      `echo ${need}, and no node is on PATH: install Node.js ${NODE_FLOOR} or newer 1>&2`,
+      "exit /b 1",
       "",
     ].join("\r\n");
     return [{ name: `${PLUGIN_EXECUTABLE}.cmd`, mode: 0o755, text: cmd }, bundle];

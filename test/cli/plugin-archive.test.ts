@@ -92,6 +92,25 @@ describe("webhooks plugin-archive", () => {
     }
   });
 
+  it("the Windows launcher runs the bundle beside it with the node on PATH, and says what it needs without one (read, not run: no Windows here)", async () => {
+    const unpacked = join(dir, "unpacked-windows");
+    mkdirSync(unpacked);
+    await run("tar", ["-xzf", join(dir, "archives", archiveFileName(VERSION, "windows-amd64")), "-C", unpacked]);
+    const cmd = readFileSync(join(unpacked, "pulumi-resource-webhooks.cmd"), "utf8");
+    expect(cmd.split("\r\n")).toEqual([
+      "@echo off",
+      `rem pulumi-resource-webhooks v${VERSION} (windows-amd64) runs on Node.js 22.19 or newer: this launcher starts pulumi-resource-webhooks.js, beside it, with the node on PATH.`,
+      "where node >nul 2>nul",
+      "if errorlevel 1 goto nonode",
+      'node "%~dp0pulumi-resource-webhooks.js" %*',
+      "exit /b %errorlevel%",
+      ":nonode",
+      `echo pulumi-resource-webhooks v${VERSION} (windows-amd64) runs on Node.js 22.19 or newer, and no node is on PATH: install Node.js 22.19 or newer 1>&2`,
+      "exit /b 1",
+      "",
+    ]);
+  });
+
   it("the unpacked launcher starts the plugin with the node on PATH, and says what it needs when there is none", async () => {
     const unpacked = join(dir, "unpacked");
     mkdirSync(unpacked);
