@@ -71,8 +71,12 @@ export async function runPluginArchive(sink: Sink, cwd: string, options: PluginA
   const results: ArchiveResult[] = [];
   for (const platform of platforms) {
     if (!options.json) sink.stderr(`building the ${platform} archive…\n`);
-    const result = await buildPluginArchive({ platform, outDir, bundle: pkg.bundle, version: pkg.version, launcher: options.launcher });
-    results.push(result);
+    try {
+      results.push(await buildPluginArchive({ platform, outDir, bundle: pkg.bundle, version: pkg.version, launcher: options.launcher }));
+    } catch (error) {
+      // What stops an archive is this machine's node or files, not a bug: say which archive and why.
+      throw new CliError(EXIT.config, `plugin-archive: the ${platform} archive: ${(error as Error).message}`);
+    }
   }
   const mine = results.find((r) => r.platform === host);
   const install = mine ? installCommand(pkg.version, mine.path) : undefined;

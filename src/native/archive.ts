@@ -123,6 +123,13 @@ async function singleExecutable(options: ArchiveOptions, work: string): Promise<
   await writeFile(config, JSON.stringify({ main: options.bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
+  // The executable is this node: one older than the plugin's floor would only say so when the engine starts it.
+  const version = (await promisify(execFile)(node, ["-p", "process.versions.node"], { env })).stdout.trim();
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const [floorMajor = 0, floorMinor = 0] = NODE_FLOOR.split(".").map(Number);
+  if (major < floorMajor || (major === floorMajor && minor < floorMinor)) {
+    throw new Error(`the single executable would be this node (${node}, v${version}), and the plugin needs Node.js ${NODE_FLOOR} or newer: run \`webhooks plugin-archive\` with a newer node, or add --launcher`);
+  }
   await run(node, ["--experimental-sea-config", config], env, `${node} --experimental-sea-config (writing the single-executable blob)`);
   const executable = join(work, PLUGIN_EXECUTABLE);
   await copyFile(node, executable);

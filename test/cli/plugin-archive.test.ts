@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main";
 import { memorySink } from "../../src/cli/output";
 import { installCommand, selectPlatforms } from "../../src/cli/plugin-archive";
-import { archiveFileName, hostPlatform } from "../../src/native/archive";
+import { archiveFileName, buildPluginArchive, hostPlatform } from "../../src/native/archive";
 import { fakePulumi } from "./helpers";
 
 /**
@@ -49,6 +49,18 @@ describe("webhooks plugin-archive", () => {
     expect(code).toBe(2);
     expect(sink.err).toContain('--platform must be one of linux-amd64, linux-arm64, darwin-amd64, darwin-arm64, windows-amd64, windows-arm64 or all, got "linux-x64"');
     expect(() => statSync(join(dir, "never"))).toThrow();
+  });
+
+  it("refuses, before building, to make a single executable of a node older than the plugin needs", async () => {
+    // A stand-in for an old node: all the builder asks of it first is its version.
+    const oldNode = join(dir, "old-node");
+    writeFileSync(oldNode, '#!/bin/sh\necho 22.18.0\n', { mode: 0o755 });
+    const bundle = join(REPO, "dist", "plugin", "pulumi-resource-webhooks.js");
+    const host = hostPlatform()!;
+    await expect(buildPluginArchive({ platform: host, outDir: join(dir, "old"), bundle, version: VERSION, node: oldNode })).rejects.toThrow(
+      `the single executable would be this node (${oldNode}, v22.18.0), and the plugin needs Node.js 22.19 or newer: run \`webhooks plugin-archive\` with a newer node, or add --launcher`,
+    );
+    expect(() => statSync(join(dir, "old", archiveFileName(VERSION, host)))).toThrow();
   });
 
   it("selects this machine's platform by default, every platform with all, each once", () => {
