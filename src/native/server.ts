@@ -1,6 +1,4 @@
 import type * as grpcJs from "@grpc/grpc-js";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { MAX_MESSAGE_CHARS, showable } from "../client/redact";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
@@ -12,6 +10,7 @@ import { checkConfig, nativeConfig } from "./config";
 import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb, type EngineClient, type StructMessage } from "./grpc";
 import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
+import { packageVersion } from "./version";
 
 /**
  * The native face: a `pulumirpc.ResourceProvider` gRPC server for Pulumi package `webhooks`,
@@ -39,12 +38,6 @@ const DIFF_NONE = 1;
 const DIFF_SOME = 2;
 const LOG_INFO = 1;
 const LOG_WARNING = 2;
-
-/** The package version the plugin reports; the schema's version is set to it. */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 /** The schema served by GetSchema: `schema.json` beside this file, with the package's version. */
 export function schemaText(): string {
@@ -229,7 +222,7 @@ export class WebhooksProviderServer {
     if (found === undefined) {
       if (old === undefined) {
         throw new Error(
-          `no webhook endpoint with webhook_id ${/^\d{1,20}$/.test(id) ? id : JSON.stringify(id.slice(0, 40))} exists on the service: check the id (\`npx webhooks list\` shows them) and run \`pulumi import\` again`,
+          `no webhook endpoint with webhook_id ${/^\d{1,20}$/.test(id) ? id : JSON.stringify(id.slice(0, 40))} exists on the service: check the id (\`webhooks list\` shows them) and run \`pulumi import\` again`,
         );
       }
       return response;

@@ -54,7 +54,9 @@ describe("an endpoint that already exists is neither taken nor duplicated", () =
     const error = (await captureError(provider.create({ webhookName: "payments", webhookUrl: "https://hooks.example.com/payments" }))) as Error;
     expect(error.message).toContain(`id ${handMade.webhook_id}`);
     expect(error.message).toContain(`adoptWebhookId: ${handMade.webhook_id}`);
-    expect(error.message).toContain("npx webhooks recover");
+    // The hint names the CLI as a user of any language runs it (no npx: YAML and Go users have no package.json).
+    expect(error.message).toContain("`webhooks recover`");
+    expect(error.message).not.toContain("npx");
     expect(error.message).not.toContain(handMade.sign_secret);
     expect(emulator.counters().create).toBe(creates);
     // A stack whose state was lost is the same case: its next up fails the same way, never duplicates.
