@@ -168,7 +168,12 @@ async function stackSecrets(
     }
   }
   const backend = await backendUrl(options.pulumi);
-  const stack = options.stack ?? (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined);
+  // The stack's name: given, else from its resources, else (an empty stack: after destroy its
+  // history still holds what it marked secret) the current stack pulumi names.
+  const stack =
+    options.stack ??
+    (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined) ??
+    (await currentStackName(options.pulumi, project.dir));
   const history = backend !== undefined && stack !== undefined ? historyCheckpoints(backend, stack, current, project.dir) : [];
   for (const state of [current, ...history]) {
     for (const resource of endpointResources(state.deployment)) {
@@ -180,6 +185,12 @@ async function stackSecrets(
     }
   }
   return { secrets: [...values], secretFields: fields };
+}
+
+async function currentStackName(pulumi: PulumiRunner, cwd: string): Promise<string | undefined> {
+  const result = await pulumi.run(["stack", "--show-name"], { cwd }).catch(() => undefined);
+  const name = result !== undefined && result.code === 0 ? result.stdout.trim() : "";
+  return name === "" ? undefined : name;
 }
 
 /** Shorter secret values (a secret `true`, a count) would cut ordinary words apart and show nothing. */

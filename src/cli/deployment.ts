@@ -1,5 +1,5 @@
 import type { WebhookEndpointRecord } from "../client/types";
-import { provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
+import { createdByItsStack, provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
 import { showsTainted } from "../core/taint";
 import { CliError, EXIT } from "./exit";
 
@@ -159,14 +159,15 @@ export function namesOf(resource: StateResource): string[] {
 
 /**
  * The creators of the endpoints this stack created on `service`, as their provenance records it:
- * the stack's own principal there. Endpoints adopted, imported or picked, and those of earlier
- * releases (no provenance: unknown, never "created"), teach nothing: they may be anyone's.
+ * the stack's own principal there. Endpoints adopted, imported or picked, moved in from another
+ * stack (`pulumi state move`: created, but by that stack), and those of earlier releases (no
+ * provenance: unknown, never "created"), teach nothing: they may be anyone's.
  */
 export function stackCreators(deployment: Deployment, service: string): Set<number> {
   const creators = new Set<number>();
   for (const resource of endpointResources(deployment)) {
     const provenance = provenanceIn(resource);
-    if (provenance?.how !== "created" || provenance.service !== service) continue;
+    if (!createdByItsStack(provenance, resource.urn) || provenance?.service !== service) continue;
     const creatorId = resource.outputs?.creatorId;
     if (typeof creatorId === "number") creators.add(creatorId);
   }

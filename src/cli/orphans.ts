@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { sameName } from "../client/rules";
 import type { WebhookEndpointRecord } from "../client/types";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
-import type { Provenance } from "../core/state";
+import { createdByItsStack, type Provenance } from "../core/state";
 import { endpointResources, heldId, isSecret, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
 import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
@@ -148,7 +148,8 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         const resources = before.map(({ source, urn, name }) => ({ source, urn, name }));
         // Ours only when every record of it says this stack created it, here: one that says
         // adopted or imported, or says nothing, makes it someone else's or unknown.
-        const createdHere = before.every((b) => b.provenance?.how === "created" && b.provenance.service === home.service);
+        // Created here by the stack that held it (not moved in from another stack with `pulumi state move`).
+        const createdHere = before.every((b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service);
         const secret = [...(secretFields.get(record.webhookId) ?? [])];
         if (createdHere) return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields: secret };
         const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";

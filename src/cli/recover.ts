@@ -3,7 +3,7 @@ import { WebhooksClient } from "../client/client";
 import { CLIENT_DEFAULTS } from "../client/options";
 import type { WebhooksClientOptions } from "../client/types";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
-import type { Provenance } from "../core/state";
+import { stackOfUrn, type Provenance } from "../core/state";
 import { findProject } from "./config";
 import {
   endpointResources,
@@ -279,7 +279,9 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       if (o.kind !== "record") return [];
       const target = targets.get(o.pending.urn);
       if (target === undefined || !target.known) return [];
-      const provenance: Provenance = o.how === "picked" ? { how: "picked", service: target.service } : o.how === "adopted" ? { how: "adopted", service: target.service } : { how: "created", service: target.service, recovered: true };
+      // The stack it enters: the one the pending create's URN names.
+      const entered = { service: target.service, stack: stackOfUrn(o.pending.urn) ?? `${names.project}/${names.stack}` };
+      const provenance: Provenance = o.how === "picked" ? { how: "picked", ...entered } : o.how === "adopted" ? { how: "adopted", ...entered } : { how: "created", ...entered, recovered: true };
       const secretValues = [...secretTexts(o.pending.revealedResource.inputs ?? {}), ...target.secretValues];
       return [recordedResource(o.pending, o.record, stamp, provenance, { secretValues, provenanceSecret: target.baseUrlSecret })];
     });

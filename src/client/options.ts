@@ -99,7 +99,8 @@ export function baseUrlProblem(value: unknown, allowInsecureHttp: boolean, what 
   }
   const loopback = LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
   if (url.protocol === "http:" && !loopback && !allowInsecureHttp) {
-    return `${what} ${url.origin} is plain http on a non-loopback host: the token would cross the network unencrypted. Use https://, or allow it explicitly (allowInsecureHttp: true / webhooks:allowInsecureHttp / WEBHOOKS_ALLOW_INSECURE_HTTP=1)`;
+    // The address is not repeated: it may be a secret (a program's secret base URL), and `what` names where it was set.
+    return `${what} is plain http on a non-loopback host: the token would cross the network unencrypted. Use https://, or allow it explicitly (allowInsecureHttp: true / webhooks:allowInsecureHttp / WEBHOOKS_ALLOW_INSECURE_HTTP=1)`;
   }
   return undefined;
 }

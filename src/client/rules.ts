@@ -25,8 +25,12 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 // (An alternation, not one character class: some of these are combining marks.)
 const INVISIBLE_CHARS = /\u00ad|\u061c|\u115f|\u1160|\u17b4|\u17b5|\u180e|[\u200b-\u200f]|[\u202a-\u202e]|[\u2060-\u2064]|[\u2066-\u206f]|\u3164|\ufeff|\uffa0/;
 
-/** Problems with a declared endpoint name; empty when it is acceptable. `what` names the property. */
-export function nameProblems(name: string, what = "webhookName"): string[] {
+/**
+ * Problems with a declared endpoint name; empty when it is acceptable. `what` names the property.
+ * With `secret`, no message shows the value or any form of it (a program marked it secret).
+ */
+export function nameProblems(name: string, what = "webhookName", options: { secret?: boolean } = {}): string[] {
+  const show = (form: string) => (options.secret === true ? "its form without them (not shown: the value is a secret)" : JSON.stringify(form));
   const problems: string[] = [];
   if (name.trim() === "") {
     problems.push(`${what} is empty: give the endpoint a name`);
@@ -35,11 +39,11 @@ export function nameProblems(name: string, what = "webhookName"): string[] {
   if ([...name].length > MAX_NAME_LENGTH) problems.push(`${what} is longer than ${MAX_NAME_LENGTH} characters: shorten it`);
   if (CONTROL_CHARS.test(name)) problems.push(`${what} contains a control character (such as a newline or tab): remove it`);
   if (INVISIBLE_CHARS.test(name)) {
-    problems.push(`${what} contains an invisible character (zero-width or bidirectional control): remove it; declare ${JSON.stringify(stripInvisible(name))}`);
+    problems.push(`${what} contains an invisible character (zero-width or bidirectional control): remove it; declare ${show(stripInvisible(name))}`);
   }
   if (name !== name.trim()) problems.push(`${what} starts or ends with white space: remove it, since a service may trim it and then compare names exactly`);
   if (problems.length === 0 && name !== name.normalize("NFC")) {
-    problems.push(`${what} is not in Unicode normal form C: declare ${JSON.stringify(name.normalize("NFC"))}, the form a service stores`);
+    problems.push(`${what} is not in Unicode normal form C: declare ${options.secret === true ? "its NFC form (not shown: the value is a secret)" : JSON.stringify(name.normalize("NFC"))}, the form a service stores`);
   }
   return problems;
 }
@@ -49,7 +53,7 @@ export function nameProblems(name: string, what = "webhookName"): string[] {
  * in the canonical form every WHATWG-URL reader stores, up to the case of scheme and host, a
  * default port and a missing `/` on an empty path (forms {@link sameUrl} treats as the same).
  */
-export function urlProblems(value: string, what = "webhookUrl"): string[] {
+export function urlProblems(value: string, what = "webhookUrl", options: { secret?: boolean } = {}): string[] {
   const problems: string[] = [];
   if ([...value].length > MAX_URL_LENGTH) problems.push(`${what} is longer than ${MAX_URL_LENGTH} characters: shorten it`);
   if (CONTROL_CHARS.test(value) || /\s/.test(value)) {
@@ -68,7 +72,7 @@ export function urlProblems(value: string, what = "webhookUrl"): string[] {
   try {
     url = new URL(value);
   } catch {
-    problems.push(`${what} ${JSON.stringify(value.slice(0, 100))} is not an absolute URL: use the form https://example.com/hooks/orders`);
+    problems.push(`${what} ${options.secret === true ? "" : `${JSON.stringify(value.slice(0, 100))} `}is not an absolute URL: use the form https://example.com/hooks/orders`);
     return problems;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -85,7 +89,7 @@ export function urlProblems(value: string, what = "webhookUrl"): string[] {
   const canonical = url.href;
   if (benignForm(value) !== canonical) {
     problems.push(
-      `${what} is not in canonical form, so a service could store it differently from what you declare: declare ${JSON.stringify(canonical)} instead`,
+      `${what} is not in canonical form, so a service could store it differently from what you declare: declare ${options.secret === true ? "its canonical form (not shown: the value is a secret; scheme and host lower-case, no default port, no dot segments, percent-escapes as a URL parser writes them)" : JSON.stringify(canonical)} instead`,
     );
   }
   return problems;

@@ -20,6 +20,8 @@ export interface WebhookEndpointInputs {
    * is how the provider knows what to keep out of its messages.
    */
   __secretInputs?: string[];
+  /** Dynamic resource only, set by the resource class: `<project>/<stack>` of the program, recorded in a new endpoint's provenance. */
+  __stack?: string;
 }
 
 export interface CheckFailure {
@@ -59,9 +61,7 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
   const nameSchema = z
     .string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` })
     .superRefine((value, ctx) => {
-      for (const message of nameProblems(value)) {
-        ctx.addIssue({ code: "custom", message: message.replace(/^webhookName is empty: give the endpoint a name$/, "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name") });
-      }
+      for (const message of nameMessages(value, false)) ctx.addIssue({ code: "custom", message });
     });
 
   const urlSchema = z
@@ -108,11 +108,35 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
   return built;
 }
 
+function nameMessages(value: string, secret: boolean): string[] {
+  return nameProblems(value, "webhookName", { secret }).map((message) =>
+    message.replace(/^webhookName is empty: give the endpoint a name$/, "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name"),
+  );
+}
+
 /**
  * Validates the inputs without calling the API and returns every failure, one or more per
- * property. Unknown values (preview) pass.
+ * property. Unknown values (preview) pass. For an input in `secret` (a program marked it secret),
+ * no message shows its value or any form of it (the canonical URL, the NFC name, a prefix).
  */
-export function validateInputs(news: Record<string, unknown>, shape: InputShape = { connection: true }): CheckFailure[] {
+export function validateInputs(news: Record<string, unknown>, shape: InputShape = { connection: true }, secret: readonly string[] = []): CheckFailure[] {
+  const failures = validateAll(news, shape);
+  const rewrite: Record<string, (value: string) => string[]> = {
+    webhookName: (value) => nameMessages(value, true),
+    webhookUrl: (value) => urlProblems(value, "webhookUrl", { secret: true }),
+  };
+  const out: CheckFailure[] = [];
+  for (const failure of failures) {
+    const value = news[failure.property];
+    const again = rewrite[failure.property];
+    if (secret.includes(failure.property) && again !== undefined && typeof value === "string") {
+      for (const reason of again(value)) if (!out.some((f) => f.property === failure.property && f.reason === reason)) out.push({ property: failure.property, reason });
+    } else out.push(failure);
+  }
+  return out;
+}
+
+function validateAll(news: Record<string, unknown>, shape: InputShape): CheckFailure[] {
   const failures: CheckFailure[] = [];
   if (news.webhookName === undefined || news.webhookName === null) {
     failures.push({ property: "webhookName", reason: "webhookName is missing: give the endpoint a name" });

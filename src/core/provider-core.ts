@@ -103,7 +103,7 @@ export class ProviderCore {
   }
 
   check(news: Record<string, unknown>, taint: Taint = NO_TAINT): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-    const failures = validateInputs(news, { connection: this.face === "dynamic" }).map((failure) => ({ property: failure.property, reason: scrubbed(failure.reason, taint.values) }));
+    const failures = validateInputs(news, { connection: this.face === "dynamic" }, taint.names).map((failure) => ({ property: failure.property, reason: scrubbed(failure.reason, taint.values) }));
     if (taint.names.includes("adoptWebhookId") && news.adoptWebhookId !== undefined && news.adoptWebhookId !== null) {
       failures.push({
         property: "adoptWebhookId",
@@ -114,55 +114,56 @@ export class ProviderCore {
     return { inputs: news, failures };
   }
 
-  async create(inputs: WebhookEndpointInputs, taint: Taint = NO_TAINT): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+  /** Create (or adopt); `stack` is `<project>/<stack>` of the resource, recorded in its provenance. */
+  async create(inputs: WebhookEndpointInputs, taint: Taint = NO_TAINT, stack = "unknown"): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     try {
-      return await this.#create(inputs, taint);
+      return await this.#create(inputs, taint, stack);
     } catch (error) {
       throw scrubbedError(error, taint.values);
     }
   }
 
-  async #create(inputs: WebhookEndpointInputs, taint: Taint): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+  async #create(inputs: WebhookEndpointInputs, taint: Taint, stack: string): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     const connection = this.#connection(inputs.connection);
     const secrets = [...connection.secrets, ...taint.values];
-    const quote = (text: string) => quoteServiceText(text, secrets);
+    const quote = (text: string, property?: "webhookName" | "webhookUrl") => shown(text, property, taint, secrets);
     const adopting = inputs.adoptWebhookId !== undefined;
     const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(connection.client, inputs, taint) : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
-    const state = stateAfterCreate(record, inputs, { how: adopting ? "adopted" : "created", service: serviceOf(connection.client.baseUrl) });
+    const state = stateAfterCreate(record, inputs, { how: adopting ? "adopted" : "created", service: serviceOf(connection.client.baseUrl), stack });
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
       throw new EndpointCreatedButFailedError(
-        `endpoint ${id} was created, but the service stored it as name ${quote(record.webhookName)}, URL ${quote(record.webhookUrl)} instead of what was declared. It is recorded in state, and later runs will not create another for this declaration; check that the stored address receives your notifications, or declare the stored values`,
+        `endpoint ${id} was created, but the service stored it as name ${quote(record.webhookName, "webhookName")}, URL ${quote(record.webhookUrl, "webhookUrl")} instead of what was declared. It is recorded in state, and later runs will not create another for this declaration; check that the stored address receives your notifications, or declare the stored values`,
         id,
         state as unknown as Record<string, unknown>,
       );
     }
     if (record.webhookName !== inputs.webhookName || record.webhookUrl !== inputs.webhookUrl) {
       this.#notify(
-        `webhook endpoint ${id}: the service stored ${quote(`${inputs.webhookName} ${inputs.webhookUrl}`)} as ${quote(`${record.webhookName} ${record.webhookUrl}`)}, the same address in its own form; nothing else to do.`,
+        `webhook endpoint ${id}: the service stored ${quote(inputs.webhookName, "webhookName")} ${quote(inputs.webhookUrl, "webhookUrl")} as ${quote(record.webhookName, "webhookName")} ${quote(record.webhookUrl, "webhookUrl")}, the same address in its own form; nothing else to do.`,
       );
     }
     return { id, state };
   }
 
   /** Read; with no `old` state, an import (`pulumi import`, the `import` option), recorded as such. */
-  async read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint = NO_TAINT): Promise<ReadOutcome | undefined> {
+  async read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint = NO_TAINT, stack = "unknown"): Promise<ReadOutcome | undefined> {
     try {
-      return await this.#read(id, old, taint);
+      return await this.#read(id, old, taint, stack);
     } catch (error) {
       throw scrubbedError(error, taint.values);
     }
   }
 
-  async #read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint): Promise<ReadOutcome | undefined> {
+  async #read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint, stack: string): Promise<ReadOutcome | undefined> {
     const webhookId = idNumber(id);
     const connection = this.#connection(old?.connection);
     const record = await connection.lookups.find(webhookId, { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl, redact: taint.values }, true);
     connection.justRead.set(id, { record, at: Date.now() });
     if (record === undefined) return undefined;
-    const imported: Provenance | undefined = old === undefined ? { how: "imported", service: serviceOf(connection.client.baseUrl) } : undefined;
+    const imported: Provenance | undefined = old === undefined ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack } : undefined;
     const state = stateAfterRead(record, old ?? {}, imported);
     const inputs: WebhookEndpointInputs = {
       webhookName: record.webhookName,
@@ -211,7 +212,7 @@ export class ProviderCore {
         const created = createdAddress(olds);
         replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
         const secrets = [...connection.secrets, ...taint.values];
-        drift = `endpoint ${id} was changed on the service to name ${quoteServiceText(current.webhookName, secrets)}, URL ${quoteServiceText(current.webhookUrl, secrets)}`;
+        drift = `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`;
       }
     }
     return { changes: replaces.length > 0 || updates.length > 0, replaces, updates, ...(drift === undefined ? {} : { drift }) };
@@ -227,7 +228,7 @@ export class ProviderCore {
     // HTTP stack) and succeeds with none configured; every token the settings hold is kept out of
     // the notice, whether or not a connection would resolve from them.
     const secrets = [...accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env), ...taint.values];
-    const name = typeof olds.webhookName === "string" ? ` (${quoteServiceText(olds.webhookName, secrets, 100)})` : "";
+    const name = typeof olds.webhookName === "string" ? ` (${taint.names.includes("webhookName") ? "[secret]" : quoteServiceText(olds.webhookName, secrets, 100)})` : "";
     // The id is a webhook_id in any state this provider wrote; anything else (a hand-edited state) is quoted and redacted.
     const shownId = /^\d{1,20}$/.test(id) ? id : quoteServiceText(id, secrets, 60);
     this.#notify(`webhook endpoint ${shownId}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
@@ -252,17 +253,24 @@ export class ProviderCore {
     try {
       return (await client.create(params, taint.values.length === 0 ? {} : { redact: taint.values })).record;
     } catch (error) {
+      // The client's own words quote the name, the URL and the forms the service stored them in; for
+      // a secret name or URL they are said without them.
+      const secret = taint.names.includes("webhookName") || taint.names.includes("webhookUrl");
       if (error instanceof WebhookEndpointExistsError) {
+        const said = secret ? `an endpoint with this name and URL already exists (id ${error.existingIds.join(", ")}); nothing was created, since a second one could never be deleted` : error.message;
         throw new ProviderError(
-          `${error.message}. This stack's state does not hold it. ${this.#adoptAdvice(error.existingIds)}; or, to have a separate endpoint, change webhookName or webhookUrl`,
-          error,
+          `${said}. This stack's state does not hold it. ${this.#adoptAdvice(error.existingIds)}; or, to have a separate endpoint, change webhookName or webhookUrl`,
+          secret ? undefined : error,
         );
       }
       if (error instanceof WebhookCreateUncertainError) {
         const ids = error.candidateIds;
+        const said = secret
+          ? `create got no usable answer and could not be settled: ${ids.length > 0 ? `endpoint ${ids.join(", ")} with this name and URL appeared meanwhile and may be ours or someone else's` : "the endpoint may exist"}, so none was taken`
+          : error.message;
         throw new ProviderError(
-          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`webhooks list --name ${taint.names.includes("webhookName") ? "<name>" : shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
-          error,
+          `${said}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`webhooks list --name ${taint.names.includes("webhookName") ? "<name>" : shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
+          secret ? undefined : error,
         );
       }
       throw error;
@@ -278,7 +286,7 @@ export class ProviderCore {
 
   async #adopt(inputs: WebhookEndpointInputs, adoptId: number, taint: Taint): Promise<WebhookEndpointRecord> {
     const { lookups, secrets } = this.#connection(inputs.connection);
-    const quote = (text: string) => quoteServiceText(text, [...secrets, ...taint.values]);
+    const quote = (text: string, property: "webhookName" | "webhookUrl") => shown(text, property, taint, [...secrets, ...taint.values]);
     const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values }, true);
     if (record === undefined) {
       throw new ProviderError(
@@ -287,10 +295,10 @@ export class ProviderCore {
     }
     const mismatches: string[] = [];
     if (!sameName(record.webhookName, inputs.webhookName)) {
-      mismatches.push(`webhookName is ${quote(inputs.webhookName)} but the endpoint's name is ${quote(record.webhookName)}`);
+      mismatches.push(`webhookName is ${quote(inputs.webhookName, "webhookName")} but the endpoint's name is ${quote(record.webhookName, "webhookName")}`);
     }
     if (!sameUrl(record.webhookUrl, inputs.webhookUrl)) {
-      mismatches.push(`webhookUrl is ${quote(inputs.webhookUrl)} but the endpoint's URL is ${quote(record.webhookUrl)}`);
+      mismatches.push(`webhookUrl is ${quote(inputs.webhookUrl, "webhookUrl")} but the endpoint's URL is ${quote(record.webhookUrl, "webhookUrl")}`);
     }
     if (mismatches.length > 0) {
       throw new ProviderError(
@@ -334,6 +342,15 @@ export class ProviderCore {
     }
     return state;
   }
+}
+
+/**
+ * Service or declared text quoted in a message, unless the program marked that property secret:
+ * then not even a form of it is shown (the service may store it lower-cased, with a slash added),
+ * which no search for the value itself would find.
+ */
+function shown(text: string, property: "webhookName" | "webhookUrl" | undefined, taint: Taint, secrets: readonly string[]): string {
+  return property !== undefined && taint.names.includes(property) ? "[secret]" : quoteServiceText(text, secrets);
 }
 
 /** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */

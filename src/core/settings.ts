@@ -192,16 +192,19 @@ export function parseBoolSetting(text: string): boolean | undefined {
   return undefined;
 }
 
-/** Why `text` is not a value of setting `name` ("must be ..."), or undefined when it is. The one rule for each kind. */
+/**
+ * Why `text` is not a value of setting `name` ("must be ..."), or undefined when it is. The one rule
+ * for each kind. The value is not repeated: it may be a secret (any setting may be set with
+ * `--secret`), and the message names where it was set.
+ */
 export function settingValueProblem(name: SettingName, text: string): string | undefined {
-  const shown = JSON.stringify(text.trim().slice(0, 40));
-  if (SETTINGS[name].kind === "boolean" && parseBoolSetting(text) === undefined) return `must be true or false, got ${shown}`;
+  if (SETTINGS[name].kind === "boolean" && parseBoolSetting(text) === undefined) return "must be true or false (or 1/0, yes/no)";
   const setting = SETTINGS[name];
   if (setting.kind === "number") {
     const value = text.trim() === "" ? NaN : Number(text.trim());
     const whole = "integer" in setting && setting.integer;
     if (!Number.isFinite(value) || value < setting.min || value > setting.max || (whole && !Number.isInteger(value))) {
-      return `must be a ${whole ? "whole " : ""}number of ${setting.unit} from ${setting.min} to ${setting.max}, got ${shown}`;
+      return `must be a ${whole ? "whole " : ""}number of ${setting.unit} from ${setting.min} to ${setting.max}`;
     }
   }
   return undefined;

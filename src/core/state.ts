@@ -31,13 +31,16 @@ export interface WebhookEndpointOutputs extends WebhookEndpointRecord {
  * - `adopted`: taken over with `adoptWebhookId`;
  * - `imported`: brought in by `pulumi import` or the `import` resource option (native face);
  * - `picked`: recorded by `webhooks recover --pick`, a person's choice.
- * Only `created` endpoints teach `webhooks recover` the stack's principal or count, in
- * `webhooks orphans`, as left behind by the stack. `service` is the connection's base URL in one
- * form ({@link serviceOf}), never its token.
+ * `service` is the connection's base URL in one form ({@link serviceOf}), never its token; `stack`
+ * is the stack (`<project>/<stack>`, as its URNs name it) that the endpoint entered. Only an endpoint
+ * created by the very stack that holds it ({@link createdByItsStack}: not one a `pulumi state move`
+ * brought from another stack) teaches `webhooks recover` the stack's principal, or counts, in
+ * `webhooks orphans`, as left behind by the stack.
  */
 export interface Provenance {
   how: ProvenanceHow;
   service: string;
+  stack: string;
   recovered?: boolean;
 }
 export const PROVENANCE_HOWS = ["created", "adopted", "imported", "picked"] as const;
@@ -47,9 +50,24 @@ export type ProvenanceHow = (typeof PROVENANCE_HOWS)[number];
 export function provenanceOf(state: { provenance?: unknown } | undefined): Provenance | undefined {
   const value = state?.provenance;
   if (typeof value !== "object" || value === null) return undefined;
-  const { how, service, recovered } = value as Record<string, unknown>;
-  if (typeof how !== "string" || !(PROVENANCE_HOWS as readonly string[]).includes(how) || typeof service !== "string") return undefined;
-  return { how: how as ProvenanceHow, service, ...(recovered === true ? { recovered: true } : {}) };
+  const { how, service, stack, recovered } = value as Record<string, unknown>;
+  if (typeof how !== "string" || !(PROVENANCE_HOWS as readonly string[]).includes(how) || typeof service !== "string" || typeof stack !== "string") return undefined;
+  return { how: how as ProvenanceHow, service, stack, ...(recovered === true ? { recovered: true } : {}) };
+}
+
+/** `<project>/<stack>` of a URN (`urn:pulumi:<stack>::<project>::...`), or undefined. */
+export function stackOfUrn(urn: string): string | undefined {
+  const match = /^urn:pulumi:([^:]+)::([^:]+)::/.exec(urn);
+  return match ? `${match[2]}/${match[1]}` : undefined;
+}
+
+/**
+ * Whether the resource at `urn` holds an endpoint its own stack created: its provenance says
+ * `created` by the stack its URN names. An endpoint moved in from another stack (`pulumi state
+ * move`), adopted, imported or picked, or recorded by an earlier release, was not.
+ */
+export function createdByItsStack(provenance: Provenance | undefined, urn: string): boolean {
+  return provenance?.how === "created" && provenance.stack === stackOfUrn(urn);
 }
 
 function addressOf(value: EndpointAddress): EndpointAddress {

@@ -73,7 +73,7 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
 
     async create(inputs) {
       try {
-        const { id, state } = await core.create(inputs, taintOf(inputs));
+        const { id, state } = await core.create(inputs, taintOf(inputs), typeof inputs.__stack === "string" ? inputs.__stack : undefined);
         return { id, outs: state };
       } catch (error) {
         if (error instanceof EndpointCreatedButFailedError) {

@@ -125,6 +125,8 @@ export class WebhookEndpoint extends pulumi.CustomResource {
       // Which inputs the program marked secret: the dynamic-provider host hands the provider plain
       // values, and this is how it keeps them out of its messages.
       __secretInputs: secretInputNames(args),
+      // The stack an endpoint it creates enters (its provenance); the dynamic-provider host is not told.
+      __stack: `${pulumi.getProject()}/${pulumi.getStack()}`,
       // What the dynamic-provider host runs for this resource (see stored-provider.js).
       __provider: ownProviderText(),
     };

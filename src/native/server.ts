@@ -4,7 +4,7 @@ import { EndpointCreatedButFailedError } from "../core/errors";
 import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
-import type { WebhookEndpointOutputs } from "../core/state";
+import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
 import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
 import { checkConfig, nativeConfig } from "./config";
 import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb, type EngineClient, type StructMessage } from "./grpc";
@@ -198,7 +198,7 @@ export class WebhooksProviderServer {
       return response;
     }
     try {
-      const { id, state } = await this.#core.create(inputs, taint);
+      const { id, state } = await this.#core.create(inputs, taint, stackOfUrn(String(request.getUrn())));
       const response = new providerPb.CreateResponse();
       response.setId(id);
       response.setProperties(outputs(state, taint));
@@ -217,7 +217,7 @@ export class WebhooksProviderServer {
     const taint = this.#taint(rawProperties, rawInputs);
     // `pulumi import` sends the id alone: nothing but it is known.
     const old = Object.keys(properties).length > 0 ? (properties as unknown as WebhookEndpointOutputs) : undefined;
-    const found = await this.#core.read(id, old, taint);
+    const found = await this.#core.read(id, old, taint, stackOfUrn(String(request.getUrn())));
     const response = new providerPb.ReadResponse();
     if (found === undefined) {
       if (old === undefined) {

@@ -14,7 +14,7 @@ import { baseResources, exportText, heldResource } from "./recover-fixtures";
 
 /** A resource whose state records how its endpoint entered the stack, and on which service. */
 function withProvenance(resource: StateResource, how: string, service: string): StateResource {
-  return { ...resource, outputs: { ...resource.outputs, provenance: { how, service } } };
+  return { ...resource, outputs: { ...resource.outputs, provenance: { how, service, stack: "shop/dev" } } };
 }
 
 describe("webhooks orphans", () => {
@@ -151,6 +151,18 @@ describe("webhooks orphans", () => {
       expect(sink.out).not.toContain(url);
       expect(sink.out).toContain(json ? '"webhookUrl": "[secret]"' : "[secret]");
     }
+  });
+
+  it("an endpoint moved in from another stack (pulumi state move) and then dropped is not advised for removal: it was created by that stack", async () => {
+    const moved = heldResource("handover", 7, 2002);
+    const fromPlatform = { ...moved, outputs: { ...moved.outputs, provenance: { how: "created", service: emulator.url, stack: "platform/prod" } } };
+    const history = join(backend, ".pulumi", "history", "shop", "moved");
+    mkdirSync(history, { recursive: true });
+    writeFileSync(join(history, "moved-1700000000000000002.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), fromPlatform] } } }));
+    const pulumiMoved = fakePulumi({ "stack export --stack moved": () => ({ stdout: exportText([], []) }), "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }) });
+    const orphans = await runOrphans({ client, pulumi: pulumiMoved, sink: memorySink(), cwd: project }, { stacks: ["moved"], stateFiles: [], json: true, progress: false });
+    const seven = orphans.find((o) => o.record.webhookId === 7)!;
+    expect([seven.relation, seven.ours]).toEqual(["formerly-held", false]);
   });
 
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {

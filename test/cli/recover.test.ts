@@ -49,7 +49,7 @@ const HOME = async () => ({ service: emulator.url, config: stackConfig((key) => 
 
 /** A held resource whose state records that the stack created it on the emulator's service. */
 function created(resource: StateResource, service = emulator.url): StateResource {
-  return { ...resource, outputs: { ...resource.outputs, provenance: { how: "created", service } } };
+  return { ...resource, outputs: { ...resource.outputs, provenance: { how: "created", service, stack: "shop/dev" } } };
 }
 
 /** An endpoint the stack created earlier, outside every window: its creatorId shows the stack's principal (1001). */
@@ -162,10 +162,10 @@ describe("recover: matching pending creates to the service", () => {
       operatorName: "open-api",
       operateTime: RUN_START + 5_000,
       // The killed run created it, on this service: recorded as that fact.
-      provenance: { how: "created", service: emulator.url, recovered: true },
+      provenance: { how: "created", service: emulator.url, stack: "shop/dev", recovered: true },
     });
     expect(recorded[2]!.outputs!.adoptWebhookId).toBe(adopted);
-    expect(recorded[2]!.outputs!.provenance).toEqual({ how: "adopted", service: emulator.url });
+    expect(recorded[2]!.outputs!.provenance).toEqual({ how: "adopted", service: emulator.url, stack: "shop/dev" });
     // Nothing secret is printed: not the token, not a sign secret.
     for (const secret of [TOKEN, ...emulator.records().map((r) => r.sign_secret)]) expect(sink.out + sink.err).not.toContain(secret);
     expect(sink.out).toMatch(/Recorded in state/);
@@ -247,7 +247,7 @@ describe("recover: matching pending creates to the service", () => {
     expect(golf.type).toBe("webhooks:index:WebhookEndpoint");
     expect(Object.keys(golf.outputs!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "provenance", "signSecret", "webhookId", "webhookName", "webhookUrl"]);
     // Recorded as the fact it is: the killed run created it, on the service its provider names.
-    expect(golf.outputs!.provenance).toEqual({ how: "created", service: emulator.url, recovered: true });
+    expect(golf.outputs!.provenance).toEqual({ how: "created", service: emulator.url, stack: "shop/dev", recovered: true });
   });
 });
 
@@ -347,7 +347,7 @@ describe("recover: a stack whose principal the state shows", () => {
 
 /** Outputs marking how a held resource's endpoint entered the stack. */
 function entered(resource: StateResource, how: string, service = emulator.url): StateResource {
-  return { ...resource, outputs: { ...resource.outputs, provenance: { how, service } } };
+  return { ...resource, outputs: { ...resource.outputs, provenance: { how, service, stack: "shop/dev" } } };
 }
 
 describe("recover: the principal is learnt only from endpoints this stack created on that service", () => {
@@ -360,6 +360,14 @@ describe("recover: the principal is learnt only from endpoints this stack create
     ["adopted, its adoptWebhookId since removed", (id: number) => entered(heldResource("theirs", id, 2002), "adopted")],
     ["held by a state of an earlier release (no provenance)", (id: number) => heldResource("theirs", id, 2002)],
     ["created by the stack, but on another service", (id: number) => entered(heldResource("theirs", id, 2002), "created", "https://another-service.example")],
+    // Moved in from another team's stack (`pulumi state move`): created, but by that stack, not this one.
+    [
+      "created by another stack and moved in (pulumi state move)",
+      (id: number) => {
+        const moved = heldResource("theirs", id, 2002);
+        return { ...moved, outputs: { ...moved.outputs, provenance: { how: "created", service: emulator.url, stack: "platform/prod" } } };
+      },
+    ],
   ] as const) {
     it(`another team's endpoint ${label} does not make their creator the stack's principal`, async () => {
       const theirsHeld = await endpoint("theirs", RUN_START - 24 * HOUR, "other");
@@ -461,7 +469,7 @@ describe("recover: each pending create is judged on the service it was sent to",
     expect(report.cleared).toEqual([]);
     const lima = importedResources().find((r) => r.urn.endsWith("::lima"))!;
     expect(lima.id).toBe(String(made));
-    expect(lima.outputs!.provenance).toEqual({ how: "created", service: eu.url, recovered: true });
+    expect(lima.outputs!.provenance).toEqual({ how: "created", service: eu.url, stack: "shop/dev", recovered: true });
     // Its listing was the second service's: the first service was not asked for it.
     expect(emulator.counters().list).toBe(0);
     for (const secret of [EU_TOKEN, TOKEN]) expect(sink.out + sink.err + JSON.stringify(report)).not.toContain(secret);
@@ -633,12 +641,12 @@ describe("recover: the recorded resource", () => {
     const op = pendingCreate("bravo", { inputs: { webhookName: "bravo" } });
     const [pending] = pendingCreates({ pending_operations: [op] }).ours;
     const record = { webhookId: 9, webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo/", signSecret: "s3cr3t-value", creatorId: 1, creatorName: "a", createTime: 5, operatorId: 1, operatorName: "a", operateTime: 5 };
-    const resource = recordedResource(pending!, record, new Date(0), { how: "created", service: "https://api.example.com", recovered: true });
+    const resource = recordedResource(pending!, record, new Date(0), { how: "created", service: "https://api.example.com", stack: "shop/dev", recovered: true });
     expect(resource).toMatchObject({ urn: op.resource.urn, parent: op.resource.parent, provider: op.resource.provider, inputs: op.resource.inputs, id: "9" });
     // The service stored another form of the URL: the declared one is remembered, as create does,
     // and kept secret as the dynamic face keeps it (it may hold a value the program marked secret).
     expect(resource.outputs!.declared).toEqual({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify({ webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo" }) });
-    expect(resource.outputs!.provenance).toEqual({ how: "created", service: "https://api.example.com", recovered: true });
+    expect(resource.outputs!.provenance).toEqual({ how: "created", service: "https://api.example.com", stack: "shop/dev", recovered: true });
     expect(resource.outputs!.signSecret).toEqual({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify("s3cr3t-value") });
   });
 });

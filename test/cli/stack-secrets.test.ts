@@ -78,6 +78,19 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(byId.get(4)!.webhookUrl).toBe("https://example.com/x?v=[REDACTED]");
   });
 
+  it("after destroy (an empty state), the stack's history still keeps what it held secret out of list", async () => {
+    const empty = fakePulumi({
+      "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:baseUrl": { value: emulator.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+      "stack export --show-secrets": () => ({ stdout: JSON.stringify({ version: 3, deployment: { resources: [] } }) }),
+      "stack --show-name": () => ({ stdout: "dev\n" }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+    const sink = memorySink();
+    expect(await main(["list", "--json"], { sink, env: {}, cwd: project, pulumi: empty })).toBe(0);
+    expect(sink.out).not.toContain(former.name);
+    expect((JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] }).endpoints.find((e) => e.webhookId === 3)!.webhookName).toBe("[secret]");
+  });
+
   it("adopt refuses an endpoint whose name or URL the stack holds secret, saying why, and derives no name from it", async () => {
     const { code, out, err } = await run(["adopt", "--id", "2", "--id", "3", "--format", "all"]);
     expect(code).toBe(5);

@@ -103,7 +103,7 @@ describe("the access token echoed by the service is never printed, by any comman
     const url = "https://example.com/hooks/a";
     // The stack created an endpoint before on this service (its provenance says so): its principal is known.
     const earlier = heldResource("earlier", 1, 1001);
-    const created = { ...earlier, outputs: { ...earlier.outputs, provenance: { how: "created", service: emulator.url } } };
+    const created = { ...earlier, outputs: { ...earlier.outputs, provenance: { how: "created", service: emulator.url, stack: "shop/dev" } } };
     const stack = new FakeStack(exportText([...baseResources(), created], [pendingCreate("hook", { inputs: { webhookName: name, webhookUrl: url } })]));
     try {
       const since = new Date(CLOCK_START - 3_600_000).toISOString();

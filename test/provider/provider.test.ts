@@ -73,7 +73,8 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
       operatorName: stored.operator_name,
       operateTime: stored.operate_time,
       // PRODUCT.md: state records how each endpoint entered the stack, and on which service.
-      provenance: { how: "created", service: emulator.url },
+      // (no __stack input here: the resource class sets it; the provider records what it was given)
+      provenance: { how: "created", service: emulator.url, stack: "unknown" },
     });
   });
 

@@ -101,7 +101,7 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
             const shown = secrets.filter((secret) => [...said, ...errors].some((text) => text.toLowerCase().includes(secret.toLowerCase())));
             expect(shown, `run ${run}: secret values in messages`).toEqual([]);
             // Values not marked secret are still named: the scan sees real text.
-            if (!secretInputs.includes("webhookName") && !viaConnection) expect([...said, ...errors].some((text) => text.includes(name))).toBe(true);
+            if (!secretInputs.includes("webhookName") && !viaConnection) expect([...said, ...errors].some((text) => text.toLowerCase().includes(name.toLowerCase()))).toBe(true);
           } finally {
             log.mockRestore();
             await core.close();
@@ -110,5 +110,36 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
       ),
       { numRuns: Number(process.env.TAINT_RUNS ?? 40), ...(process.env.TAINT_SEED === undefined ? {} : { seed: Number(process.env.TAINT_SEED) }) },
     );
+  });
+});
+
+describe("what the red team found: a form of a secret value is as secret as the value (both faces share the core)", () => {
+  const core = new ProviderCore({ face: "native", env: {} });
+  const secretUrl = { names: ["webhookUrl"], values: [] as string[] };
+  const secretName = { names: ["webhookName"], values: [] as string[] };
+
+  it("check never quotes the canonical form, a prefix or the NFC or visible form of a secret name or URL", () => {
+    const cases: [Record<string, unknown>, typeof secretUrl, string[]][] = [
+      [{ webhookName: "n", webhookUrl: "https://hooks.example.com:443/a/./Secret1Path?key=Key1Secret" }, secretUrl, ["Secret1Path", "Key1Secret"]],
+      [{ webhookName: "n", webhookUrl: `not-a-url/${"x".repeat(120)}Secret2` }, secretUrl, ["not-a-url", "xxxxxxxxxx"]],
+      [{ webhookName: "Cafe\u0301-Secret3-name", webhookUrl: "https://example.com/h" }, secretName, ["Secret3", "Caf"]],
+      [{ webhookName: "Zw\u200bSecret4-name", webhookUrl: "https://example.com/h" }, secretName, ["Secret4", "ZwSecret4"]],
+    ];
+    for (const [news, taint, fragments] of cases) {
+      const marked = { ...taint, values: [String(news[taint.names[0]!])] };
+      const { failures } = core.check(news, marked);
+      expect(failures.length, JSON.stringify(news)).toBeGreaterThan(0);
+      const text = failures.map((f) => f.reason).join(" | ");
+      for (const fragment of fragments) expect(text, `${JSON.stringify(news)} shows ${fragment}`).not.toContain(fragment);
+      // Not secret, the same input is told the form to declare.
+      expect(core.check(news).failures.map((f) => f.reason).join(" | ")).toMatch(fragments[0]!);
+    }
+  });
+
+  it("a secret base URL refused as plain http, or a secret setting out of range, is not repeated in the message", async () => {
+    const { baseUrlProblem } = await import("../../src/client/options");
+    const { settingValueProblem } = await import("../../src/core/settings");
+    expect(baseUrlProblem("http://internal-secret-host.corp.example/open/gateway", false, "stack config webhooks:baseUrl")).not.toContain("internal-secret-host");
+    expect(settingValueProblem("timeoutMs", "45000-plus-a-long-secret-suffix-01234567")).not.toContain("45000");
   });
 });
