@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { WebhookEndpointInputs } from "../../src/core/inputs";
+import { baseUrlProblem } from "../../src/client/options";
 import { ProviderCore } from "../../src/core/provider-core";
+import { settingValueProblem } from "../../src/core/settings";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { createDynamicProvider } from "../../src/dynamic/provider";
 import { startEmulator, type Emulator } from "../../src/emulator";
@@ -136,9 +138,7 @@ describe("what the red team found: a form of a secret value is as secret as the 
     }
   });
 
-  it("a secret base URL refused as plain http, or a secret setting out of range, is not repeated in the message", async () => {
-    const { baseUrlProblem } = await import("../../src/client/options");
-    const { settingValueProblem } = await import("../../src/core/settings");
+  it("a secret base URL refused as plain http, or a secret setting out of range, is not repeated in the message", () => {
     expect(baseUrlProblem("http://internal-secret-host.corp.example/open/gateway", false, "stack config webhooks:baseUrl")).not.toContain("internal-secret-host");
     expect(settingValueProblem("timeoutMs", "45000-plus-a-long-secret-suffix-01234567")).not.toContain("45000");
   });
