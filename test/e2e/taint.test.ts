@@ -127,13 +127,14 @@ async function runProgram(program: Program, run: number): Promise<void> {
   await project.ok(["refresh", "--yes", "--skip-preview", "--diff"]);
 
   // A replacement onto a name and URL someone else holds is refused, naming it.
-  const url2 = `${values.url}&v=2`;
+  // Not containing the first URL: the other team's endpoint must not show the first secret by accident.
+  const url2 = values.url!.replace("/Url-", "/Url2-");
   emulator.addRecord({ webhook_name: values.name!, webhook_url: url2 });
   await project.ok(["config", "set", ...(program.secret.includes("url") ? ["--secret"] : []), "url", url2]);
   const refused = await project.run(["up", "--yes", "--skip-preview", "--diff"]);
   expect(refused.code, "a create of an existing name and URL is refused").not.toBe(0);
   expect(refused.output).toMatch(/already exists/);
-  const url3 = `${values.url}&v=3`;
+  const url3 = values.url!.replace("/Url-", "/Url3-");
   await project.ok(["config", "set", ...(program.secret.includes("url") ? ["--secret"] : []), "url", url3]);
   await project.ok(["up", "--yes", "--skip-preview", "--diff"]);
 
