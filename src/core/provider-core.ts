@@ -1,9 +1,9 @@
 import { WebhooksClient } from "../client/client";
 import { CLIENT_DEFAULTS } from "../client/options";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError } from "../client/errors";
-import { quoteServiceText } from "../client/redact";
 import { sameEndpoint, sameName, sameUrl } from "../client/rules";
 import type { WebhookEndpointRecord } from "../client/types";
+import { quoteServiceText } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
