@@ -1,5 +1,4 @@
-import { nameProblems, urlProblems } from "../client/rules";
-import type { ListFilter, WebhookEndpointRecord } from "../client/types";
+import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../client";
 import { shellQuote } from "../text";
 import { CliError, EXIT, usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";

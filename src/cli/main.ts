@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { WebhooksClient } from "../client/client";
+import { WebhooksClient } from "../client";
 import { serviceOf } from "../core/settings";
 import { redact, showable } from "../text";
 import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./adopt";

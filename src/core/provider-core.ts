@@ -1,8 +1,4 @@
-import { WebhooksClient } from "../client/client";
-import { CLIENT_DEFAULTS } from "../client/options";
-import { WebhookCreateUncertainError, WebhookEndpointExistsError } from "../client/errors";
-import { sameEndpoint, sameName, sameUrl } from "../client/rules";
-import type { WebhookEndpointRecord } from "../client/types";
+import { CLIENT_DEFAULTS, WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient, sameEndpoint, sameName, sameUrl, type WebhookEndpointRecord } from "../client";
 import { quoteServiceText, shellQuote } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
