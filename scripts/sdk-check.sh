@@ -16,7 +16,8 @@
 #                       temporary directory; then load the result with Node (resolving @pulumi/pulumi from
 #                       node_modules) under Pulumi mocks and create a Provider and a WebhookEndpoint
 #               python  python3 -m compileall (byte-compile only: the pulumi Python SDK is not installable here)
-#               go      go build ./... and go vet ./... in sdk/go (-mod=readonly: go.sum must be complete)
+#               go      go build ./... and go vet ./... in sdk/go (-mod=readonly: go.sum must be complete); its go.mod's
+#                       `go` directive must equal the highest `go` line among its dependencies (the lowest Go it can ask for)
 #               dotnet  no .NET SDK here: the .csproj must be well-formed XML and pulumi-plugin.json/version.txt
 #                       must agree with the schema; with `dotnet` on PATH, also `dotnet build` of a copy
 # Needs: go (on PATH or /usr/local/go/bin/go) and the Go module proxy (or a warm module cache), Node >= 22
@@ -221,8 +222,16 @@ else
 fi
 
 step_begin "go: build + vet"
+# The module's `go` directive must be the lowest its dependencies allow: the highest `go` line among the modules it
+# builds with (go mod tidy raises it that far and no further; docs/native-plugin.md names it).
+go_directive() { (cd "$sdk/go" && go mod edit -json | python3 -c 'import json,sys; print(json.load(sys.stdin)["Go"])'); }
+go_floor() { (cd "$sdk/go" && go list -mod=readonly -m -f '{{if not .Main}}{{.GoVersion}}{{end}}' all | grep . | sort -V | tail -n 1); }
 if (cd "$sdk/go" && go build -mod=readonly ./... && go vet -mod=readonly ./...) >&2; then
-  step_end "go: ok ($(go version | awk '{print $3}'))"
+  if [ "$(go_directive)" = "$(go_floor)" ]; then
+    step_end "go: ok ($(go version | awk '{print $3}'); go directive $(go_directive), the highest among its dependencies)"
+  else
+    failed+=(go); step_end "go: FAILED: sdk/go/go.mod says go $(go_directive), its dependencies need go $(go_floor)"
+  fi
 else
   failed+=(go); step_end "go: FAILED"
 fi

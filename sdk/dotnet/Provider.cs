@@ -33,6 +33,7 @@ namespace PulumiWebhookEndpoints.Webhooks
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-webhook-endpoints/pulumi-webhook-endpoints",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

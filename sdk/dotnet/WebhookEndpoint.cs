@@ -61,6 +61,12 @@ namespace PulumiWebhookEndpoints.Webhooks
         public Output<string> OperatorName { get; private set; } = null!;
 
         /// <summary>
+        /// How the endpoint entered the stack and on which service, recorded when it did: `created` by this stack, `adopted` (adoptWebhookId), `imported` (`pulumi import` or the `import` option), or `picked` (`webhooks recover --pick`). Absent in states written by releases before 0.3.0 (unknown). Only `created` endpoints teach `webhooks recover` the stack's principal or are advised for removal by `webhooks orphans`.
+        /// </summary>
+        [Output("provenance")]
+        public Output<Outputs.Provenance?> Provenance { get; private set; } = null!;
+
+        /// <summary>
         /// The endpoint's signing secret. Always a secret.
         /// </summary>
         [Output("signSecret")]
@@ -107,6 +113,7 @@ namespace PulumiWebhookEndpoints.Webhooks
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-webhook-endpoints/pulumi-webhook-endpoints",
                 AdditionalSecretOutputs =
                 {
                     "signSecret",

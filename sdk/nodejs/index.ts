@@ -18,9 +18,11 @@ utilities.lazyLoad(exports, ["WebhookEndpoint"], () => require("./webhookEndpoin
 
 // Export sub-modules:
 import * as config from "./config";
+import * as types from "./types";
 
 export {
     config,
+    types,
 };
 
 const _module = {

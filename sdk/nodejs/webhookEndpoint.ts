@@ -2,6 +2,8 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
@@ -65,6 +67,10 @@ export class WebhookEndpoint extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly operatorName: pulumi.Output<string>;
     /**
+     * How the endpoint entered the stack and on which service, recorded when it did: `created` by this stack, `adopted` (adoptWebhookId), `imported` (`pulumi import` or the `import` option), or `picked` (`webhooks recover --pick`). Absent in states written by releases before 0.3.0 (unknown). Only `created` endpoints teach `webhooks recover` the stack's principal or are advised for removal by `webhooks orphans`.
+     */
+    declare public /*out*/ readonly provenance: pulumi.Output<outputs.Provenance | undefined>;
+    /**
      * The endpoint's signing secret. Always a secret.
      */
     declare public /*out*/ readonly signSecret: pulumi.Output<string>;
@@ -104,6 +110,7 @@ export class WebhookEndpoint extends pulumi.CustomResource {
             resourceInputs["operateTime"] = undefined /*out*/;
             resourceInputs["operatorId"] = undefined /*out*/;
             resourceInputs["operatorName"] = undefined /*out*/;
+            resourceInputs["provenance"] = undefined /*out*/;
             resourceInputs["signSecret"] = undefined /*out*/;
             resourceInputs["webhookId"] = undefined /*out*/;
         } else {
@@ -114,6 +121,7 @@ export class WebhookEndpoint extends pulumi.CustomResource {
             resourceInputs["operateTime"] = undefined /*out*/;
             resourceInputs["operatorId"] = undefined /*out*/;
             resourceInputs["operatorName"] = undefined /*out*/;
+            resourceInputs["provenance"] = undefined /*out*/;
             resourceInputs["signSecret"] = undefined /*out*/;
             resourceInputs["webhookId"] = undefined /*out*/;
             resourceInputs["webhookName"] = undefined /*out*/;

@@ -16,6 +16,7 @@ import type { ListingClient } from "./listing";
 import { LIST_USAGE, runList } from "./list";
 import { ORPHANS_USAGE, runOrphans } from "./orphans";
 import { redactShown, type Sink } from "./output";
+import { PLUGIN_ARCHIVE_USAGE, pluginArchiveCommand } from "./plugin-archive";
 import { pulumiCli, type PulumiRunner } from "./pulumi";
 import { RECOVER_USAGE, runRecover } from "./recover";
 import { parsePicks } from "./recover-plan";
@@ -27,6 +28,7 @@ The operator CLI of pulumi-webhook-endpoints. The API can never delete, so endpo
   adopt     print declarations that take existing endpoints over (TypeScript, Pulumi YAML, pulumi import)
   recover   after a killed \`pulumi up\`: record the endpoints its creates made, clear the rest
   orphans   the endpoints none of the given stacks holds (to remove on the service)
+  plugin-archive  the native provider plugin as archives for \`pulumi plugin install\` (no service needed)
 Run \`webhooks <command> --help\` for a command's flags.
 
 ${commonHelp()}`;
@@ -62,10 +64,11 @@ const OPTIONS = {
   adopt: { ...COMMON, stack: { type: "string" }, id: { type: "string", multiple: true }, name: { type: "string" }, url: { type: "string" }, "resource-name": { type: "string" }, format: { type: "string" } },
   recover: { ...COMMON, stack: { type: "string" }, yes: { type: "boolean", short: "y" }, "dry-run": { type: "boolean" }, pick: { type: "string", multiple: true }, since: { type: "string" }, "release-lock": { type: "boolean" } },
   orphans: { ...COMMON, stack: { type: "string", multiple: true }, "state-file": { type: "string", multiple: true } },
+  "plugin-archive": { out: { type: "string" }, platform: { type: "string", multiple: true }, launcher: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
 } as const satisfies Record<string, ParseArgsConfig["options"]>;
 
 type Command = keyof typeof OPTIONS;
-const USAGE: Record<Command, string> = { list: LIST_USAGE, adopt: ADOPT_USAGE, recover: RECOVER_USAGE, orphans: ORPHANS_USAGE };
+const USAGE: Record<Command, string> = { list: LIST_USAGE, adopt: ADOPT_USAGE, recover: RECOVER_USAGE, orphans: ORPHANS_USAGE, "plugin-archive": PLUGIN_ARCHIVE_USAGE };
 
 /** What `main` needs from the outside world; tests pass their own. */
 export interface MainIo {
@@ -112,7 +115,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
     io.sink.stdout(`${packageVersion()}\n`);
     return EXIT.ok;
   }
-  if (!(first in OPTIONS)) throw usageError(`unknown command ${JSON.stringify(showable(first, 40))}: use list, adopt, recover or orphans`);
+  if (!(first in OPTIONS)) throw usageError(`unknown command ${JSON.stringify(showable(first, 40))}: use list, adopt, recover, orphans or plugin-archive`);
   const command = first as Command;
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
@@ -120,6 +123,7 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
   } catch (error) {
     throw usageError(`${command}: ${(error as Error).message}`);
   }
+  if (command === "plugin-archive") return pluginArchiveCommand(io.sink, io.cwd, values);
   if (values.help === true) {
     io.sink.stdout(`${USAGE[command]}\n\n${commonHelp()}\n`);
     return EXIT.ok;

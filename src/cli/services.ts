@@ -78,9 +78,10 @@ export function serviceTarget(resource: StateResource, revealedState: Deployment
 
 /** The service an endpoint resource of the state is on: its recorded provenance, else its provider or connection. */
 export function heldService(resource: StateResource, revealedState: Deployment, home: HomeService): string | undefined {
-  const provenance = provenanceIn(findSame(resource, revealedState) ?? resource);
+  const revealedResource = findSame(resource, revealedState) ?? resource;
+  const provenance = provenanceIn(revealedResource);
   if (provenance !== undefined) return provenance.service;
-  const target = serviceTarget(findSame(resource, revealedState) ?? resource, revealedState, home);
+  const target = serviceTarget(revealedResource, revealedState, home);
   return target.known ? target.service : undefined;
 }
 

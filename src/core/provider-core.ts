@@ -257,7 +257,7 @@ export class ProviderCore {
       if (error instanceof WebhookCreateUncertainError) {
         const ids = error.candidateIds;
         throw new ProviderError(
-          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`npx webhooks list --name ${taint.names.includes("webhookName") ? "<name>" : shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
+          `${error.message}. Running \`pulumi up\` again will not create a duplicate: create refuses while an endpoint with this name and URL exists. ${ids.length > 0 ? this.#adoptAdvice(ids) : `See which endpoint is ours with \`webhooks list --name ${taint.names.includes("webhookName") ? "<name>" : shellQuote(inputs.webhookName)}\`. ${this.#adoptAdvice([])}`}`,
           error,
         );
       }
@@ -269,7 +269,7 @@ export class ProviderCore {
     const id = ids.length === 1 ? String(ids[0]) : "<id>";
     const which = ids.length > 1 ? `the one that is yours among ids ${ids.join(", ")}` : ids.length === 1 ? `endpoint ${id}` : "it";
     const native = this.face === "native" ? ` (or \`pulumi import webhooks:index:WebhookEndpoint <resource name> ${id}\`)` : "";
-    return `To manage ${which} from this stack, set \`adoptWebhookId: ${id}\` on the resource${native}; if an interrupted run created it, \`npx webhooks recover\` in the project records it`;
+    return `To manage ${which} from this stack, set \`adoptWebhookId: ${id}\` on the resource${native}; if an interrupted run created it, \`webhooks recover\` in the project records it`;
   }
 
   async #adopt(inputs: WebhookEndpointInputs, adoptId: number, taint: Taint): Promise<WebhookEndpointRecord> {

@@ -34,7 +34,7 @@ export const RETIRED_SETTINGS = {
   adoptRecentMinutes: {
     env: "WEBHOOKS_ADOPT_RECENT_MINUTES",
     instead:
-      "create never takes an existing endpoint silently any more: after an interrupted run, run `npx webhooks recover` in the project, or set adoptWebhookId on the resource",
+      "create never takes an existing endpoint silently any more: after an interrupted run, run `webhooks recover` in the project, or set adoptWebhookId on the resource",
   },
 } as const;
 

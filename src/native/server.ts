@@ -5,8 +5,6 @@ import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc
 import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore } from "../core/provider-core";
@@ -18,6 +16,7 @@ import { checkConfig, nativeConfig } from "./config";
 import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb } from "./grpc";
 import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
+import { packageVersion } from "./version";
 
 /**
  * The native face: a `pulumirpc.ResourceProvider` gRPC server for Pulumi package `webhooks`,
@@ -45,12 +44,6 @@ const DIFF_NONE: pb.DiffResponse.DiffChanges = 1;
 const DIFF_SOME: pb.DiffResponse.DiffChanges = 2;
 const LOG_INFO: LogSeverity = 1;
 const LOG_WARNING: LogSeverity = 2;
-
-/** The package version the plugin reports; the schema's version is set to it. */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 /** The schema served by GetSchema: `schema.json` beside this file, with the package's version. */
 export function schemaText(): string {
@@ -227,7 +220,7 @@ export class WebhooksProviderServer {
     if (found === undefined) {
       if (old === undefined) {
         throw new Error(
-          `no webhook endpoint with webhook_id ${/^\d{1,20}$/.test(id) ? id : JSON.stringify(id.slice(0, 40))} exists on the service: check the id (\`npx webhooks list\` shows them) and run \`pulumi import\` again`,
+          `no webhook endpoint with webhook_id ${/^\d{1,20}$/.test(id) ? id : JSON.stringify(id.slice(0, 40))} exists on the service: check the id (\`webhooks list\` shows them) and run \`pulumi import\` again`,
         );
       }
       return response;

@@ -238,19 +238,25 @@ describe("webhooks orphans, list and adopt: after a replacement and a destroy ac
     expect(listed.stdout).toContain("orders-v2");
     const orphans = await webhooks(project, ["orphans", "--stack", "blue", "--stack", "green", "--json"]);
     expect(orphans.code, orphans.output).toBe(0);
-    const parsed = JSON.parse(orphans.stdout) as { held: number; orphans: { webhookId: number; relation: string; resources: { source: string }[] }[] };
+    const parsed = JSON.parse(orphans.stdout) as { held: number; orphans: { webhookId: number; relation: string; ours: boolean; provenance?: string; resources: { source: string }[] }[] };
     expect(parsed.held).toBe(1);
-    expect(parsed.orphans.map((o) => [o.webhookId, o.relation])).toEqual([
-      [first.webhook_id, "formerly-held"],
-      [payments.webhook_id, "formerly-held"],
-      [unrelated.webhook_id, "unrelated"],
-      [manual.webhook_id, "name-match"],
+    // The stacks created the replaced and the destroyed endpoints (their provenance says so): left
+    // behind, theirs to remove. The rest is someone else's: listed apart, not advised.
+    expect(parsed.orphans.map((o) => [o.webhookId, o.relation, o.ours])).toEqual([
+      [first.webhook_id, "left-behind", true],
+      [payments.webhook_id, "left-behind", true],
+      [unrelated.webhook_id, "unrelated", false],
+      [manual.webhook_id, "name-match", false],
     ]);
     expect(parsed.orphans[1]!.resources[0]!.source).toBe("stack green");
     expect(parsed.orphans.map((o) => o.webhookId)).not.toContain(current.webhook_id);
     // The table for people, and the same from an exported state file.
     const table = await webhooks(project, ["orphans", "--stack", "blue", "--stack", "green"]);
-    expect(table.stdout).toMatch(/Left behind by these stacks/);
+    const [advice, apart] = table.stdout.split("Not ours to remove");
+    expect(advice).toMatch(/Left behind by these stacks/);
+    expect(advice).toContain(String(first.webhook_url));
+    expect(advice).not.toContain("someone-elses");
+    expect(apart).toContain("someone-elses");
     const exported = join(E2E_DIR, "backends", "cli-orphans", "blue.json");
     writeFileSync(exported, (await project.ok(["stack", "export", "--stack", "blue"])).stdout);
     const fromFile = await webhooks(project, ["orphans", "--state-file", exported, "--json"]);

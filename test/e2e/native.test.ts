@@ -1,11 +1,13 @@
 // The native face through the real engine: YAML programs (the YAML language host built from the Go
 // proxy) and a TypeScript program using the generated SDK, with the plugin `pulumi-resource-webhooks`
-// found on PATH from the installed package, as after `npm install -g pulumi-webhook-endpoints`.
-import { join } from "node:path";
+// installed the Pulumi way: the single-executable archive `webhooks plugin-archive` makes, installed with
+// `pulumi plugin install ... --file` into the test's PULUMI_HOME. The YAML programs run with no `node` on
+// the PATH the engine and the plugin see; nothing named pulumi-resource-webhooks is on PATH either.
+import { dirname, join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { BASE_DIR } from "./paths";
+import { installPlugin, noNodeBin, nodeOn, pathWarnings } from "./plugin";
 import { SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, type Project } from "./support";
 
 const TOKEN = "e2e_native_tok_3c9d1f27";
@@ -15,9 +17,13 @@ interface PreviewJson {
   steps?: { op: string; urn: string }[];
 }
 
-/** The installed package's bins first on PATH: the engine finds the plugin there. */
-function withPlugin(env: Record<string, string>): Record<string, string> {
-  return { ...env, PATH: `${join(BASE_DIR, "node_modules", ".bin")}:${process.env.PATH ?? ""}` };
+/**
+ * The plugin installed into the backend's PULUMI_HOME, and a PATH with the Pulumi CLI and no node (a
+ * TypeScript program's language host needs node: `withNode` adds its directory, which holds no plugin).
+ */
+async function withInstalledPlugin(backend: ReturnType<typeof backendFor>, withNode = false): Promise<Record<string, string>> {
+  await installPlugin(backend.home);
+  return { ...backend.env, PATH: withNode ? `${noNodeBin()}:${dirname(process.execPath)}` : noNodeBin() };
 }
 
 function nativeResources(state: { resources: { type: string; id?: string; outputs?: Record<string, unknown> }[] }) {
@@ -32,14 +38,15 @@ describe("a YAML program through the native provider", () => {
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN });
     backend = backendFor("native-yaml");
-    project = createProject("yaml", "native-yaml", withPlugin(backend.env));
+    project = createProject("yaml", "native-yaml", await withInstalledPlugin(backend));
     await project.initStack("dev", { "webhooks:baseUrl": emulator.url }, { "webhooks:accessToken": TOKEN });
   });
   afterAll(async () => {
     await emulator.close();
   });
 
-  it("up creates the endpoint with one create call; preview then sees no changes", async () => {
+  it("up creates the endpoint with one create call, no node on the engine's PATH; preview then sees no changes", async () => {
+    expect(await nodeOn(project.env.PATH!)).toBeUndefined();
     await project.ok(["up", "--yes", "--skip-preview"]);
     expect(emulator.counters().create).toBe(1);
     const record = emulator.records()[0]!;
@@ -109,6 +116,8 @@ describe("a YAML program through the native provider", () => {
     const result = await project.run(["import", NATIVE_TYPE, "ghost", "987654", "--yes"]);
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toMatch(/no webhook endpoint with webhook_id 987654 exists/);
+    // The hint names the CLI as any user runs it; a YAML project has no package.json for npx.
+    expect(result.stdout + result.stderr).toContain("(`webhooks list` shows them)");
   });
 
   it("destroy succeeds and names each endpoint that remains on the service", async () => {
@@ -117,6 +126,11 @@ describe("a YAML program through the native provider", () => {
       expect(up.stdout + up.stderr).toContain(`webhook endpoint ${record.webhook_id}`);
     }
     expect(emulator.records().length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("no command took a plugin from PATH: the engine never warned 'using pulumi-resource-webhooks from $PATH'", () => {
+    expect(transcript.length).toBeGreaterThan(10);
+    expect(pathWarnings(transcript.join("\n"))).toBe(0);
   });
 
   it("nothing secret appears anywhere the runs left", () => {
@@ -131,7 +145,7 @@ describe("two explicit providers, two services, one YAML program", () => {
     const us = await startEmulator({ accessToken: "us_token_5f6a7b8c9d" });
     try {
       const backend = backendFor("native-two");
-      const project = createProject("yaml-two-services", "native-two", withPlugin(backend.env));
+      const project = createProject("yaml-two-services", "native-two", await withInstalledPlugin(backend));
       await project.initStack("dev", { euBaseUrl: eu.url, usBaseUrl: us.url }, { euToken: "eu_token_0a1b2c3d4e", usToken: "us_token_5f6a7b8c9d" });
       await project.ok(["up", "--yes", "--skip-preview"]);
       expect(eu.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/eu"]);
@@ -160,7 +174,7 @@ describe("a TypeScript program using the generated SDK (pulumi-webhook-endpoints
     const emulator = await startEmulator({ accessToken: TOKEN });
     try {
       const backend = backendFor("native-ts");
-      const project = createProject("native-ts", "native-ts", withPlugin(backend.env));
+      const project = createProject("native-ts", "native-ts", await withInstalledPlugin(backend, true));
       await project.initStack("dev", { "webhooks:baseUrl": emulator.url }, { "webhooks:accessToken": TOKEN });
       await project.ok(["up", "--yes", "--skip-preview"]);
       expect(emulator.counters().create).toBe(1);
@@ -171,6 +185,8 @@ describe("a TypeScript program using the generated SDK (pulumi-webhook-endpoints
       await project.ok(["preview", "--expect-no-changes"]);
       await project.ok(["refresh", "--yes", "--skip-preview"]);
       await project.ok(["destroy", "--yes", "--skip-preview"]);
+      // Every run of this file, this TypeScript program's included, used the installed plugin.
+      expect(pathWarnings(transcript.join("\n"))).toBe(0);
     } finally {
       await emulator.close();
     }

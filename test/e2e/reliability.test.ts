@@ -104,7 +104,8 @@ describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of
     expect(createdBeforeKill).toBeGreaterThan(recordedBeforeRecovery);
     expect(up.code).not.toBe(0);
     expect(output).toMatch(/already exists/);
-    expect(output).toMatch(/npx webhooks recover/);
+    expect(output).toMatch(/`webhooks recover`/);
+    expect(output).not.toMatch(/npx webhooks/);
     // Zero duplicates: every name exactly once on the service, whatever the engine forgot.
     expect(duplicateNames(emulator)).toEqual([]);
     // The refusing up stops early, so fewer than 50 may exist; none is outside the declared fleet.

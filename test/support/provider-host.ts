@@ -10,6 +10,7 @@ const grpc = pulumiRequire("@grpc/grpc-js");
 const provrpc = pulumiRequire("./proto/provider_grpc_pb");
 const provproto = pulumiRequire("./proto/provider_pb");
 const structproto = pulumiRequire("google-protobuf/google/protobuf/struct_pb");
+const emptyproto = pulumiRequire("google-protobuf/google/protobuf/empty_pb");
 
 export interface HostOutput {
   stdout: string;
@@ -28,10 +29,19 @@ export class ProviderHost {
   ) {}
 
   static async start(env: Record<string, string> = {}, entry = join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js")): Promise<ProviderHost> {
+    return ProviderHost.spawn(process.execPath, [entry], { ...process.env, ...env });
+  }
+
+  /** A plugin executable started on its own, with exactly this environment (e.g. a PATH without node). */
+  static startExecutable(executable: string, env: Record<string, string>): Promise<ProviderHost> {
+    return ProviderHost.spawn(executable, [], env);
+  }
+
+  private static async spawn(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<ProviderHost> {
     // The engine address is required but unused by the host for these calls.
-    const child = spawn(process.execPath, [entry, "127.0.0.1:1"], {
+    const child = spawn(command, [...args, "127.0.0.1:1"], {
       cwd: LINKED_DIR,
-      env: { ...process.env, ...env, PULUMI_PROJECT: "host-test", PULUMI_STACK: "dev" },
+      env: { ...env, PULUMI_PROJECT: "host-test", PULUMI_STACK: "dev" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const output: HostOutput = { stdout: "", stderr: "" };
@@ -89,6 +99,12 @@ export class ProviderHost {
     const request = new provproto.GetSchemaRequest();
     const response: any = await this.call("getSchema", request);
     return JSON.parse(response.getSchema()) as Record<string, unknown>;
+  }
+
+  /** The version GetPluginInfo reports: the one the engine compares with what a program asks for. */
+  async pluginVersion(): Promise<string> {
+    const response: any = await this.call("getPluginInfo", new emptyproto.Empty());
+    return response.getVersion();
   }
 
   /** Raw call for anything else; the error of a failed call is returned, not thrown. */

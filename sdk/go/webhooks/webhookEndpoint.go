@@ -32,6 +32,8 @@ type WebhookEndpoint struct {
 	OperatorId pulumi.IntOutput `pulumi:"operatorId"`
 	// Name of the principal that last operated on the endpoint.
 	OperatorName pulumi.StringOutput `pulumi:"operatorName"`
+	// How the endpoint entered the stack and on which service, recorded when it did: `created` by this stack, `adopted` (adoptWebhookId), `imported` (`pulumi import` or the `import` option), or `picked` (`webhooks recover --pick`). Absent in states written by releases before 0.3.0 (unknown). Only `created` endpoints teach `webhooks recover` the stack's principal or are advised for removal by `webhooks orphans`.
+	Provenance ProvenancePtrOutput `pulumi:"provenance"`
 	// The endpoint's signing secret. Always a secret.
 	SignSecret pulumi.StringOutput `pulumi:"signSecret"`
 	// The endpoint's `webhook_id`, assigned by the service. Also the resource's ID (in decimal).
@@ -177,6 +179,11 @@ func (o WebhookEndpointOutput) OperatorId() pulumi.IntOutput {
 // Name of the principal that last operated on the endpoint.
 func (o WebhookEndpointOutput) OperatorName() pulumi.StringOutput {
 	return o.ApplyT(func(v *WebhookEndpoint) pulumi.StringOutput { return v.OperatorName }).(pulumi.StringOutput)
+}
+
+// How the endpoint entered the stack and on which service, recorded when it did: `created` by this stack, `adopted` (adoptWebhookId), `imported` (`pulumi import` or the `import` option), or `picked` (`webhooks recover --pick`). Absent in states written by releases before 0.3.0 (unknown). Only `created` endpoints teach `webhooks recover` the stack's principal or are advised for removal by `webhooks orphans`.
+func (o WebhookEndpointOutput) Provenance() ProvenancePtrOutput {
+	return o.ApplyT(func(v *WebhookEndpoint) ProvenancePtrOutput { return v.Provenance }).(ProvenancePtrOutput)
 }
 
 // The endpoint's signing secret. Always a secret.

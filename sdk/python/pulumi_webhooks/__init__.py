@@ -8,6 +8,7 @@ import typing
 # Export this package's modules as members:
 from .provider import *
 from .webhook_endpoint import *
+from . import outputs
 
 # Make subpackages available:
 if typing.TYPE_CHECKING:

@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
 
 __all__ = ['WebhookEndpointArgs', 'WebhookEndpoint']
 
@@ -142,6 +143,7 @@ class WebhookEndpoint(pulumi.CustomResource):
             __props__.__dict__["operate_time"] = None
             __props__.__dict__["operator_id"] = None
             __props__.__dict__["operator_name"] = None
+            __props__.__dict__["provenance"] = None
             __props__.__dict__["sign_secret"] = None
             __props__.__dict__["webhook_id"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["signSecret"])
@@ -175,6 +177,7 @@ class WebhookEndpoint(pulumi.CustomResource):
         __props__.__dict__["operate_time"] = None
         __props__.__dict__["operator_id"] = None
         __props__.__dict__["operator_name"] = None
+        __props__.__dict__["provenance"] = None
         __props__.__dict__["sign_secret"] = None
         __props__.__dict__["webhook_id"] = None
         __props__.__dict__["webhook_name"] = None
@@ -236,6 +239,14 @@ class WebhookEndpoint(pulumi.CustomResource):
         Name of the principal that last operated on the endpoint.
         """
         return pulumi.get(self, "operator_name")
+
+    @_builtins.property
+    @pulumi.getter
+    def provenance(self) -> pulumi.Output[Optional['outputs.Provenance']]:
+        """
+        How the endpoint entered the stack and on which service, recorded when it did: `created` by this stack, `adopted` (adoptWebhookId), `imported` (`pulumi import` or the `import` option), or `picked` (`webhooks recover --pick`). Absent in states written by releases before 0.3.0 (unknown). Only `created` endpoints teach `webhooks recover` the stack's principal or are advised for removal by `webhooks orphans`.
+        """
+        return pulumi.get(self, "provenance")
 
     @_builtins.property
     @pulumi.getter(name="signSecret")
