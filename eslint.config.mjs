@@ -5,6 +5,7 @@
 // is linted with the same rules: tsconfig.json type-checks it from its JSDoc (checkJs).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { SRC_LAYERS } from "./eslint.layers.mjs";
 
 /** The stand-in language host's executable: no extension, so outside the TypeScript program; it only requires language-host.cjs. */
 const LANGUAGE_HOST_EXECUTABLE = "scripts/engine/pulumi-language-nodejs";
@@ -49,6 +50,7 @@ export default tseslint.config(
       "@typescript-eslint/only-throw-error": "error",
     },
   },
+  ...SRC_LAYERS,
   {
     files: ["test/**/*.ts"],
     rules: {

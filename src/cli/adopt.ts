@@ -1,5 +1,5 @@
-import { nameProblems, urlProblems } from "../client/rules";
-import type { ListFilter, WebhookEndpointRecord } from "../client/types";
+import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../client";
+import { shellQuote } from "../text";
 import { CliError, EXIT, usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import {
@@ -346,14 +346,4 @@ export function yamlString(text: string, kind: "key" | "value"): string {
     else out += char;
   }
   return `${out}"`;
-}
-
-/**
- * A word a POSIX shell (and bash or zsh) reads back as exactly `text`: as it is when it holds only
- * characters no shell treats specially (and does not start with `=`, which zsh expands), else in
- * single quotes, each `'` written as `'\''`. No shell word can hold NUL: callers must not pass one
- * (adopt's resource names cannot hold one, see {@link resourceNameProblem}).
- */
-export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_.:/@%+-][A-Za-z0-9_.:/@%+=-]*$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { WebhookConfigError } from "../client/errors";
+import { WebhookConfigError } from "../client";
 import {
   SETTINGS,
   SETTING_NAMES,

@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord } from "../client/types";
+import type { WebhookEndpointRecord } from "../client";
 import { createdByItsStack, provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
 import { showsTainted } from "../core/taint";
 import { CliError, EXIT } from "./exit";

@@ -1,4 +1,4 @@
-import { WebhookApiError, WebhookConfigError } from "../client/errors";
+import { WebhookApiError, WebhookConfigError } from "../client";
 
 /** The exit codes of `webhooks`, stable and documented in `--help`. */
 export const EXIT = {

@@ -1,9 +1,10 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { findProject } from "./config";
 import { parseState, urnStackProject, type UntypedDeployment } from "./deployment";
 import { CliError, EXIT } from "./exit";
+import { readdirSafe } from "./files";
 import { localBackendPath } from "./lock";
 
 /**
@@ -39,13 +40,5 @@ function projectName(cwd: string): string | undefined {
   const project = findProject(cwd);
   if (project === undefined) return undefined;
   return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(project.file, "utf8"))?.[1];
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 

@@ -1,4 +1,4 @@
-import type { ListFilter, WebhookEndpointRecord } from "../client/types";
+import type { ListFilter, WebhookEndpointRecord } from "../client";
 import { listEndpoints, type ListingClient } from "./listing";
 import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type SecretFields, type Sink } from "./output";
 

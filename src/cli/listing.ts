@@ -1,5 +1,4 @@
-import type { WebhooksClient } from "../client/client";
-import type { ListFilter, WebhookEndpointRecord } from "../client/types";
+import type { ListFilter, WebhookEndpointRecord, WebhooksClient } from "../client";
 import { Progress } from "./output";
 
 /** The part of the client the commands use: listing. Commands never create. */

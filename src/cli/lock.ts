@@ -1,8 +1,9 @@
-import { readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readdirSafe } from "./files";
 
 /**
  * What a killed `pulumi up` leaves behind besides its pending operations:
@@ -38,7 +39,7 @@ export function readFileBackendLocks(backendUrl: string, project: string, stack:
   // Project-scoped stacks: locks/<org>/<project>/<stack>; the legacy layout: locks/<stack>.
   const dirs = [join(locks, stack), ...subdirs(locks).map((org) => join(org, project, stack))];
   for (const dir of dirs) {
-    for (const name of safeReaddir(dir)) {
+    for (const name of readdirSafe(dir)) {
       if (!name.endsWith(".json")) continue;
       const lock = parseLock(safeRead(join(dir, name)));
       if (lock) found.push({ ...lock, file: join(dir, name) });
@@ -125,7 +126,7 @@ export const localProcesses: ProcessProbe = {
     } catch {
       return found;
     }
-    for (const entry of safeReaddir("/proc")) {
+    for (const entry of readdirSafe("/proc")) {
       if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
       const args = safeRead(`/proc/${entry}/cmdline`)?.split("\0").filter(Boolean);
       if (args === undefined || !PROVIDER_COMMAND.test(args.join(" "))) continue;
@@ -179,7 +180,7 @@ export function localBackendPath(backendUrl: string): string | undefined {
 }
 
 function subdirs(dir: string): string[] {
-  return safeReaddir(dir)
+  return readdirSafe(dir)
     .map((name) => join(dir, name))
     .filter((path) => {
       try {
@@ -188,14 +189,6 @@ function subdirs(dir: string): string[] {
         return false;
       }
     });
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 function safeRead(file: string): string | undefined {

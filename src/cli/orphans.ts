@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { sameName } from "../client/rules";
-import type { WebhookEndpointRecord } from "../client/types";
+import { sameName, type WebhookEndpointRecord } from "../client";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
 import { createdByItsStack, type Provenance } from "../core/state";
 import { endpointResources, heldId, isSecret, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";

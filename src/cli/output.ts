@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord } from "../client/types";
+import type { WebhookEndpointRecord } from "../client";
 
 /**
  * Where a command writes, and what it may know about the terminal. Results go to stdout (a table

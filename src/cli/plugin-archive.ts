@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PLATFORMS, buildPluginArchive, hostPlatform, type ArchiveResult, type Platform } from "../native/archive";
-import { shellQuote } from "./adopt";
+import { shellQuote } from "../text";
 import { CliError, EXIT, usageError, type ExitCode } from "./exit";
 import { jsonText, type Sink } from "./output";
 

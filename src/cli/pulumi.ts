@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { showable } from "../client/redact";
+import { showable } from "../text";
 import { CliError, EXIT } from "./exit";
 
 /**

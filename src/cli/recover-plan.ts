@@ -1,5 +1,4 @@
-import { sameEndpoint } from "../client/rules";
-import type { WebhookEndpointRecord } from "../client/types";
+import { sameEndpoint, type WebhookEndpointRecord } from "../client";
 import { usageError } from "./exit";
 import type { PendingCreate } from "./deployment";
 

@@ -1,4 +1,5 @@
-import { resourceNameProblem, shellQuote } from "./adopt";
+import { shellQuote } from "../text";
+import { resourceNameProblem } from "./adopt";
 import { MAX_CELL, cell, isoTime, jsonText, table, type Sink } from "./output";
 
 /** What `recover` found and did; `--json` prints it as it is. */

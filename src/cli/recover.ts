@@ -1,7 +1,5 @@
 import { readFileSync } from "node:fs";
-import { WebhooksClient } from "../client/client";
-import { CLIENT_DEFAULTS } from "../client/options";
-import type { WebhooksClientOptions } from "../client/types";
+import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../client";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
 import { stackOfUrn, type Provenance } from "../core/state";
 import { findProject } from "./config";

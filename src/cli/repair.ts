@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { readdirSafe } from "./files";
 import { localBackendPath } from "./lock";
 
 /**
@@ -61,13 +62,5 @@ function checkpointReadable(stateFile: string): boolean {
     return typeof parsed.checkpoint === "object" && parsed.checkpoint !== null;
   } catch {
     return false;
-  }
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }

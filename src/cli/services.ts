@@ -1,5 +1,4 @@
-import { WebhookConfigError } from "../client/errors";
-import type { WebhooksClientOptions } from "../client/types";
+import { WebhookConfigError, type WebhooksClientOptions } from "../client";
 import { resolveConnection, serviceOf, type Connection, type ProviderConfig } from "../core/settings";
 import { nativeConfig } from "../native/config";
 import { DYNAMIC_TYPE, provenanceIn, revealed, secretTexts, type Deployment, type StateResource } from "./deployment";

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_CHARS, showable } from "./redact";
+import { MAX_MESSAGE_CHARS, showable } from "../text";
 
 /**
  * The error family of {@link WebhooksClient}, in two branches under {@link WebhookError}:

@@ -1,3 +1,7 @@
+/**
+ * The client's exports, for the package's entry (src/index.ts names the public ones) and for the
+ * rest of the package, which imports the client from here only.
+ */
 export { WebhooksClient } from "./client";
 export {
   WebhookAbortError,
@@ -20,3 +24,7 @@ export {
 } from "./errors";
 export { LIST_PATH, CREATE_PATH } from "../api/contract";
 export type * from "./types";
+
+// For the core, the faces and the CLI; not exported from the package's entry.
+export { CLIENT_DEFAULTS, baseUrlProblem } from "./options";
+export { nameProblems, sameEndpoint, sameName, sameUrl, urlProblems, type EndpointAddress } from "./rules";

@@ -1,5 +1,5 @@
+import { quoteServiceText } from "../text";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, type WebhookApiError } from "./errors";
-import { quoteServiceText } from "./redact";
 import { sleep } from "./retry";
 import { maySameEndpoint, nameLookupForms, sameEndpoint, urlLookupForms } from "./rules";
 import type { CreateParams, WebhookEndpointRecord } from "./types";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { SUCCESS_CODE, TRACE_ID_PATTERN, type ApiOperation } from "../api/contract";
+import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "../text";
 import {
   WebhookApiError,
   WebhookAuthError,
@@ -9,7 +10,6 @@ import {
   WebhookServerError,
   type WebhookErrorDetails,
 } from "./errors";
-import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "./redact";
 import { describeIssue, schemas } from "./schemas";
 import type { RawResponse } from "./transport";
 

@@ -1,6 +1,6 @@
 import type * as Zod from "zod";
 import type { z } from "zod";
-import { redactRecordText } from "./redact";
+import { redactRecordText } from "../text";
 import type { WebhookEndpointRecord } from "./types";
 
 /**

@@ -1,8 +1,8 @@
 import type * as Undici from "undici";
 import type { Dispatcher } from "undici";
 import type { ApiOperation } from "../api/contract";
+import { sanitizeCause } from "../text";
 import { WebhookAbortError, WebhookConnectionError, WebhookInvalidResponseError, WebhookTimeoutError } from "./errors";
-import { sanitizeCause } from "./redact";
 
 /** One HTTP exchange as received, before any interpretation. */
 export interface RawResponse {

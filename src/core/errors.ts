@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_CHARS, showable } from "../client/redact";
+import { MAX_MESSAGE_CHARS, showable } from "../text";
 
 /**
  * A failure of the provider core that the user must act on. Its message is bounded and free of

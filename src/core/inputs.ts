@@ -1,7 +1,6 @@
 import type * as Zod from "zod";
 import type { z } from "zod";
-import { baseUrlProblem } from "../client/options";
-import { nameProblems, urlProblems } from "../client/rules";
+import { baseUrlProblem, nameProblems, urlProblems } from "../client";
 import type { ConnectionInputs } from "./settings";
 
 /** The engine's marker for a value not known yet (preview): see @pulumi/pulumi/runtime/rpc. */

@@ -1,5 +1,4 @@
-import type { WebhooksClient } from "../client/client";
-import type { ListPage, WebhookEndpointRecord } from "../client/types";
+import type { ListPage, WebhookEndpointRecord, WebhooksClient } from "../client";
 
 /**
  * Finding endpoints by id, for one connection, for the length of one command (a provider process

@@ -1,9 +1,5 @@
-import { WebhooksClient } from "../client/client";
-import { CLIENT_DEFAULTS } from "../client/options";
-import { WebhookCreateUncertainError, WebhookEndpointExistsError } from "../client/errors";
-import { quoteServiceText } from "../client/redact";
-import { sameEndpoint, sameName, sameUrl } from "../client/rules";
-import type { WebhookEndpointRecord } from "../client/types";
+import { CLIENT_DEFAULTS, WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient, sameEndpoint, sameName, sameUrl, type WebhookEndpointRecord } from "../client";
+import { quoteServiceText, shellQuote } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
@@ -373,8 +369,4 @@ function idNumber(id: string): number {
   // One endpoint, one ID: "08" and "8" would otherwise be two resources holding the same endpoint.
   if (id !== String(value)) throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not written as a webhook_id is: use ${value}`);
   return value;
-}
-
-function shellQuote(text: string): string {
-  return /^[\w.:/@-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }

@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
-import { WebhookConfigError } from "../client/errors";
-import { baseUrlProblem } from "../client/options";
-import type { WebhooksClientOptions } from "../client/types";
+import { WebhookConfigError, baseUrlProblem, type WebhooksClientOptions } from "../client";
 
 /**
  * Where each provider setting comes from, written once for both faces, the operator CLI and the

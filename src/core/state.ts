@@ -1,5 +1,4 @@
-import { sameEndpoint, type EndpointAddress } from "../client/rules";
-import type { WebhookEndpointRecord } from "../client/types";
+import { sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
 import type { WebhookEndpointInputs } from "./inputs";
 import type { ConnectionInputs } from "./settings";
 

@@ -1,4 +1,4 @@
-import { redact } from "../client/redact";
+import { redact } from "../text";
 
 /**
  * What a program marked secret, as one provider call sees it: the names of the inputs that were

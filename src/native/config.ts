@@ -1,4 +1,4 @@
-import { baseUrlProblem } from "../client/options";
+import { baseUrlProblem } from "../client";
 import { UNKNOWN } from "../core/inputs";
 import { CONFIG_NAMESPACE, SETTINGS, SETTING_NAMES, configKey, parseBoolSetting, settingValueProblem, type ProviderConfig, type SettingName } from "../core/settings";
 import { configString } from "./properties";

@@ -1,13 +1,19 @@
 import type * as grpcJs from "@grpc/grpc-js";
-import { MAX_MESSAGE_CHARS, showable } from "../client/redact";
+import type { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
+import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type * as pb from "@pulumi/pulumi/proto/provider_pb";
+import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
 import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
+import { MAX_MESSAGE_CHARS, showable } from "../text";
 import { checkConfig, nativeConfig } from "./config";
-import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb, type EngineClient, type StructMessage } from "./grpc";
+import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb } from "./grpc";
 import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
 import { packageVersion } from "./version";
@@ -22,11 +28,11 @@ import { packageVersion } from "./version";
 export const PACKAGE_NAME = "webhooks";
 export const RESOURCE_TYPE = "webhooks:index:WebhookEndpoint";
 
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any */
-type Call = grpcJs.ServerUnaryCall<any, any>;
-type Callback = grpcJs.sendUnaryData<any>;
-/** The generated request classes' getters, which the stubs do not type for us. */
-type Request = any;
+/** The methods the plugin implements; the others answer UNIMPLEMENTED. */
+type Handlers = Pick<
+  IResourceProviderServer,
+  "handshake" | "getPluginInfo" | "getSchema" | "checkConfig" | "diffConfig" | "configure" | "check" | "diff" | "create" | "read" | "update" | "delete" | "cancel" | "attach"
+>;
 
 /** Outputs secret whatever the program marked: the signing secret. */
 const ALWAYS_SECRET = new Set(["signSecret"]);
@@ -34,10 +40,10 @@ const ALWAYS_SECRET = new Set(["signSecret"]);
 /** Outputs only the service can tell (unknown during a preview). */
 const COMPUTED_OUTPUTS = ["webhookId", "signSecret", "creatorId", "creatorName", "createTime", "operatorId", "operatorName", "operateTime"] as const;
 
-const DIFF_NONE = 1;
-const DIFF_SOME = 2;
-const LOG_INFO = 1;
-const LOG_WARNING = 2;
+const DIFF_NONE: pb.DiffResponse.DiffChanges = 1;
+const DIFF_SOME: pb.DiffResponse.DiffChanges = 2;
+const LOG_INFO: LogSeverity = 1;
+const LOG_WARNING: LogSeverity = 2;
 
 /** The schema served by GetSchema: `schema.json` beside this file, with the package's version. */
 export function schemaText(): string {
@@ -58,17 +64,9 @@ export class WebhooksProviderServer {
   }
 
   /** The handlers, by gRPC method name; methods left out answer UNIMPLEMENTED. */
-  handlers(): grpcJs.UntypedServiceImplementation {
-    const unary = (handler: (request: Request) => unknown) => (call: Call, callback: Callback) => {
-      Promise.resolve()
-        .then(() => handler(call.request))
-        .then(
-          (response) => callback(null, response),
-          (error: unknown) => callback(grpcError(error)),
-        );
-    };
+  handlers(): Handlers {
     return {
-      handshake: unary((request: Request) => this.#handshake(request)),
+      handshake: unary((request) => this.#handshake(request)),
       getPluginInfo: unary(() => {
         const info = new pluginPb.PluginInfo();
         info.setVersion(packageVersion());
@@ -79,17 +77,17 @@ export class WebhooksProviderServer {
         response.setSchema(schemaText());
         return response;
       }),
-      checkConfig: unary((request: Request) => this.#checkConfig(request)),
-      diffConfig: unary((request: Request) => this.#diffConfig(request)),
-      configure: unary((request: Request) => this.#configure(request)),
-      check: unary((request: Request) => this.#check(request)),
-      diff: unary((request: Request) => this.#diff(request)),
-      create: unary((request: Request) => this.#create(request)),
-      read: unary((request: Request) => this.#read(request)),
-      update: unary((request: Request) => this.#update(request)),
-      delete: unary((request: Request) => this.#delete(request)),
+      checkConfig: unary((request) => this.#checkConfig(request)),
+      diffConfig: unary((request) => this.#diffConfig(request)),
+      configure: unary((request) => this.#configure(request)),
+      check: unary((request) => this.#check(request)),
+      diff: unary((request) => this.#diff(request)),
+      create: unary((request) => this.#create(request)),
+      read: unary((request) => this.#read(request)),
+      update: unary((request) => this.#update(request)),
+      delete: unary((request) => this.#delete(request)),
       cancel: unary(() => new emptypb.Empty()),
-      attach: unary((request: Request) => {
+      attach: unary((request) => {
         this.#engineAddress = request.getAddress();
         return new emptypb.Empty();
       }),
@@ -101,9 +99,9 @@ export class WebhooksProviderServer {
     await this.#core.close();
   }
 
-  #handshake(request: Request) {
-    const address = request.getEngineAddress?.();
-    if (typeof address === "string" && address !== "") this.#engineAddress = address;
+  #handshake(request: pb.ProviderHandshakeRequest): pb.ProviderHandshakeResponse {
+    const address = request.getEngineAddress();
+    if (address !== "") this.#engineAddress = address;
     const response = new providerPb.ProviderHandshakeResponse();
     response.setAcceptSecrets(true);
     response.setAcceptResources(true);
@@ -111,19 +109,19 @@ export class WebhooksProviderServer {
     return response;
   }
 
-  #checkConfig(request: Request) {
+  #checkConfig(request: pb.CheckRequest): pb.CheckResponse {
     const raw = wrapped(request.getNews());
     // The token is secret whether or not it was set with --secret (the schema says so): the
     // engine stores the checked inputs as the provider resource's inputs, in state.
     if (typeof raw.accessToken === "string" && raw.accessToken !== UNKNOWN) raw.accessToken = secret(raw.accessToken);
     const taint = configTaint(raw);
     const response = new providerPb.CheckResponse();
-    response.setInputs(structpb.Struct.fromJavaScript(raw));
+    response.setInputs(struct(raw));
     response.setFailuresList(checkConfig(plain(request.getNews())).map((failure) => checkFailure({ property: failure.property, reason: scrubbed(failure.reason, taint.values) })));
     return response;
   }
 
-  #diffConfig(request: Request) {
+  #diffConfig(request: pb.DiffRequest): pb.DiffResponse {
     const olds = plain(request.getOlds());
     const news = plain(request.getNews());
     const changed = [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
@@ -135,10 +133,10 @@ export class WebhooksProviderServer {
     return response;
   }
 
-  #configure(request: Request) {
-    const args = request.getArgs?.() as StructMessage | undefined;
+  #configure(request: pb.ConfigureRequest): pb.ConfigureResponse {
+    const args = request.getArgs();
     const values: Record<string, unknown> = args ? args.toJavaScript() : {};
-    if (!args) for (const [key, value] of request.getVariablesMap().entries() as Iterable<[string, string]>) values[key] = value;
+    if (!args) for (const [key, value] of request.getVariablesMap().entries()) values[key] = value;
     this.#core.configure(nativeConfig(values));
     this.#configTaint = configTaint(values);
     if (!this.#warned) {
@@ -158,25 +156,25 @@ export class WebhooksProviderServer {
     return response;
   }
 
-  #check(request: Request) {
+  #check(request: pb.CheckRequest): pb.CheckResponse {
     // The inputs go back as they came, secrets still marked: the engine stores what Check returns.
     const raw = wrapped(request.getNews());
-    if (raw.webhookName === undefined || raw.webhookName === null) raw.webhookName = nameFromUrn(String(request.getUrn()));
+    if (raw.webhookName === undefined || raw.webhookName === null) raw.webhookName = nameFromUrn(request.getUrn());
     const news = unwrapSecrets(raw) as Record<string, unknown>;
     const { failures } = this.#core.check(news, this.#taint(raw));
     const response = new providerPb.CheckResponse();
-    response.setInputs(structpb.Struct.fromJavaScript(raw));
+    response.setInputs(struct(raw));
     response.setFailuresList(failures.map(checkFailure));
     return response;
   }
 
-  async #diff(request: Request) {
+  async #diff(request: pb.DiffRequest): Promise<pb.DiffResponse> {
     const rawOlds = wrapped(request.getOlds());
     const rawNews = wrapped(request.getNews());
     const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
     const news = unwrapSecrets(rawNews) as Partial<WebhookEndpointInputs>;
-    const outcome = await this.#core.diff(String(request.getId()), olds, news, this.#taint(rawOlds, rawNews));
-    if (outcome.drift !== undefined) this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, String(request.getUrn()));
+    const outcome = await this.#core.diff(request.getId(), olds, news, this.#taint(rawOlds, rawNews));
+    if (outcome.drift !== undefined) this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, request.getUrn());
     const response = new providerPb.DiffResponse();
     response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);
     response.setReplacesList(outcome.replaces);
@@ -185,16 +183,16 @@ export class WebhooksProviderServer {
     return response;
   }
 
-  async #create(request: Request) {
+  async #create(request: pb.CreateRequest): Promise<pb.CreateResponse> {
     const raw = wrapped(request.getProperties());
     const inputs = unwrapSecrets(raw) as WebhookEndpointInputs;
     const taint = this.#taint(raw);
-    this.#urn = String(request.getUrn());
-    if (request.getPreview?.() === true) {
+    this.#urn = request.getUrn();
+    if (request.getPreview()) {
       // A preview never calls the service: the outputs are not known until `up`.
       const response = new providerPb.CreateResponse();
       response.setId("");
-      response.setProperties(structpb.Struct.fromJavaScript({ ...raw, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }));
+      response.setProperties(struct({ ...raw, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }));
       return response;
     }
     try {
@@ -209,10 +207,10 @@ export class WebhooksProviderServer {
     }
   }
 
-  async #read(request: Request) {
-    const id = String(request.getId());
+  async #read(request: pb.ReadRequest): Promise<pb.ReadResponse> {
+    const id = request.getId();
     const rawProperties = wrapped(request.getProperties());
-    const rawInputs = wrapped(request.getInputs?.());
+    const rawInputs = wrapped(request.getInputs());
     const properties = unwrapSecrets(rawProperties) as Record<string, unknown>;
     const taint = this.#taint(rawProperties, rawInputs);
     // `pulumi import` sends the id alone: nothing but it is known.
@@ -231,11 +229,11 @@ export class WebhooksProviderServer {
     response.setProperties(outputs(found.state, taint));
     const inputs: Record<string, unknown> = { webhookName: found.inputs.webhookName, webhookUrl: found.inputs.webhookUrl };
     if (found.inputs.adoptWebhookId !== undefined) inputs.adoptWebhookId = found.inputs.adoptWebhookId;
-    response.setInputs(structpb.Struct.fromJavaScript(tainted(inputs, taint)));
+    response.setInputs(struct(tainted(inputs, taint)));
     return response;
   }
 
-  #update(request: Request) {
+  #update(request: pb.UpdateRequest): pb.UpdateResponse {
     const rawOlds = wrapped(request.getOlds());
     const rawNews = wrapped(request.getNews());
     const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
@@ -245,10 +243,10 @@ export class WebhooksProviderServer {
     return response;
   }
 
-  #delete(request: Request) {
-    this.#urn = String(request.getUrn());
+  #delete(request: pb.DeleteRequest): Empty {
+    this.#urn = request.getUrn();
     const raw = wrapped(request.getProperties());
-    this.#core.delete(String(request.getId()), unwrapSecrets(raw) as Partial<WebhookEndpointOutputs>, this.#taint(raw));
+    this.#core.delete(request.getId(), unwrapSecrets(raw) as Partial<WebhookEndpointOutputs>, this.#taint(raw));
     return new emptypb.Empty();
   }
 
@@ -278,13 +276,21 @@ export class WebhooksProviderServer {
 }
 
 /** Properties from a request, secrets unwrapped (the engine keeps them secret on its side). */
-function plain(struct: StructMessage | undefined): Record<string, unknown> {
-  return unwrapSecrets(wrapped(struct)) as Record<string, unknown>;
+function plain(properties: Struct | undefined): Record<string, unknown> {
+  return unwrapSecrets(wrapped(properties)) as Record<string, unknown>;
 }
 
 /** Properties from a request as the engine sent them, secrets still wrapped. */
-function wrapped(struct: StructMessage | undefined): Record<string, unknown> {
-  return struct ? struct.toJavaScript() : {};
+function wrapped(properties: Struct | undefined): Record<string, unknown> {
+  return properties ? properties.toJavaScript() : {};
+}
+
+/**
+ * Properties for a response: JSON values and secret wrappers (themselves JSON), never undefined,
+ * on which Struct.fromJavaScript would throw.
+ */
+function struct(properties: Record<string, unknown>): Struct {
+  return structpb.Struct.fromJavaScript(properties as Record<string, JavaScriptValue>);
 }
 
 /**
@@ -313,12 +319,12 @@ function tainted(properties: Record<string, unknown>, taint: Taint): Record<stri
 }
 
 /** Outputs for the engine: the state without the connection, tainted (signSecret always secret). */
-function outputs(state: WebhookEndpointOutputs, taint: Taint): StructMessage {
+function outputs(state: WebhookEndpointOutputs, taint: Taint): Struct {
   const { connection: _connection, ...out } = state;
-  return structpb.Struct.fromJavaScript(tainted(out, taint));
+  return struct(tainted(out, taint));
 }
 
-function checkFailure(failure: { property: string; reason: string }) {
+function checkFailure(failure: { property: string; reason: string }): pb.CheckFailure {
   const message = new providerPb.CheckFailure();
   message.setProperty(failure.property);
   message.setReason(failure.reason);
@@ -329,10 +335,22 @@ function checkFailure(failure: { property: string; reason: string }) {
 class InitFailed extends Error {
   constructor(
     readonly failure: EndpointCreatedButFailedError,
-    readonly properties: StructMessage,
+    readonly properties: Struct,
   ) {
     super(failure.message);
   }
+}
+
+/** A unary gRPC method answered by `handler`; what it throws goes back as the call's error. */
+function unary<Request, Response>(handler: (request: Request) => Response | Promise<Response>): grpcJs.handleUnaryCall<Request, Response> {
+  return (call, callback) => {
+    Promise.resolve()
+      .then(() => handler(call.request))
+      .then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(grpcError(error)),
+      );
+  };
 }
 
 function grpcError(error: unknown): Partial<grpcJs.StatusObject> {

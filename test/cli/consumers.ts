@@ -188,11 +188,12 @@ export function readTsDeclarations(source: string): TsDeclaration[] {
 }
 
 /**
- * The arguments of every `pulumi` command in a shell script, as a real POSIX shell (`sh`) parses
- * them: `pulumi` is a shell function that prints its argument count and arguments, NUL-separated.
+ * The arguments of every `pulumi` (or other `command`) command in a shell script, as a real POSIX
+ * shell (`sh`) parses them: the command is a shell function that prints its argument count and
+ * arguments, NUL-separated.
  */
-export function runShellCommands(script: string): string[][] {
-  const stub = `pulumi() { printf '%s\\0' "$#" "$@"; }\n`;
+export function runShellCommands(script: string, command = "pulumi"): string[][] {
+  const stub = `${command}() { printf '%s\\0' "$#" "$@"; }\n`;
   const out = execFileSync("sh", ["-c", stub + script], { encoding: "utf8" });
   const parts = out.split("\0");
   parts.pop();

@@ -8,7 +8,7 @@ import {
   WebhookRequestRefusedError,
   WebhooksClient,
 } from "../../src/client";
-import { cleanServiceText, quoteServiceText, redact, redactRecordText } from "../../src/client/redact";
+import { cleanServiceText, quoteServiceText, redact, redactRecordText } from "../../src/text/redact";
 import { jsonShapeProblem } from "../../src/client/responses";
 import { ProviderError } from "../../src/core/errors";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";

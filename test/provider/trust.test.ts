@@ -1,6 +1,13 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main";
+import { memorySink } from "../../src/cli/output";
 import { createDynamicProvider, EndpointCreatedButFailedError, type WebhookEndpointOutputs } from "../../src/dynamic/provider";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { runShellCommands } from "../cli/consumers";
+import { fakePulumi } from "../cli/helpers";
 import { TOKEN, captureError } from "../support/helpers";
 
 /**
@@ -94,6 +101,31 @@ describe("an endpoint that already exists is neither taken nor duplicated", () =
     const rerun = (await captureError(provider.create({ webhookName: "uncertain", webhookUrl: "https://example.com/uncertain" }))) as Error;
     expect(rerun.message).toContain(`adoptWebhookId: ${orphan.webhook_id}`);
     expect(emulator.records().filter((r) => r.webhook_name === "uncertain")).toHaveLength(1);
+  });
+
+  it("the list command an uncertain create suggests, pasted into a shell, lists the endpoint it may have made", async () => {
+    // A name a shell would otherwise split, expand or glob, and zsh expand for its leading `=`.
+    const name = "=orders it's $home; *";
+    const provider = configured(emulator.url);
+    emulator.injectNext("create", "drop-after-commit");
+    emulator.injectNext("list", "server-error", 4, { after: 1 });
+    const error = (await captureError(provider.create({ webhookName: name, webhookUrl: "https://example.com/uncertain" }))) as Error;
+    const command = /`(webhooks list [^`]*)`/.exec(error.message)?.[1];
+    expect(command, error.message).toBeDefined();
+    const calls = runShellCommands(command!, "webhooks");
+    expect(calls).toEqual([["list", "--name", name]]);
+    // The CLI, given those arguments, lists the endpoint the dropped create made, and only it.
+    const cwd = mkdtempSync(join(tmpdir(), "webhooks-trust-"));
+    try {
+      const sink = memorySink();
+      const code = await main([...calls[0]!, "--json"], { sink, env: { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, cwd, pulumi: fakePulumi({}, { missing: true }) });
+      expect(code, sink.err).toBe(0);
+      const made = emulator.records().filter((r) => r.webhook_name === name);
+      expect(made).toHaveLength(1);
+      expect((JSON.parse(sink.out) as { endpoints: { webhookId: number }[] }).endpoints.map((e) => e.webhookId)).toEqual([made[0]!.webhook_id]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,0 +1,8 @@
+/**
+ * Text made safe to show or to paste: secrets redacted, text from the outside world cleaned and
+ * capped, words quoted for a shell. The client, the core, the CLI and the faces all build such
+ * text, so it lives here, apart from each of them; it depends on nothing else in this package.
+ * Internal: not exported from the package's entry.
+ */
+export { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, cleanServiceText, quoteServiceText, redact, redactRecordText, sanitizeCause, showable } from "./redact";
+export { shellQuote } from "./shell";
