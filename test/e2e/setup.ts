@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { ensureBuilt } from "../../scripts/harness/build.mjs";
 import { installProject, packTarball } from "../../scripts/harness/pack.mjs";
 import { pulumiVersion } from "../../scripts/harness/pulumi.mjs";
 import { repoVersion } from "../../scripts/harness/repo.mjs";
-import { BASE_DIR, E2E_DIR, PACK_DIR, REPO } from "./paths";
+import { BASE_DIR, E2E_DIR, PACK_DIR } from "./paths";
 
 /**
  * Packs the package exactly as it would be published and installs the tarball into a base
@@ -17,8 +17,9 @@ export default function setup(): void {
     throw new Error("the Pulumi CLI is not on PATH: run the tests with `bash scripts/test.sh`, which sources scripts/engine.sh");
   }
   rmSync(E2E_DIR, { recursive: true, force: true });
-  // The package's own build (src/ and the native SDK): what npm run build makes, and npm pack ships.
-  execFileSync(process.execPath, [join(REPO, "scripts/build.mjs")], { stdio: "inherit" });
+  // The package's own build (src/ and the native SDK): what npm run build makes, and npm pack ships;
+  // made once per change of its sources (an earlier stage's build of the same sources is reused).
+  ensureBuilt();
   const tarball = packTarball(PACK_DIR);
   mkdirSync(join(BASE_DIR, "projects"), { recursive: true });
   // The examples are TypeScript, compiled by the SDK's ts-node: the same compiler and Node types as the checkout.
