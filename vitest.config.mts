@@ -1,12 +1,40 @@
 import { defineConfig } from "vitest/config";
+import { PACKAGE_STAGE, tierFromEnv, tierTags } from "./test/support/tier.mjs";
+
+// The unit tier (npm run test:unit): every in-process test, no Pulumi CLI, no network. Tiers and tags:
+// test/support/tier.ts and docs/testing.md.
+const tier = tierFromEnv();
+
+/**
+ * In-process test files that also start the compiled package (dist/) in a child process: the stored
+ * provider text, the provider host, the native plugin, the bins. Only these wait for dist/, built by
+ * their global setup when it is missing or older than its sources. A new file of that kind goes here.
+ */
+const NEEDS_DIST = [
+  "test/provider/serialized.test.ts",
+  "test/provider/host.test.ts",
+  "test/native/server.test.ts",
+  "test/emulator/bin-process.test.ts",
+  "test/cli/main.test.ts",
+  "test/hostile/regressions.test.ts",
+];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "**/node_modules/**"],
-    globalSetup: ["test/support/global-setup.ts"],
+    tags: tierTags(tier),
+    env: { PWE_TIER: tier },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE] },
+      },
+      {
+        extends: true,
+        test: { name: "unit-dist", include: NEEDS_DIST, globalSetup: ["test/support/global-setup.ts"] },
+      },
+    ],
   },
 });
