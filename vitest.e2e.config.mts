@@ -5,7 +5,8 @@ import { PACKAGE_STAGE, tierFromEnv, tierTags } from "./test/support/tier.mjs";
 // test/support/tier.ts and docs/testing.md. Two projects, each a stage of scripts/test.sh:
 //   package  the packaging checks and the hostile servers, each call in a process of its own (dist/)
 //   engine   the end-to-end tests through the real Pulumi CLI; scripts/engine.sh must have put it on
-//            PATH (its global setup fails, never skips, without it)
+//            PATH (its global setup fails, never skips, without it). Files run two at a time: each
+//            keeps to its own emulator, backends, project directories and transcript.
 const tier = tierFromEnv();
 
 export default defineConfig({
@@ -13,6 +14,9 @@ export default defineConfig({
     tags: tierTags(tier),
     env: { PWE_TIER: tier },
     pool: "forks",
+    // Two files at a time: a test file drives about one core (the CLI, a language host, the program,
+    // the provider host, mostly waiting on each other); vitest's default here is one (cores - 1).
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -26,7 +30,6 @@ export default defineConfig({
           globalSetup: ["test/e2e/setup.ts"],
           testTimeout: 600_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
         },
       },
     ],

@@ -3,7 +3,6 @@
 #
 #   bash scripts/sdk-check.sh            # fail if sdk/ differs from what scripts/sdkgen generates from the schema
 #   bash scripts/sdk-check.sh --write    # regenerate sdk/ in place (then compile it, as the check does)
-#   bash scripts/sdk-check.sh --generators-only   # only step 1 (scripts/test.sh builds them in the background)
 #
 # Steps (each prints its duration):
 #   1. build the generators scripts/sdkgen (pulumi pkg/v3 v3.259.0: nodejs, python, go) and scripts/sdkgen/dotnet
@@ -33,13 +32,12 @@ schema="$root/src/native/schema.json"
 sdk="$root/sdk"
 langs=(nodejs python go dotnet)
 
-write="" generators_only=""
+write=""
 case "${1:-}" in
   "") ;;
   --write) write=1 ;;
-  --generators-only) generators_only=1 ;;
-  -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "usage: bash scripts/sdk-check.sh [--write | --generators-only]" >&2; exit 2 ;;
+  -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: bash scripts/sdk-check.sh [--write]" >&2; exit 2 ;;
 esac
 
 log() { echo "[sdk-check] $*" >&2; }
@@ -103,7 +101,6 @@ if [ ! -x "$sdkgen" ] || [ ! -x "$sdkgen_dotnet" ]; then
   exec {lock_fd}>&-
 fi
 step_end "generators: $("$sdkgen" -version | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'); .NET: $("$sdkgen_dotnet" -version | head -n 1 | awk '{print $1, $2}') -> $gen_dir"
-[ -n "$generators_only" ] && exit 0
 
 # --- 2. generate -----------------------------------------------------------------------------------------------
 step_begin "generate from ${schema#"$root/"}"

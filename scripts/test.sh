@@ -3,21 +3,23 @@
 #
 #   bash scripts/test.sh          npm test, what CI runs (.ci/run): every stage below
 #   bash scripts/test.sh --deep   npm run test:deep: what npm test leaves out, and the sized suites at full size
+#                                 (--model <count | duration: 90s, 20m, 2h> sizes its model-based test)
 #   (the unit tier alone, no set-up: npm run test:unit)
 #
-# Stages, in order; each one runs even when an earlier one failed, unless it needs what failed:
-#   setup    Node.js 24 on PATH when the system node is older than 22 (scripts/node-env.sh), npm ci
-#   engine   (in the background from the start, at low priority, its output kept until it is awaited)
-#            the Pulumi CLI and the YAML language host (scripts/engine.sh, scripts/engine-yaml.sh: cached,
-#            else built from Go modules), the SDK generators (scripts/sdk-check.sh --generators-only),
-#            PostgreSQL's server package (scripts/ensure-postgres.sh)
-#   check    type-check and lint (examples, bench and scripts included)                      [npm test]
+# Stages; each one runs even when an earlier one failed, unless it needs what failed (then it is skipped):
+#   setup    Node.js 24 on PATH when the system node is older than 22.19 (scripts/node-env.sh), npm ci
+#   engine   in the background from the end of setup: the Pulumi CLI and the YAML language
+#            host (scripts/engine.sh, scripts/engine-yaml.sh: cached, else built from Go modules) and
+#            PostgreSQL's server package (scripts/ensure-postgres.sh); awaited before sdk and e2e
+#   check    type-check and lint (examples, bench and scripts included)                        [npm test]
 #   unit     the in-process tests (vitest.config.mts; dist/ built only for the files that run it)
 #   package  the packaging checks and the hostile servers, each call in a process of its own
-#   sdk      the native provider's SDKs regenerated from the schema, compared, compiled       [npm test]
+#   sdk      in the background alongside e2e: the native provider's SDKs regenerated from the schema,
+#            compared and compiled (scripts/sdk-check.sh; its Go builds reuse the CLI's)        [npm test]
 #   e2e      the end-to-end tests through the real Pulumi CLI (vitest.e2e.config.mts)
-# It ends with one line per stage (passed, failed or skipped, and seconds) and exits non-zero if any
-# stage failed or could not run.
+# It ends with one line per stage (passed, failed or skipped, and seconds; a background stage's own
+# duration, and how long the foreground waited for it) and exits non-zero if any stage failed or was skipped.
+# What a background stage printed is shown when it is awaited, and kept in .e2e/test-logs/.
 #
 # Set PWE_SKIP_INSTALL=1 to reuse node_modules while iterating. Extra arguments after -- go to every
 # vitest run (e.g. -- --reporter=dot).
@@ -30,9 +32,16 @@ vitest_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --deep) tier=deep ;;
+    --model)
+      case "${2:-}" in
+        *[!0-9]*|"") [[ "${2:-}" =~ ^[0-9]+[smh]$ ]] || { echo "--model takes a count (300) or a duration (90s, 20m, 2h)" >&2; exit 2; }
+                     export MODEL_BUDGET="$2" MODEL_SCHEDULES="${MODEL_SCHEDULES:-1000000}" ;;
+        *) export MODEL_SCHEDULES="$2" ;;
+      esac
+      shift ;;
     --) shift; vitest_args=("$@"); break ;;
-    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: bash scripts/test.sh [--deep] [-- <vitest arguments>]" >&2; exit 2 ;;
+    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: bash scripts/test.sh [--deep [--model <count | duration>]] [-- <vitest arguments>]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -86,43 +95,65 @@ summary() {
   return "$failed"
 }
 
-# --- the engine set-up, in the background ----------------------------------------------------------------------
-engine_pid=""
-engine_log="$logs/engine-setup.log"
-stop_engine_setup() {
-  # The background set-up runs in a process group of its own (setsid): its Go builds go with it.
-  if [ -n "$engine_pid" ] && kill -0 "$engine_pid" 2>/dev/null; then kill -TERM -- "-$engine_pid" 2>/dev/null; fi
+# --- stages in the background ------------------------------------------------------------------------------------
+# Each runs in a process group of its own (setsid), so that stopping it stops its Go builds and test processes too.
+declare -A bg_pid=() bg_log=()
+stop_background() {
+  local name
+  for name in "${!bg_pid[@]}"; do
+    if kill -0 "${bg_pid[$name]}" 2>/dev/null; then kill -TERM -- "-${bg_pid[$name]}" 2>/dev/null; fi
+  done
 }
-trap stop_engine_setup EXIT
-trap 'stop_engine_setup; exit 130' INT TERM
+trap stop_background EXIT
+trap 'stop_background; exit 130' INT TERM
 
+# bg_start NAME NEEDS FUNCTION: starts a stage in the background; bg_wait NAME awaits and records it.
+bg_start() {
+  local name="$1" needs="$2" fn="$3" need
+  for need in ${needs//,/ }; do
+    if [ "${status_of[$need]:-}" != passed ]; then
+      echo "[test] $name: skipped ($need ${status_of[$need]:-did not run})" >&2
+      record "$name" skipped 0 "$need ${status_of[$need]:-did not run}"
+      return 0
+    fi
+  done
+  bg_log[$name]="$logs/$name.log"
+  export -f "$fn"
+  setsid bash -c 'cd "$1" && started=$(date +%s) && { "$2"; rc=$?; } && echo "$(( $(date +%s) - started ))" >"$3.seconds"; exit $rc' \
+    _ "$root" "$fn" "${bg_log[$name]}" >"${bg_log[$name]}" 2>&1 </dev/null &
+  bg_pid[$name]=$!
+  echo "[test] $name: started in the background (log ${bg_log[$name]})" >&2
+}
+bg_wait() {
+  local name="$1" note="${2:-}" rc=0 seconds waited=$(now)
+  [ -n "${bg_pid[$name]:-}" ] || return 1  # skipped, and recorded as such
+  wait "${bg_pid[$name]}" || rc=$?
+  waited=$(( $(now) - waited ))
+  unset 'bg_pid[$name]'
+  echo "[test] === $name (ran in the background) ===" >&2
+  sed 's/^/  | /' "${bg_log[$name]}" >&2
+  seconds="$(cat "${bg_log[$name]}.seconds" 2>/dev/null || echo 0)"
+  note="in the background${note:+ $note}; waited for: $waited s"
+  if [ "$rc" -eq 0 ]; then record "$name" passed "$seconds" "$note"; else record "$name" failed "$seconds" "exit $rc; $note"; fi
+  return "$rc"
+}
+
+# The engine set-up: what the e2e stage needs. Cached, it takes a second; from an empty home it builds the
+# CLI and the YAML host from Go modules (about 500 s of CPU after 40 s of downloads), the longest path to
+# the e2e stage: at the same priority as the stages in the foreground, which mostly wait on timers.
 engine_setup() {
-  # Sourced in a shell of its own: what it puts on PATH is resolved again (from the cache) when awaited.
-  local started=$SECONDS
   source scripts/node-env.sh || return 1
   source scripts/engine.sh || return 1
   source scripts/engine-yaml.sh || return 1
-  if [ "$tier" = ci ]; then bash scripts/sdk-check.sh --generators-only || return 1; fi
   bash scripts/ensure-postgres.sh || return 1
-  echo "[engine] set-up done in $(( SECONDS - started )) s"
 }
-start_engine_setup() {
-  export -f engine_setup
-  # Low priority: the stages in the foreground keep their speed, the Go builds use what they leave idle.
-  setsid nice -n 10 bash -c 'cd "$1" && tier="$2" engine_setup' _ "$root" "$tier" >"$engine_log" 2>&1 </dev/null &
-  engine_pid=$!
-  echo "[test] engine set-up started in the background (pid $engine_pid, log $engine_log)" >&2
-}
-await_engine_setup() {
-  local rc=0
-  if [ -n "$engine_pid" ]; then wait "$engine_pid" || rc=$?; fi
-  engine_pid=""
-  sed 's/^/  | /' "$engine_log" >&2
-  [ "$rc" -eq 0 ] || { echo "[test] the engine set-up failed (exit $rc)" >&2; return "$rc"; }
-  stage_note="$(sed -n 's/^\[engine\] set-up done in \([0-9]*\) s$/built or found in \1 s in the background/p' "$engine_log")"
+await_engine() {
+  bg_wait engine || return 1
   # Cached now: this only resolves what was built and puts it on PATH.
-  source scripts/engine.sh && source scripts/engine-yaml.sh
+  source scripts/engine.sh && source scripts/engine-yaml.sh || record_failure engine "PATH could not be set"
 }
+# Marks a stage recorded as passed as failed after all (its last record wins in status_of).
+record_failure() { status_of[$1]=failed; stage_status[${#stage_status[@]}-1]=failed; stage_notes[${#stage_notes[@]}-1]="$2"; }
 
 # --- the stages --------------------------------------------------------------------------------------------------
 setup() {
@@ -135,16 +166,18 @@ setup() {
 check() { npm run --silent check; }
 unit() { npx vitest run --config vitest.config.mts "${filter[@]}" "${vitest_args[@]}"; }
 package_stage() { npx vitest run --config vitest.e2e.config.mts --project package "${filter[@]}" "${vitest_args[@]}"; }
-sdk() { bash scripts/sdk-check.sh; }
+sdk() { source scripts/node-env.sh && bash scripts/sdk-check.sh; }
 e2e() { npx vitest run --config vitest.e2e.config.mts --project engine "${filter[@]}" "${vitest_args[@]}"; }
 
 stage setup "" setup
-if [ "${status_of[setup]}" = passed ]; then start_engine_setup; fi
+bg_start engine setup engine_setup
 [ "$tier" = ci ] && stage check setup check
 stage unit setup unit
 stage package setup package_stage
-stage engine setup await_engine_setup
-[ "$tier" = ci ] && stage sdk engine sdk
+await_engine
+# The SDK check (its generators are Go builds that reuse the CLI's) runs alongside the end-to-end tests.
+[ "$tier" = ci ] && bg_start sdk engine sdk
 stage e2e engine e2e
+[ "$tier" = ci ] && bg_wait sdk "alongside e2e"
 
 summary
