@@ -14,6 +14,7 @@
 #   check    type-check and lint (examples, bench and scripts included)                        [npm test]
 #   unit     the in-process tests (vitest.config.mts; dist/ built only for the files that run it)
 #   package  the packaging checks and the hostile servers, each call in a process of its own
+#   prepare  the package packed and installed into the end-to-end tests' base project (while the engine builds)
 #   sdk      in the background alongside e2e: the native provider's SDKs regenerated from the schema,
 #            compared and compiled (scripts/sdk-check.sh; its Go builds reuse the CLI's)        [npm test]
 #   e2e      the end-to-end tests through the real Pulumi CLI (vitest.e2e.config.mts)
@@ -40,13 +41,13 @@ while [ $# -gt 0 ]; do
       esac
       shift ;;
     --) shift; vitest_args=("$@"); break ;;
-    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: bash scripts/test.sh [--deep [--model <count | duration>]] [-- <vitest arguments>]" >&2; exit 2 ;;
   esac
   shift
 done
 export PWE_TIER="$tier"
-# What npm run test:deep selects (test/support/tier.mts, DEEP_FILTER): the deep and the budgeted cases.
+# What npm run test:deep selects (test/support/tier.mts): the deep and the budgeted cases.
 filter=()
 [ "$tier" = deep ] && filter=(--tags-filter "deep || budgeted" --passWithNoTests)
 
@@ -167,6 +168,13 @@ check() { npm run --silent check; }
 unit() { npx vitest run --config vitest.config.mts "${filter[@]}" "${vitest_args[@]}"; }
 package_stage() { npx vitest run --config vitest.e2e.config.mts --project package "${filter[@]}" "${vitest_args[@]}"; }
 sdk() { source scripts/node-env.sh && bash scripts/sdk-check.sh; }
+# The e2e stage's base project (the package packed and installed as a user would), made while the engine is
+# still being built: its global setup reuses it if the checkout still packs to the same tarball.
+prepare() {
+  local token
+  token="$(node scripts/harness/e2e-base.mjs prepare)" || return 1
+  export PWE_E2E_PREPARED="$token"
+}
 e2e() { npx vitest run --config vitest.e2e.config.mts --project engine "${filter[@]}" "${vitest_args[@]}"; }
 
 stage setup "" setup
@@ -174,6 +182,7 @@ bg_start engine setup engine_setup
 [ "$tier" = ci ] && stage check setup check
 stage unit setup unit
 stage package setup package_stage
+stage prepare setup prepare
 await_engine
 # The SDK check (its generators are Go builds that reuse the CLI's) runs alongside the end-to-end tests.
 [ "$tier" = ci ] && bg_start sdk engine sdk
