@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
-import { PACKAGE_STAGE, tierFromEnv, tierTags } from "./test/support/tier.mjs";
+import { PACKAGE_STAGE, requireSupportedNode, tierFromEnv, tierTags } from "./test/support/tier.mjs";
 
 // The unit tier (npm run test:unit): every in-process test, no Pulumi CLI, no network. Tiers and tags:
 // test/support/tier.ts and docs/testing.md.
+requireSupportedNode();
 const tier = tierFromEnv();
 
 /**

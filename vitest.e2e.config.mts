@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { PACKAGE_STAGE, tierFromEnv, tierTags } from "./test/support/tier.mjs";
+import { PACKAGE_STAGE, requireSupportedNode, tierFromEnv, tierTags } from "./test/support/tier.mjs";
 
 // What npm test runs after the unit tier, and npm run test:deep (PWE_TIER=deep): tiers and tags in
 // test/support/tier.ts and docs/testing.md. Two projects, each a stage of scripts/test.sh:
@@ -7,6 +7,7 @@ import { PACKAGE_STAGE, tierFromEnv, tierTags } from "./test/support/tier.mjs";
 //   engine   the end-to-end tests through the real Pulumi CLI; scripts/engine.sh must have put it on
 //            PATH (its global setup fails, never skips, without it). Files run two at a time: each
 //            keeps to its own emulator, backends, project directories and transcript.
+requireSupportedNode();
 const tier = tierFromEnv();
 
 export default defineConfig({

@@ -7,8 +7,9 @@
 //   npm run test:deep   everything npm test leaves out, and the sized suites at full size
 //
 // PWE_TIER selects the tier a vitest run is sized for: "ci" (the default: the unit tier and npm test) or
-// "deep" (npm run test:deep). Both vitest configs read it, filter the cases by their tags and hand it to
-// the test processes. A case, a describe or a whole file belongs to a tier by a vitest tag:
+// "deep" (npm run test:deep). Both vitest configs read it and hand it to the test processes; in "ci" they
+// skip the cases tagged deep, and npm run test:deep (bash scripts/test.sh --deep) passes
+// `--tags-filter "deep || budgeted"`. A case, a describe or a whole file belongs to a tier by a vitest tag:
 //
 //   no tag                   npm test (and npm run test:unit for the in-process files); not in test:deep
 //   { tags: ["deep"] }       npm run test:deep only
@@ -22,20 +23,13 @@
 export const TIERS = ["ci", "deep"] as const;
 export type Tier = (typeof TIERS)[number];
 
-/**
- * The tags a case may carry, as both vitest configs declare them (vitest refuses an undeclared tag): in
- * npm test a "deep" case is skipped, and npm run test:deep passes `--tags-filter` DEEP_FILTER so
- * that only the deep and budgeted cases run.
- */
+/** The tags a case may carry, as both vitest configs declare them (vitest refuses an undeclared tag). */
 export function tierTags(tier: Tier): { name: string; description: string; skip?: boolean }[] {
   return [
     { name: "deep", description: "runs only in npm run test:deep (PWE_TIER=deep)", skip: tier !== "deep" },
     { name: "budgeted", description: "runs in npm test and in npm run test:deep, sized for the tier by sized() or a time budget" },
   ];
 }
-
-/** What npm run test:deep runs, as a vitest --tags-filter expression. */
-export const DEEP_FILTER = "deep || budgeted";
 
 /** The tier named by PWE_TIER (unset or empty: "ci"); anything else is an error that lists the tiers. */
 export function tierFromEnv(value: string | undefined = process.env.PWE_TIER): Tier {
@@ -50,6 +44,18 @@ export function tierFromEnv(value: string | undefined = process.env.PWE_TIER): T
  * test's package stage (vitest.e2e.config.mts, project "package").
  */
 export const PACKAGE_STAGE = ["test/types/package.test.ts", "test/hostile/hostile-servers.test.ts"];
+
+/**
+ * The suite needs the Node.js the package needs (undici 8: 22.19 or newer); an older one fails deep in
+ * undici with "Cannot read properties of undefined (reading 'bind')". Both configs refuse it up front.
+ */
+export function requireSupportedNode(version: string = process.versions.node): void {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 19)) return;
+  throw new Error(
+    `the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
+  );
+}
 
 /** The tier this test process runs in. */
 export const TIER: Tier = tierFromEnv();
