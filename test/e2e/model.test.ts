@@ -387,6 +387,8 @@ class Worker {
     const found = leaks(secrets, this.transcript.slice(-40));
     if (found.length > 0) this.violations.push(`seed ${seed}: a secret appeared in the output (${found.join(", ")})`);
     if (this.violations.length > before) this.violations.push(`seed ${seed}: replay it with\n  ${replayCommand(seed, STEPS)}\n${this.log.join("\n")}`);
+    // One line per schedule: what each run covered, and what a replay of the seed must repeat.
+    console.log(`[model] seed ${seed}: ${done.join(" | ")}${this.violations.length > before ? "  VIOLATION" : ""}`);
     this.stats.schedules++;
   }
 }
