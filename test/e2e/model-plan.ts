@@ -85,7 +85,7 @@ export function modelPlan(env: Env = process.env, tier: Tier = TIER, now: Date =
       source = `${sha === undefined ? "no git commit" : `commit ${sha.slice(0, 12)}`} and ${day}`;
     }
   }
-  const size = budgetMs === undefined ? `${count} schedules` : `schedules for ${budgetMs / 1000} s (at least ${minimum}, at most ${count})`;
+  const size = budgetMs === undefined ? `${count} schedule${count === 1 ? "" : "s"}` : `schedules for ${budgetMs / 1000} s (at least ${minimum}, at most ${count})`;
   const description =
     `tier ${tier}: ${size} of ${steps} steps, seeds from ${firstSeed} on (from ${source}); ` +
     `replay one with: ${replayCommand(firstSeed, steps).replace(`MODEL_SEED=${firstSeed}`, "MODEL_SEED=<seed>")}`;
