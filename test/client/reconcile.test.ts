@@ -16,7 +16,8 @@ import { TRACE, scriptedService, type Stored } from "../support/scripted-service
 // already exists is named and never taken or duplicated; after an ambiguous answer, settle only on
 // an endpoint that did not exist before the attempt, and only when it cannot be someone else's.
 
-const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 400, createSettleMs: 300, allowInsecureHttp: true } as const;
+// No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one.
+const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 5000, createSettleMs: 300, allowInsecureHttp: true } as const;
 const HOUR = 3_600_000;
 const ORDERS = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" } as const;
 
@@ -149,7 +150,9 @@ describe("after an ambiguous create", () => {
     expect(elapsed).toBeGreaterThanOrEqual(1000);
     expect(byName.length).toBeGreaterThanOrEqual(3);
     expect(byName.length).toBeLessThanOrEqual(6);
-    expect(elapsed).toBeLessThan(4000);
+    // Not long past the window (the count above is what shows no hammering; a bound of seconds, which
+    // a busy machine's slower listings stay well inside).
+    expect(elapsed).toBeLessThan(10_000);
   });
 
   it("a single endpoint that appeared is named with the failure's trace id, not taken, when the answer did not say the request was processed", async () => {

@@ -9,7 +9,8 @@ import { TRACE, scriptedService as service, type Stored } from "../support/scrip
 // did not exist before the attempt: never take someone else's", and "repeated up runs never create
 // a second endpoint for one resource" whatever the service rewrites.
 
-const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 400, createSettleMs: 300, allowInsecureHttp: true } as const;
+// No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one.
+const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 5000, createSettleMs: 300, allowInsecureHttp: true } as const;
 const clients: WebhooksClient[] = [];
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

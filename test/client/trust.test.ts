@@ -9,7 +9,9 @@ import { TOKEN, captureError, rawServer } from "../support/helpers";
  * exist before the attempt: never take someone else's. An endpoint with exactly the declared name
  * and URL that already exists is neither taken nor duplicated").
  */
-const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 250, createSettleMs: 400 } as const;
+// No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one
+// (which would change the attempts counted).
+const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 5000, createSettleMs: 400 } as const;
 
 describe("create never takes or duplicates an endpoint that existed before it began", () => {
   let emulator: Emulator;

@@ -6,12 +6,15 @@ import { localProcesses } from "../../src/cli/lock";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";
+import { sized } from "../support/tier.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
 import { Project, backendFor, createProject, duplicateNames, killedUp, leaks, readTree, transcript } from "./support";
 
 /**
  * The operator CLI through the real Pulumi CLI, as a user runs it: the `webhooks` bin of the packed
  * package installed in the base project, in a real project directory, against the emulator.
+ * npm test kills one `pulumi up` of the dynamic face and recovers it; npm run test:deep runs the
+ * whole SIGKILL matrix (three dynamic runs, the checkpoint left broken, the native face).
  */
 const TOKEN = "e2e_tok_cli_4a9c1e7b3d";
 const WEBHOOKS_BIN = join(BASE_DIR, "node_modules", ".bin", "webhooks");
@@ -37,6 +40,15 @@ function nativeFleetYaml(size: number, prefix: string): string {
 
 const emulators: Emulator[] = [];
 const projects: Project[] = [];
+/** This file's backends, for the plaintext sweep (not the other files', which may be written meanwhile). */
+const backends: string[] = [];
+function cliBackend(suite: string): ReturnType<typeof backendFor> {
+  const backend = backendFor(suite);
+  backends.push(backend.dir);
+  return backend;
+}
+/** The dynamic face's interrupted runs: one in npm test, three in npm run test:deep. */
+const DYNAMIC_RUNS = sized({ ci: [1], deep: [1, 2, 3] });
 /** Everything `webhooks` printed, for the plaintext sweep and the report. */
 const cliTranscript: string[] = [];
 
@@ -142,11 +154,11 @@ async function interruptedRun(label: string, project: Project, emulator: Emulato
   return result;
 }
 
-describe("webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi up`", () => {
-  it.each([1, 2, 3])("dynamic resources, run %i: 50 endpoints, recover, one plain up: 0 duplicates, every endpoint in state", async (run) => {
+describe("webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi up`", { tags: ["budgeted"] }, () => {
+  it.each(DYNAMIC_RUNS)("dynamic resources, run %i: 50 endpoints, recover, one plain up: 0 duplicates, every endpoint in state", async (run) => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
     emulators.push(emulator);
-    const backend = backendFor(`cli-recover-${run}`);
+    const backend = cliBackend(`cli-recover-${run}`);
     const project = createProject(
       "quickstart",
       `cli-recover-${run}`,
@@ -158,10 +170,10 @@ describe("webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi
     await interruptedRun(`dynamic ${run}`, project, emulator, 50);
   });
 
-  it("the checkpoint's metadata left empty by the kill (pulumi: 'failed to load checkpoint: EOF'): recover repairs it", async () => {
+  it("the checkpoint's metadata left empty by the kill (pulumi: 'failed to load checkpoint: EOF'): recover repairs it", { tags: ["deep"] }, async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
     emulators.push(emulator);
-    const backend = backendFor("cli-recover-attrs");
+    const backend = cliBackend("cli-recover-attrs");
     const project = createProject(
       "quickstart",
       "cli-recover-attrs",
@@ -186,10 +198,10 @@ describe("webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi
     expect(endpoints(await project.exportState())).toHaveLength(20);
   });
 
-  it("native resources (Pulumi YAML): 30 endpoints, recover, one plain up: 0 duplicates", async () => {
+  it("native resources (Pulumi YAML): 30 endpoints, recover, one plain up: 0 duplicates", { tags: ["deep"] }, async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
     emulators.push(emulator);
-    const backend = backendFor("cli-recover-native");
+    const backend = cliBackend("cli-recover-native");
     const project = createProject(
       "quickstart",
       "cli-recover-native",
@@ -203,7 +215,7 @@ describe("webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi
 
   it("figures", () => {
     console.log(`recover figures:\n${figures.map((f) => JSON.stringify(f)).join("\n")}`);
-    expect(figures.filter((f) => f.run.startsWith("dynamic"))).toHaveLength(3);
+    expect(figures.filter((f) => f.run.startsWith("dynamic"))).toHaveLength(DYNAMIC_RUNS.length);
     expect(figures.every((f) => f.duplicates === 0)).toBe(true);
   });
 });
@@ -212,7 +224,7 @@ describe("webhooks orphans, list and adopt: after a replacement and a destroy ac
   it("lists what the stacks left behind apart from unrelated endpoints", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });
     emulators.push(emulator);
-    const backend = backendFor("cli-orphans");
+    const backend = cliBackend("cli-orphans");
     const project = createProject("quickstart", "cli-orphans", { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home });
     projects.push(project);
     // Connection from the stack's config this time (the token as a secret), as the provider reads it.
@@ -281,10 +293,10 @@ describe("webhooks orphans, list and adopt: after a replacement and a destroy ac
   });
 });
 
-describe("nothing printed or stored holds a secret", () => {
+describe("nothing printed or stored holds a secret", { tags: ["budgeted"] }, () => {
   it("no token and no sign secret in the CLI's output, the engine's transcript or the backends", () => {
     const secrets = [TOKEN, ...emulators.flatMap((e) => e.records().map((r) => r.sign_secret))];
-    expect(leaks(secrets, [cliTranscript.join("\n"), transcript.join("\n"), readTree(join(E2E_DIR, "backends"))])).toEqual([]);
+    expect(leaks(secrets, [cliTranscript.join("\n"), transcript.join("\n"), ...backends.map((dir) => readTree(dir))])).toEqual([]);
     writeFileSync(join(E2E_DIR, "cli-transcript.txt"), cliTranscript.join("\n\n"));
   });
 });

@@ -18,23 +18,25 @@
 //      API leaves no way to close; counted as crossStackRaces, see noteCrossStackRaces);
 //   3. every endpoint a stack created is in its state or was reported to it (named in its output).
 //
-// MODEL_SCHEDULES (default 200) schedules of MODEL_STEPS (default 2) steps run in the suite;
-// `npm run soak:model` (1,000 schedules of 3 steps) is the longer run, a command rather than CI.
-// A violation prints the seed, the schedule and the commands' output; MODEL_SEED=<n> with
-// MODEL_SCHEDULES=1 replays one schedule.
+// How many schedules, and which (test/e2e/model-plan.ts; docs/testing.md): npm test runs schedules of
+// MODEL_STEPS (default 2) steps for a time budget (at least a few), npm run test:deep hundreds,
+// `npm run soak:model` as many as it is told (a count or a duration). The seeds are consecutive from
+// a base derived from the commit (test:deep: the commit and the date), printed at the start, so every
+// commit tries schedules no earlier run tried. A violation prints the seed, the schedule, the
+// commands' output and the one command that replays it.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator, type WebhookRecord } from "../../src/emulator";
 import { mulberry32 } from "../../src/emulator/random";
 import { Project, leaks, type RunResult } from "../../scripts/harness/pulumi.mjs";
+import { modelPlan, replayCommand, type ModelPlan } from "./model-plan";
 import { backendFor } from "./support";
 import { BASE_DIR, REPO } from "./paths";
 
-const SCHEDULES = Number(process.env.MODEL_SCHEDULES ?? 200);
-const STEPS = Number(process.env.MODEL_STEPS ?? 2);
-const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
+const PLAN = modelPlan();
+const STEPS = PLAN.steps;
 const WORKERS = Math.max(1, Math.min(2, Number(process.env.MODEL_WORKERS ?? 2)));
 
 const HUMAN_TOKEN = "model_human_token_5b0c7e";
@@ -278,12 +280,16 @@ class Worker {
         this.emulator.configure({ seed: Math.floor(random() * 1e9), faults: { create: { rate: 0.8, slowMs: 600, kinds: { "server-error": 3, "drop-after-commit": 1, latency: 1 } } } });
       }
       const requestsBefore = this.emulator.requests().length;
-      const running = this.up(which);
+      let settled = false;
+      const running = this.up(which).finally(() => (settled = true));
       try {
         if (target !== undefined) {
           const creating = () =>
             this.emulator.requests().slice(requestsBefore).some((r) => r.route === "create" && (r.body as { webhook_name?: unknown } | null)?.webhook_name === target.name);
-          for (let i = 0; i < 400 && !creating(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+          // Until the stack's create of it reaches the service (the journal shows it), or the run ends
+          // without one; a minute at most, however busy the machine.
+          const deadline = Date.now() + 60_000;
+          while (!creating() && !settled && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
           // At the service's console, at that very moment (no faults on the person's side).
           this.emulator.addRecord({ webhook_name: target.name, webhook_url: target.url });
         }
@@ -372,13 +378,46 @@ class Worker {
     const secrets = [...Object.values(STACK_TOKENS), HUMAN_TOKEN, ...this.emulator.records().map((r) => r.sign_secret)].filter((s) => s.length >= 8);
     const found = leaks(secrets, this.transcript.slice(-40));
     if (found.length > 0) this.violations.push(`seed ${seed}: a secret appeared in the output (${found.join(", ")})`);
-    if (this.violations.length > before) this.violations.push(`seed ${seed} replay: MODEL_SEED=${seed} MODEL_SCHEDULES=1\n${this.log.join("\n")}`);
+    if (this.violations.length > before) this.violations.push(`seed ${seed}: replay it with\n  ${replayCommand(seed, STEPS)}\n${this.log.join("\n")}`);
+    // One line per schedule: what each run covered, and what a replay of the seed must repeat.
+    console.log(`[model] seed ${seed}: ${done.join(" | ")}${this.violations.length > before ? "  VIOLATION" : ""}`);
     this.stats.schedules++;
   }
 }
 
-describe("model-based concurrency: stacks, a human and faults on one service", () => {
+/**
+ * Hands out the plan's seeds in order to the workers that ask: no more than the plan's count, and
+ * none once its time budget is spent, unless fewer than its minimum have started.
+ */
+class Schedules {
+  private next = 0;
+  private deadline = Infinity;
+
+  constructor(private readonly plan: ModelPlan) {}
+
+  /** The budget counts from here. */
+  start(): void {
+    if (this.plan.budgetMs !== undefined) this.deadline = Date.now() + this.plan.budgetMs;
+  }
+
+  take(): number | undefined {
+    if (this.next >= this.plan.count) return undefined;
+    if (this.next >= this.plan.minimum && Date.now() >= this.deadline) return undefined;
+    return this.plan.firstSeed + this.next++;
+  }
+
+  get started(): number {
+    return this.next;
+  }
+}
+
+describe("model-based concurrency: stacks, a human and faults on one service", { tags: ["budgeted"] }, () => {
   const workers = Array.from({ length: WORKERS }, (_, i) => new Worker(i));
+  const schedules = new Schedules(PLAN);
+  beforeAll(() => {
+    schedules.start();
+    console.log(`[model] ${PLAN.description}`);
+  });
   afterAll(() => {
     const total = workers.reduce(
       (sum, w) => ({
@@ -392,21 +431,28 @@ describe("model-based concurrency: stacks, a human and faults on one service", (
       }),
       { schedules: 0, steps: 0, engineRuns: 0, failedRuns: 0, faultyRuns: 0, concurrentRuns: 0, crossStackRaces: 0 },
     );
-    console.log(`model: ${JSON.stringify(total)}, violations: ${workers.reduce((n, w) => n + w.violations.length, 0)}`);
+    const last = PLAN.firstSeed + schedules.started - 1;
+    console.log(`[model] seeds ${PLAN.firstSeed} to ${last}: ${JSON.stringify(total)}, violations: ${workers.reduce((n, w) => n + w.violations.length, 0)}`);
   });
 
   it.concurrent.each(workers.map((worker, index) => ({ worker, index })))(
     "worker $index: every invariant holds after every step",
-    async ({ worker, index }) => {
+    async ({ worker }) => {
       await worker.start();
       try {
-        for (let k = index; k < SCHEDULES; k += WORKERS) await worker.schedule(FIRST_SEED + k);
+        for (let seed = schedules.take(); seed !== undefined; seed = schedules.take()) await worker.schedule(seed);
       } finally {
         await worker.stop();
       }
       expect(worker.violations, worker.violations.join("\n\n")).toEqual([]);
-      expect(worker.stats.schedules).toBe(Math.ceil((SCHEDULES - index) / WORKERS));
     },
-    4 * 60 * 60_000,
+    PLAN.budgetMs === undefined ? Math.max(4 * 60 * 60_000, PLAN.count * 60_000) : PLAN.budgetMs + 60 * 60_000,
   );
+
+  it("ran the plan: every seed handed out was run, at least the minimum, all of them without a budget", () => {
+    const ran = workers.reduce((n, w) => n + w.stats.schedules, 0);
+    expect(ran).toBe(schedules.started);
+    expect(ran).toBeGreaterThanOrEqual(Math.min(PLAN.minimum, PLAN.count));
+    if (PLAN.budgetMs === undefined) expect(ran).toBe(PLAN.count);
+  });
 });

@@ -1,9 +1,12 @@
+// @module-tag deep
+// npm run test:deep only (test/support/tier.mts): faults, kills and concurrency through the real
+// engine at full size; npm test drives faults and concurrent stacks through the model-based test.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
-import { E2E_DIR, REPO } from "./paths";
-import { Project, backendFor, createProject, duplicateNames, killedUp, leaks, readTree, transcript, webhookResources } from "./support";
+import { REPO } from "./paths";
+import { Project, backendFor as suiteBackend, createProject, duplicateNames, killedUp, leaks, readTree, settleKilledRun, transcript, webhookResources } from "./support";
 
 const TOKEN = "e2e_tok_reliability_0f4e8d2c6b";
 
@@ -37,6 +40,14 @@ function fleetProject(id: string, emulator: Emulator, size: number, prefix: stri
     },
     { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
   );
+}
+
+/** This file's backends, for the plaintext sweep (not the other files', which may be written meanwhile). */
+const backends: string[] = [];
+function backendFor(suite: string): ReturnType<typeof suiteBackend> {
+  const backend = suiteBackend(suite);
+  backends.push(backend.dir);
+  return backend;
 }
 
 const emulators: Emulator[] = [];
@@ -88,8 +99,9 @@ describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of
     const project = fleetProject("interrupt-plain", emulator, 50, "plain");
     await project.initStack("dev");
     await killedUp(project, emulator, 15);
-    // Creates already in flight in the orphaned provider host may still land.
-    await new Promise((r) => setTimeout(r, 4000));
+    // Creates already in flight in the orphaned provider host may still land: they have, once it is
+    // stopped and the emulator has answered every request it received.
+    await settleKilledRun(project, emulator);
     const createdBeforeKill = emulator.counters().created;
     const recordedBeforeRecovery = webhookResources(await project.exportState()).length;
     // The engine's own recovery: release the killed run's lock, drop the pending creates it cannot
@@ -135,6 +147,6 @@ describe("concurrency: two stacks at once, and a high --parallel", () => {
 
   it("nothing any of these runs printed or stored holds the token or a signing secret", () => {
     const secrets = [TOKEN, ...emulators.flatMap((e) => e.records().map((r) => r.sign_secret))];
-    expect(leaks(secrets, [transcript.join("\n"), readTree(join(E2E_DIR, "backends"))])).toEqual([]);
+    expect(leaks(secrets, [transcript.join("\n"), ...backends.map((dir) => readTree(dir))])).toEqual([]);
   });
 });

@@ -11,6 +11,12 @@
 // outside the checkout, so nothing can resolve from the checkout's node_modules by accident.
 // Those installs run in the background (child processes) from the start, while the base-project
 // cases run; each case awaits its own install. One tarball (the global setup's) serves them all.
+//
+// Tiers (test/support/tier.mts): npm test runs one row for each package manager, module format and
+// SDK end (npm with an ES module and with plain JavaScript on the newest SDK, pnpm and Yarn with
+// TypeScript, npm with TypeScript on the oldest SDK), then destroys what they deployed; npm run
+// test:deep runs every row, and removes the package from the pnpm, Yarn and oldest-SDK projects
+// before destroying.
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -31,6 +37,7 @@ import {
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { PACKAGE_NAME, readJson, repoSdkVersion, repoVersion } from "../../scripts/harness/repo.mjs";
+import { TIER } from "../support/tier.mjs";
 import { BASE_DIR, PACK_DIR, REPO } from "./paths";
 import { Project, SECRET_SIG, backendFor, leaks, readTree, transcript, webhookResources } from "./support";
 
@@ -261,13 +268,18 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     const tsconfig = JSON.parse(readFileSync(join(QUICKSTART, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
     delete tsconfig.compilerOptions.ignoreDeprecations;
     projects.oldest = Project.create(QUICKSTART, dirs.oldest(), { env: backendEnv("oldest-sdk"), transcript, overrides: { "tsconfig.json": `${JSON.stringify(tsconfig, null, 2)}\n` } });
-    // Three chains at a time (pnpm's store, Yarn's cache and npm's cache each used by one install).
+    // Three chains at a time (pnpm's store, Yarn's cache and npm's cache each used by one install);
+    // the workspaces only for npm run test:deep, which runs their rows.
     const after = (previous: Promise<unknown>) => previous.then(noop, noop);
     installing.pnpm = install.pnpm();
-    installing.pnpmWorkspace = after(installing.pnpm).then(install.pnpmWorkspace);
     installing.yarn = install.yarn();
-    installing.npmWorkspace = install.npmWorkspace();
-    installing.oldest = after(installing.npmWorkspace).then(install.oldest);
+    if (TIER === "deep") {
+      installing.pnpmWorkspace = after(installing.pnpm).then(install.pnpmWorkspace);
+      installing.npmWorkspace = install.npmWorkspace();
+      installing.oldest = after(installing.npmWorkspace).then(install.oldest);
+    } else {
+      installing.oldest = install.oldest();
+    }
     // A failed install is reported by the test that awaits it, not as an unhandled rejection.
     for (const promise of Object.values(installing)) promise.catch(noop);
   });
@@ -338,24 +350,24 @@ describe("every way Pulumi users work: package managers, module formats, workspa
 
   describe.concurrent("each setup, two at a time", { timeout: 900_000 }, () => {
     // npm, below the e2e base project (no install of their own: these start first).
-    it(`npm, a TypeScript CommonJS program, with the newest SDK (${NEWEST_SDK}): preview, up, preview without changes, refresh, signSecret a ciphertext in state, destroy`, async () => {
+    it(`npm, a TypeScript CommonJS program, with the newest SDK (${NEWEST_SDK}): preview, up, preview without changes, refresh, signSecret a ciphertext in state, destroy`, { tags: ["deep"] }, async () => {
       expectOneSdk(BASE_DIR);
       const project = baseProject(QUICKSTART, "typescript");
       await slot(() => lifecycle(project, "npm-typescript"));
     });
 
-    it('npm, an ES module program (package.json "type": "module"): the same lifecycle', async () => {
+    it('npm, an ES module program (package.json "type": "module"): the same lifecycle', { tags: ["budgeted"] }, async () => {
       const manifest = `${JSON.stringify({ name: "setups-esm", private: true, type: "module" }, null, 2)}\n`;
       const project = baseProject(join(FIXTURES, "esm"), "esm", { "package.json": manifest });
       await slot(() => lifecycle(project, "npm-esm"));
     });
 
-    it("npm, a plain JavaScript program: the same lifecycle", async () => {
+    it("npm, a plain JavaScript program: the same lifecycle", { tags: ["budgeted"] }, async () => {
       const project = baseProject(join(FIXTURES, "javascript"), "javascript");
       await slot(() => lifecycle(project, "npm-javascript"));
     });
 
-    it("Automation API, an inline program (createOrSelectStack with projectName and program), one @pulumi/pulumi in the project: up, preview with no changes (only same), signSecret output secret, refresh, destroy", async () => {
+    it("Automation API, an inline program (createOrSelectStack with projectName and program), one @pulumi/pulumi in the project: up, preview with no changes (only same), signSecret output secret, refresh, destroy", { tags: ["deep"] }, async () => {
       // The user's project: the e2e base install (exactly one @pulumi/pulumi, none nested under the package) and the script.
       expectOneSdk(BASE_DIR);
       expect(existsSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "node_modules", "@pulumi", "pulumi"))).toBe(false);
@@ -367,7 +379,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       expectDriverReport(report, "automation-inline");
     });
 
-    it("Automation API, a local program (createOrSelectStack with workDir): the same", async () => {
+    it("Automation API, a local program (createOrSelectStack with workDir): the same", { tags: ["deep"] }, async () => {
       // The user's project: the plain JavaScript program and the script beside it.
       const dir = join(BASE_DIR, "projects", "setups-automation-local");
       Project.create(join(FIXTURES, "javascript"), dir);
@@ -378,7 +390,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     });
 
     // Installs of their own (started in beforeAll).
-    it("npm workspaces, the program a member and the package hoisted to the root: the same lifecycle", async () => {
+    it("npm workspaces, the program a member and the package hoisted to the root: the same lifecycle", { tags: ["deep"] }, async () => {
       const root = dirs.npmWorkspace();
       const [member] = await installing.npmWorkspace!;
       expect(member?.packageDir).toBe(join(realpathSync(root), "node_modules", PACKAGE_NAME));
@@ -389,7 +401,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       await slot(() => lifecycle(projects.npmWorkspace, "npm-workspace"));
     });
 
-    it("pnpm, the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below, after the package is removed and reinstalled)", async () => {
+    it("pnpm, the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below, after the package is removed and reinstalled)", { tags: ["budgeted"] }, async () => {
       const installed = await installing.pnpm!;
       // pnpm's layout: the package is a link into its virtual store.
       expect(installed.packageDir).toContain(join("node_modules", ".pnpm"));
@@ -398,7 +410,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       deployed.pnpm = await slot(() => deploy(projects.pnpm, "pnpm-direct"));
     });
 
-    it("pnpm, the package a dependency of a wrapper library in a pnpm workspace (not resolvable from the program): preview, up, preview without changes, refresh; refresh and destroy from the workspace moved elsewhere", async () => {
+    it("pnpm, the package a dependency of a wrapper library in a pnpm workspace (not resolvable from the program): preview, up, preview without changes, refresh; refresh and destroy from the workspace moved elsewhere", { tags: ["deep"] }, async () => {
       const root = dirs.pnpmWorkspace();
       const [wrapper, program] = await installing.pnpmWorkspace!;
       expect(wrapper?.packageDir).toContain(join("node_modules", ".pnpm"));
@@ -421,7 +433,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       });
     });
 
-    it("Yarn classic (node_modules), the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)", async () => {
+    it("Yarn classic (node_modules), the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)", { tags: ["budgeted"] }, async () => {
       const installed = await installing.yarn!;
       expect(installed.packageDir).toBe(join(realpathSync(dirs.yarn()), "node_modules", PACKAGE_NAME));
       expect(installed.sdkVersion).toBe(NEWEST_SDK);
@@ -429,7 +441,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       deployed.yarn = await slot(() => deploy(projects.yarn, "yarn"));
     });
 
-    it(`the oldest supported SDK, ${OLDEST_SDK ?? "?"} (the lower bound of ${SDK_RANGE}), with TypeScript ${TYPESCRIPT_5}, npm: preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)`, async () => {
+    it(`the oldest supported SDK, ${OLDEST_SDK ?? "?"} (the lower bound of ${SDK_RANGE}), with TypeScript ${TYPESCRIPT_5}, npm: preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)`, { tags: ["budgeted"] }, async () => {
       expect(SDK_RANGE).toMatch(/^\^3\.\d+\.\d+$/);
       const dir = dirs.oldest();
       const installed = await installing.oldest!;
@@ -442,8 +454,20 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     // lifecycle and state checks with it and asserts its version.
   });
 
+  // npm test: the rows' stacks destroyed as they are.
+  describe("destroy what the rows left deployed", () => {
+    it("pnpm, Yarn and npm on the oldest SDK: destroy empties the state and leaves the endpoint on the service", async () => {
+      const left = { pnpm: projects.pnpm, yarn: projects.yarn, npm: projects.oldest } as const;
+      for (const [manager, project] of Object.entries(left)) {
+        const record = deployed[manager as PackageManager];
+        expect(record, `the ${manager} stack was not deployed`).toBeDefined();
+        await destroy(project, record!);
+      }
+    });
+  });
+
   // One at a time: these count every API call the emulator receives.
-  describe("the package removed from a project whose stack still holds an endpoint", () => {
+  describe("the package removed from a project whose stack still holds an endpoint", { tags: ["deep"] }, () => {
     it("pnpm (pnpm remove, then a fresh install from the lockfile): refresh and destroy fail naming the package and `pnpm add`; reinstalled, destroy works", async () => {
       expect(deployed.pnpm, "the pnpm stack was not deployed").toBeDefined();
       await removedThenReinstalled(projects.pnpm, dirs.pnpm(), "pnpm", deployed.pnpm!, install.pnpm);
@@ -462,7 +486,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     });
   });
 
-  it("no token or signing secret appears in plaintext in CLI output, driver output or state on disk", () => {
+  it("no token or signing secret appears in plaintext in CLI output, driver output or state on disk", { tags: ["budgeted"] }, () => {
     const secrets = [TOKEN, ...emulator.records().map((r) => r.sign_secret)];
     expect(leaks(secrets, [transcript.join("\n"), driverOutput.join("\n"), ...backends.map((b) => readTree(b))])).toEqual([]);
   });

@@ -2,6 +2,7 @@
 // backends live, and one transcript per test file for the plaintext-secret sweeps.
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { localProcesses } from "../../src/cli/lock";
 import type { Emulator } from "../../src/emulator";
 import { Project, backendFor as harnessBackendFor, type Backend, type Env } from "../../scripts/harness/pulumi.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
@@ -66,4 +67,22 @@ export async function killedUp(project: Project, emulator: Emulator, createdAtLe
   const result = await up;
   if (!(result.signal ?? result.error)) throw new Error(`pulumi up ended (exit ${result.code}) before it could be killed`);
   return Date.now();
+}
+
+/**
+ * After a killed run: stops the provider hosts it left running in the project's directory (as
+ * `webhooks recover` does), so that no create can start any more, then waits until the emulator has
+ * answered every API request it received whole (one that was still arriving when its client died is
+ * abandoned, and never stored). A deadline of seconds, not a pause: creates already in flight land,
+ * however busy the machine.
+ */
+export async function settleKilledRun(project: Project, emulator: Emulator): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const hosts = () => localProcesses.providerHosts(project.dir);
+  for (const host of hosts()) localProcesses.terminate(host.pid);
+  const inFlight = () => emulator.requests().filter((r) => r.route !== "other" && r.status === 0 && r.fault === undefined && r.body !== null);
+  while ((hosts().length > 0 || inFlight().length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (hosts().length > 0 || inFlight().length > 0) {
+    throw new Error(`60 s after the kill: ${hosts().length} provider hosts still running, ${inFlight().length} requests unanswered`);
+  }
 }

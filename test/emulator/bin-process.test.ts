@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { findListeningUrl } from "../../scripts/harness/emulator.mjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CREATE, LIST } from "./helpers";
+import { waitUntil } from "../support/helpers";
 
 const REPO = resolve(__dirname, "../..");
 const BIN = join(REPO, "dist/emulator/bin.js");
@@ -146,8 +147,10 @@ describe("compiled bin as a child process", () => {
   it("--host 0.0.0.0: the listening line is a loopback URL the harness parses, the next says all interfaces; the access token does not open the admin routes", async () => {
     const running = await startBin(["--host", "0.0.0.0"]);
     const port = new URL(running.url).port;
-    await new Promise((done) => setTimeout(done, 50));
-    expect(running.output()).toContain(`bound to 0.0.0.0:${port} (all IPv4 interfaces): other machines can reach it`);
+    // The line after the listening line: wait until the child has printed it.
+    const bound = `bound to 0.0.0.0:${port} (all IPv4 interfaces): other machines can reach it`;
+    await waitUntil("the bin's bound-to line", () => running.output().includes(bound));
+    expect(running.output()).toContain(bound);
     expect((await post(running.url, LIST, LIST_ALL)).json.code).toBe("200");
     const withApiToken = await fetch(`${running.url}/__emulator/counters`, { headers: { authorization: TOKEN } });
     expect(withApiToken.status).toBe(401);

@@ -2,8 +2,11 @@
 // core through the dynamic face, each call in a child Node process of its own so that its peak
 // memory is measured. Every call must end within a bound, stay under 256 MB resident, and show the
 // caller only bounded, printable, token-free errors and notices. Prints a table for the notes.
+// npm test runs the servers that push on the memory bound, one of each way to do it; npm run
+// test:deep runs them all (test/support/tier.mts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN } from "../support/helpers";
+import { TIER } from "../support/tier.mjs";
 import { runChild, type ChildCall, type ChildRun } from "./child-runner";
 import { KNOWN_DEPARTURES } from "./oracle";
 import { MAX_MESSAGE_CHARS, UNSHOWABLE } from "./safety";
@@ -24,6 +27,11 @@ const CALLS: readonly ChildCall[] = [
   { face: "dynamic", op: "create" },
 ];
 const callName = (call: ChildCall) => `${call.face}.${call.op}`;
+/**
+ * What npm test runs: endless pages of large records, one huge page, one huge body, one huge field, a
+ * compression bomb, and millions of tiny values.
+ */
+const MEMORY_SERVERS = ["endless-fat-records", "page-50000", "body-9MB", "trace-id-10MB", "gzip-bomb", "tiny-values-8MB"];
 
 interface Row {
   server: string;
@@ -85,10 +93,15 @@ function table(rows: Row[]): string {
   return [format(head), widths.map((width, i) => "-".repeat(i === widths.length - 1 ? 7 : width)).join("-|-"), ...body.map(format)].join("\n");
 }
 
-describe("hostile servers against the client and the dynamic provider, each call in its own process", () => {
+describe("hostile servers against the client and the dynamic provider, each call in its own process", { tags: ["budgeted"] }, () => {
   // HOSTILE_SERVERS=name,name runs only those servers (to replay one).
   const only = process.env.HOSTILE_SERVERS?.split(",").filter(Boolean);
-  const specs = hostileSpecs(TOKEN).filter((spec) => only === undefined || only.includes(spec.name));
+  const all = hostileSpecs(TOKEN);
+  const specs = all.filter((spec) => (only === undefined ? TIER === "deep" || MEMORY_SERVERS.includes(spec.name) : only.includes(spec.name)));
+
+  it("the servers npm test runs are servers of this suite", () => {
+    expect(MEMORY_SERVERS.filter((name) => !all.some((spec) => spec.name === name))).toEqual([]);
+  });
   let otherHost: Awaited<ReturnType<typeof startOtherHost>>;
   beforeAll(async () => {
     otherHost = await startOtherHost();

@@ -5,7 +5,7 @@ import { startEmulator, type Emulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/core/inputs";
 import { SETTING_NAMES } from "../../src/core/settings";
 import { REPO } from "../support/global-setup";
-import { TOKEN } from "../support/helpers";
+import { TOKEN, waitUntil } from "../support/helpers";
 import { ProviderHost } from "../support/provider-host";
 
 /**
@@ -183,7 +183,7 @@ describe("the native provider plugin over gRPC", () => {
     expect(emulator.counters().total).toBe(before);
     // Sent to the engine's log; with no engine listening here it falls back to stderr.
     const notice = `webhook endpoint ${id} ("orders") still exists on the service`;
-    for (let i = 0; i < 100 && !plugin.output.stderr.includes(notice); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil("the delete notice on the plugin's stderr", () => plugin.output.stderr.includes(notice));
     expect(plugin.output.stderr).toContain(notice);
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/core/inputs";
-import { TOKEN } from "../support/helpers";
+import { TOKEN, waitUntil } from "../support/helpers";
 import { ProviderHost } from "../support/provider-host";
 import { registerUnderMocks } from "../support/provider-text";
 
@@ -71,8 +71,10 @@ describe("the real dynamic-provider host, driven over gRPC like the engine drive
     const before = emulator.counters().total;
     await host.delete(id, URN("a"), state);
     expect(emulator.counters().total).toBe(before);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(host.output.stdout).toContain(`webhook endpoint ${id} ("host-orders") still exists on the service`);
+    // The notice reaches the host's stdout after the reply; wait for it rather than for a pause.
+    const notice = `webhook endpoint ${id} ("host-orders") still exists on the service`;
+    await waitUntil("the delete notice on the host's stdout", () => host.output.stdout.includes(notice));
+    expect(host.output.stdout).toContain(notice);
   });
 
   it("Read of an endpoint removed on the service returns an empty id", async () => {

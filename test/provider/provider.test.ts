@@ -4,7 +4,7 @@ import { UNKNOWN, type WebhookEndpointInputs } from "../../src/core/inputs";
 import { ProviderCore } from "../../src/core/provider-core";
 import { stackConfig } from "../../src/core/settings";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
+import { TOKEN, captureError, everythingVisible, rawServer, waitUntil } from "../support/helpers";
 import { TRACE, scriptedService } from "../support/scripted-service";
 
 function configure(values: Record<string, string | undefined>): Promise<void> {
@@ -332,27 +332,31 @@ describe("a preview's diffs on a service crowded with other teams' endpoints", (
   });
 
   it("a scan page that fails is not retried, and a lookup the name answered does not wait for it", async () => {
-    // Every listing in the other order fails with a 500, which comes after three seconds.
+    // Every listing in the other order fails with a 500, which the service holds back until the
+    // diffs are done: a diff that waited for it would never end.
     const service = await scriptedService({
       onList: (body) => (body.ascending === "false" ? { status: 500, body: { code: "500", msg: "order not supported", trace_id: TRACE } } : undefined),
     });
+    let releaseScan!: () => void;
+    const scanReleased = new Promise<void>((resolve) => (releaseScan = resolve));
     const slow = await rawServer((req, body, res) => {
       const forward = () =>
         fetch(service.url + (req.url ?? ""), { method: "POST", headers: { "content-type": "application/json", authorization: String(req.headers.authorization) }, body }).then(async (answer) => {
           res.writeHead(answer.status, { "content-type": "application/json" });
           res.end(await answer.text());
         });
-      if ((JSON.parse(body) as Record<string, unknown>).ascending === "false") setTimeout(() => void forward(), 3000);
+      if ((JSON.parse(body) as Record<string, unknown>).ascending === "false") void scanReleased.then(forward);
       else void forward();
     });
     try {
       await configure({ "webhooks:baseUrl": slow.url, "webhooks:accessToken": TOKEN });
       const stack = await createStack("fail", 12);
-      const started = Date.now();
       for (const held of stack) expect(await diffAsHeld(held)).toMatchObject({ changes: false });
-      expect(Date.now() - started).toBeLessThan(3000);
-      // Once the failing page came back, a retry would reach the service within three and a half seconds.
-      while (!service.listings().some((l) => l.ascending === "false")) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(service.listings().filter((l) => l.ascending === "false")).toHaveLength(0);
+      releaseScan();
+      await waitUntil("the held scan page reaches the service", () => service.listings().some((l) => l.ascending === "false"));
+      // Once the failing page came back, a retry would reach the service within three and a half
+      // seconds (a wait for something that must not happen: a busy machine can only delay a retry).
       await new Promise((resolve) => setTimeout(resolve, 3500));
       expect(service.listings().filter((l) => l.ascending === "false")).toHaveLength(1);
     } finally {

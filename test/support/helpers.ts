@@ -68,3 +68,16 @@ export async function captureError(promise: Promise<unknown>): Promise<unknown> 
 }
 
 export const TOKEN = "tok_live_5f2c9a71d3e84b06a1c7e2f9b8d4c3a2";
+
+/**
+ * Polls `condition` until it holds, and fails naming `what` if it still does not after `seconds`:
+ * for "the server has processed it", instead of a pause that a busy machine does not honour. The
+ * deadline is generous on purpose; a condition that holds ends the wait at once.
+ */
+export async function waitUntil(what: string, condition: () => boolean, seconds = 30): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${seconds} s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
