@@ -32,7 +32,8 @@
 //      on a service is the stack's own there;
 //   3. orphans marks `left-behind` / `ours: true` only endpoints the stack's own principal created on
 //      that service, that it held there at some point and holds no longer, and that nobody adopted,
-//      imported or picked;
+//      imported or picked; and it marks every such endpoint (each schedule ends with the operator's
+//      audit: orphans wherever a stack left something behind);
 //   4. no secret in plaintext: no token, no signing secret, and not N's secret config value, in what
 //      any command printed (engine and `webhooks`) or in any file of the backends (state, history,
 //      backups);
@@ -40,7 +41,7 @@
 //   6. every endpoint a stack's principal created is in its state on that service, or was named to
 //      it (in what the engine or `webhooks` printed).
 //
-// Size: MODEL_OPS_SCHEDULES schedules of MODEL_OPS_STEPS steps (default 4); without
+// Size: MODEL_OPS_SCHEDULES schedules of MODEL_OPS_STEPS steps (default 4, then the audit); without
 // MODEL_OPS_SCHEDULES, as many as MODEL_OPS_BUDGET_S seconds allow (default 180), at least
 // MODEL_OPS_MIN_SCHEDULES (default 2). Seeds start at MODEL_OPS_SEED, else at a number derived from
 // the commit under test (printed at the start); a violation prints the one line that replays its
@@ -331,7 +332,7 @@ class Worker {
     const result = await this.projects[stack].run(full, {}, extras.signal ? { signal: extras.signal, killSignal: "SIGKILL" } : {});
     this.heard(stack, `${result.stdout}\n${result.stderr}`);
     this.stats.engineRuns++;
-    if (result.code !== 0) this.stats.engineRunsFailed++;
+    if (result.code !== 0 && extras.signal === undefined) this.stats.engineRunsFailed++;
     this.note(`$ [${stack}] pulumi ${full.join(" ")} -> ${result.signal ?? result.code}\n${tail(result.output, 14)}`);
     return result;
   }
@@ -398,17 +399,42 @@ class Worker {
 
   // ---- actions --------------------------------------------------------------------------------
 
+  /**
+   * One action, drawn with weights that lean towards what the state makes interesting: orphans when
+   * a stack has left something behind, removing an adoptWebhookId when there is one.
+   */
   private async step(random: () => number): Promise<string> {
-    const roll = random();
-    if (roll < 0.2) return this.nUp(random);
-    if (roll < 0.3) return this.dUp(random);
-    if (roll < 0.4) return this.teamCreates(random);
-    if (roll < 0.5) return this.nImport(random);
-    if (roll < 0.58) return this.dAdopt(random);
-    if (roll < 0.77) return this.killDuringCreate(random() < 0.65 ? "n" : "d", random);
-    if (roll < 0.84) return this.recoverAtRandom(random);
-    if (roll < 0.94) return this.orphans(random);
-    return this.destroyOrRefresh(random);
+    this.observeHeld();
+    const leftBehind = this.leftBehind().length > 0;
+    const adopted = this.dDecls.some((d) => d.adopt !== undefined);
+    const actions: [number, () => Promise<string>][] = [
+      [16, () => this.nUp(random)],
+      [8, () => this.dUp(random)],
+      [8, () => this.teamCreates(random)],
+      [10, () => this.nImport(random)],
+      [adopted ? 12 : 8, () => this.dAdopt(random)],
+      [18, () => this.killDuringCreate(random() < 0.65 ? "n" : "d", random)],
+      [6, () => this.recoverAtRandom(random)],
+      [leftBehind ? 20 : 6, () => this.orphans(random)],
+      [6, () => this.destroyOrRefresh(random)],
+      [5, () => this.bothUp(random)],
+    ];
+    let roll = random() * actions.reduce((sum, [weight]) => sum + weight, 0);
+    for (const [weight, action] of actions) {
+      roll -= weight;
+      if (roll < 0) return action();
+    }
+    return actions.at(-1)![1]();
+  }
+
+  /** Endpoints a stack held on a service and holds no longer, as `[stack, service]` pairs. */
+  private leftBehind(): [StackName, Service][] {
+    const found: [StackName, Service][] = [];
+    for (const stack of ["n", "d"] as const) {
+      const now = new Set(this.held(stack).map((h) => `${h.service ?? "?"}:${h.id}`));
+      for (const key of this.everHeld[stack]) if (!now.has(key)) found.push([stack, key.split(":")[0] as Service]);
+    }
+    return found;
   }
 
   /** An operator who finds the stack locked by a killed run runs recover first. */
@@ -450,6 +476,12 @@ class Worker {
       return `D declares ${decl.resource} (${decl.name}, ${decl.url})`;
     }
     const target = pick(random, this.dDecls);
+    if (target.adopt !== undefined && roll < 0.75) {
+      // The operator's later edit: the endpoint is the stack's now, the adoption id is dropped.
+      this.stats.adoptRemovals++;
+      delete target.adopt;
+      return `D removes adoptWebhookId from ${target.resource}`;
+    }
     if (roll < 0.6) {
       this.dDecls = this.dDecls.filter((d) => d !== target);
       return `D removes ${target.resource}`;
@@ -618,7 +650,7 @@ class Worker {
   private async dAdopt(random: () => number): Promise<string> {
     const before = await this.unlocked("d", random);
     const adopted = this.dDecls.filter((d) => d.adopt !== undefined);
-    if (adopted.length > 0 && random() < 0.35) {
+    if (adopted.length > 0 && random() < 0.5) {
       this.stats.adoptRemovals++;
       const target = pick(random, adopted);
       delete target.adopt;
@@ -781,9 +813,10 @@ class Worker {
   }
 
   /** `webhooks orphans --stack ... --json` in the stack's project, against one service. */
-  private async orphans(random: () => number): Promise<string> {
-    const stack: StackName = random() < 0.6 ? "n" : "d";
-    const home: Service = stack === "d" ? "s1" : pick(random, SERVICES);
+  private async orphans(random: () => number, on?: [StackName, Service]): Promise<string> {
+    const behind = this.leftBehind();
+    const randomStack: StackName = random() < 0.6 ? "n" : "d";
+    const [stack, home] = on ?? (behind.length > 0 && random() < 0.7 ? pick(random, behind) : [randomStack, randomStack === "d" ? "s1" : pick(random, SERVICES)]);
     this.stats.orphansRuns++;
     this.observeHeld();
     const result = await this.webhooks(stack, home, ["orphans", "--stack", this.stackNames[stack], "--json"]);
@@ -812,6 +845,14 @@ class Worker {
       if (orphan.ours !== (orphan.relation === "left-behind")) why.push(`relation ${orphan.relation} with ours ${orphan.ours}`);
       if (why.length > 0) this.violations.push(`seed ${this.seed}: orphans in ${stack} (on ${home}) advises removing endpoint ${orphan.webhookId}: ${why.join("; ")}`);
     }
+    // ... and it misses none: what the stack created there, held once and holds no longer, and nobody took over.
+    const advised = new Set(report.orphans.filter((o) => o.ours).map((o) => o.webhookId));
+    for (const key of this.everHeld[stack]) {
+      const [service, id] = [key.split(":")[0] as Service, Number(key.split(":")[1])];
+      if (service !== home || heldNow.has(id) || this.intent[stack].has(key) || advised.has(id)) continue;
+      if (this.record(home, id)?.creator_id !== this.principal(stack, home)) continue;
+      this.violations.push(`seed ${this.seed}: orphans in ${stack} (on ${home}) does not name endpoint ${id} left behind: the stack's principal created it there, the stack held it and holds it no longer`);
+    }
     return `orphans ${stack} on ${home}: ${report.orphans.filter((o) => o.ours).length} ours of ${report.orphans.length}`;
   }
 
@@ -832,7 +873,30 @@ class Worker {
       this.dDecls = [];
       this.writeD();
     }
-    return `${before}destroy ${stack}`;
+    // What did it leave on the service? The operator asks at once, half the time.
+    const after = random() < 0.5 ? `; ${await this.orphans(random, [stack, stack === "d" ? "s1" : pick(random, SERVICES)])}` : "";
+    return `${before}destroy ${stack}${after}`;
+  }
+
+  /** `webhooks orphans` for each stack on each service where it left something behind. */
+  private async audit(): Promise<string> {
+    this.observeHeld();
+    const pairs = [...new Set(this.leftBehind().map((pair) => pair.join(":")))].map((pair) => pair.split(":") as [StackName, Service]);
+    const said: string[] = [];
+    for (const pair of pairs) said.push(await this.orphans(() => 0, pair));
+    return `audit: ${said.length > 0 ? said.join(", ") : "nothing left behind"}`;
+  }
+
+  /** N and D apply at the same moment (their services overlap on S1). */
+  private async bothUp(random: () => number): Promise<string> {
+    const before = `${await this.unlocked("n", random)}${await this.unlocked("d", random)}`;
+    const changes = [this.mutateN(random), this.mutateD(random)];
+    this.writeN();
+    this.writeD();
+    this.stats.nUps++;
+    this.stats.dUps++;
+    await Promise.all([this.pulumi("n", ["up", "--yes", "--skip-preview"]), this.pulumi("d", ["up", "--yes", "--skip-preview"])]);
+    return `${before}${changes.join(", ")}; up n and d at once`;
   }
 
   // ---- invariants -----------------------------------------------------------------------------
@@ -948,8 +1012,9 @@ class Worker {
     await this.reset(seed, random);
     const done: string[] = [];
     try {
-      for (let i = 0; i < STEPS; i++) {
-        done.push(await this.step(random));
+      for (let i = 0; i <= STEPS; i++) {
+        // The last round is the operator's audit: orphans wherever a stack left something behind.
+        done.push(i < STEPS ? await this.step(random) : await this.audit());
         this.stats.steps++;
         this.note(`-- step ${i + 1}: ${done.at(-1)!}`);
         this.note(`   held: n ${JSON.stringify(this.held("n").map((h) => `${h.service ?? "?"}:${h.id}`))}, d ${JSON.stringify(this.held("d").map((h) => `${h.service ?? "?"}:${h.id}`))}; on s1 ${recordsLine(this.emulators.s1)}; on s2 ${recordsLine(this.emulators.s2)}`);
