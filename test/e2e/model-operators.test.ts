@@ -475,13 +475,15 @@ class Worker {
       this.dDecls.push(decl);
       return `D declares ${decl.resource} (${decl.name}, ${decl.url})`;
     }
-    const target = pick(random, this.dDecls);
-    if (target.adopt !== undefined && roll < 0.75) {
+    const adopted = this.dDecls.filter((d) => d.adopt !== undefined);
+    if (adopted.length > 0 && roll < 0.75) {
       // The operator's later edit: the endpoint is the stack's now, the adoption id is dropped.
+      const target = pick(random, adopted);
       this.stats.adoptRemovals++;
       delete target.adopt;
       return `D removes adoptWebhookId from ${target.resource}`;
     }
+    const target = pick(random, this.dDecls);
     if (roll < 0.6) {
       this.dDecls = this.dDecls.filter((d) => d !== target);
       return `D removes ${target.resource}`;
@@ -1014,7 +1016,8 @@ class Worker {
     try {
       for (let i = 0; i <= STEPS; i++) {
         // The last round is the operator's audit: orphans wherever a stack left something behind.
-        done.push(i < STEPS ? await this.step(random) : await this.audit());
+        const said = i < STEPS ? await this.step(random) : await this.audit();
+        done.push(said.replaceAll(this.hookKey, "<hookKey>"));
         this.stats.steps++;
         this.note(`-- step ${i + 1}: ${done.at(-1)!}`);
         this.note(`   held: n ${JSON.stringify(this.held("n").map((h) => `${h.service ?? "?"}:${h.id}`))}, d ${JSON.stringify(this.held("d").map((h) => `${h.service ?? "?"}:${h.id}`))}; on s1 ${recordsLine(this.emulators.s1)}; on s2 ${recordsLine(this.emulators.s2)}`);
@@ -1026,14 +1029,12 @@ class Worker {
     }
     this.stats.schedules++;
     this.durations.push(Date.now() - started);
-    console.log(`model-operators: seed ${seed}, ${Math.round((Date.now() - started) / 1000)} s: ${done.join(" | ")}`);
+    const found = this.violations.length - before;
+    const replay = `source scripts/node-env.sh && source scripts/engine.sh && source scripts/engine-yaml.sh && MODEL_OPS_SEED=${seed} MODEL_OPS_SCHEDULES=1${STEPS === 4 ? "" : ` MODEL_OPS_STEPS=${STEPS}`} npx vitest run --config vitest.e2e.config.mts test/e2e/model-operators.test.ts`;
+    console.log(`model-operators: seed ${seed}, ${Math.round((Date.now() - started) / 1000)} s${found > 0 ? `, ${found} VIOLATION(S)` : ""}: ${done.join(" | ")}`);
+    if (found > 0) console.log(`${this.violations.slice(before).join("\n")}\nreplay: ${replay}`);
     if (VERBOSE) console.log(this.log.join("\n").replaceAll(this.hookKey, "<hookKey>"));
-    if (this.violations.length > before) {
-      const steps = STEPS === 4 ? "" : ` MODEL_OPS_STEPS=${STEPS}`;
-      this.violations.push(
-        `seed ${seed} replay: source scripts/node-env.sh && source scripts/engine.sh && source scripts/engine-yaml.sh && MODEL_OPS_SEED=${seed} MODEL_OPS_SCHEDULES=1${steps} npx vitest run --config vitest.e2e.config.mts test/e2e/model-operators.test.ts\n${this.log.join("\n").replaceAll(this.hookKey, "<hookKey>")}`,
-      );
-    }
+    if (found > 0) this.violations.push(`seed ${seed} replay: ${replay}\n${this.log.join("\n").replaceAll(this.hookKey, "<hookKey>")}`);
   }
 }
 
