@@ -45,7 +45,8 @@
 // MODEL_OPS_SCHEDULES, as many as MODEL_OPS_BUDGET_S seconds allow (default 180), at least
 // MODEL_OPS_MIN_SCHEDULES (default 2). Seeds start at MODEL_OPS_SEED, else at a number derived from
 // the commit under test (printed at the start); a violation prints the one line that replays its
-// schedule. MODEL_OPS_WORKERS (1 or 2) run schedules side by side, each with its own services.
+// schedule. MODEL_OPS_WORKERS (default 2, at most 2) run schedules side by side, each with its own
+// services, stacks and backends (two workers ran 15 schedules in the 180 s where one ran 7).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -62,7 +63,7 @@ const MAX_SCHEDULES = envCount(process.env, "MODEL_OPS_SCHEDULES", 10_000, 1);
 const BUDGET_S = envCount(process.env, "MODEL_OPS_BUDGET_S", EXPLICIT_SCHEDULES ? 1e9 : 180);
 const MIN_SCHEDULES = Math.min(MAX_SCHEDULES, envCount(process.env, "MODEL_OPS_MIN_SCHEDULES", EXPLICIT_SCHEDULES ? MAX_SCHEDULES : 2));
 const STEPS = envCount(process.env, "MODEL_OPS_STEPS", 4, 1);
-const WORKERS = Math.min(2, envCount(process.env, "MODEL_OPS_WORKERS", 1, 1));
+const WORKERS = Math.min(2, envCount(process.env, "MODEL_OPS_WORKERS", 2, 1));
 const SEED = firstSeed(process.env.MODEL_OPS_SEED);
 /** MODEL_OPS_VERBOSE=1 prints every schedule's commands and their output's end, not only a failing one's. */
 const VERBOSE = process.env.MODEL_OPS_VERBOSE === "1";
