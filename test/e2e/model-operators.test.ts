@@ -39,7 +39,10 @@
 //      backups);
 //   5. no name and URL created twice on a service by one stack's principal;
 //   6. every endpoint a stack's principal created is in its state on that service, or was named to
-//      it (in what the engine or `webhooks` printed).
+//      it (in what the engine or `webhooks` printed), or is what a killed run's pending create made
+//      while the stack awaits recover.
+// Also: recover with nothing pending changes nothing the stack holds; `webhooks adopt` succeeds for
+// an endpoint that exists and prints a declaration its consumer (a shell, Pulumi YAML) takes.
 //
 // Size: MODEL_OPS_SCHEDULES schedules of MODEL_OPS_STEPS steps (default 4, then the audit); without
 // MODEL_OPS_SCHEDULES, as many as MODEL_OPS_BUDGET_S seconds allow (default 180), at least
