@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { findProject } from "./config";
@@ -42,3 +42,26 @@ function projectName(cwd: string): string | undefined {
   return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(project.file, "utf8"))?.[1];
 }
 
+
+/**
+ * Keeps the state `webhooks recover` wrote in a `file://` backend's history, as every update's result
+ * is kept: `pulumi stack import` adds none, so an endpoint recover recorded and the next update
+ * dropped would otherwise be in no state `webhooks orphans` reads, and the fact that this stack
+ * created it would be lost. Written beside the backend's own checkpoints (the project's layout when
+ * the stack's checkpoint is under `.pulumi/stacks/<project>/`, else the legacy one), as a
+ * `.checkpoint.json` only: `pulumi stack history` reads the `.history.json` files and does not list
+ * it. Returns the file written, or undefined (not a local backend, or the stack's file not found).
+ */
+export function recordInHistory(backend: string | undefined, project: string, stack: string, exported: UntypedDeployment, now: Date): string | undefined {
+  const root = backend === undefined ? undefined : localBackendPath(backend);
+  if (root === undefined) return undefined;
+  const stackName = stack.split("/").at(-1)!;
+  const stacks = join(root, ".pulumi", "stacks");
+  const layout = existsSync(join(stacks, project, `${stackName}.json`)) || existsSync(join(stacks, project, `${stackName}.json.gz`)) ? "project" : existsSync(join(stacks, `${stackName}.json`)) ? "legacy" : undefined;
+  if (layout === undefined) return undefined;
+  const dir = layout === "project" ? join(root, ".pulumi", "history", project, stackName) : join(root, ".pulumi", "history", stackName);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${stackName}-${BigInt(now.getTime()) * 1_000_000n}.checkpoint.json`);
+  writeFileSync(file, JSON.stringify({ version: exported.version, checkpoint: { stack: stackName, latest: exported.deployment } }), { mode: 0o600 });
+  return file;
+}

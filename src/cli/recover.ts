@@ -25,6 +25,7 @@ import { Progress, type Sink } from "./output";
 import { backendUrl, parsePulumiJson, pulumiFailure, pulumiOk, stackArgs, type PulumiRunner } from "./pulumi";
 import { matchPendingCreates, type Outcome } from "./recover-plan";
 import { printReport, type RecoverReport } from "./recover-report";
+import { recordInHistory } from "./history";
 import { brokenCheckpoints, repairCheckpoint } from "./repair";
 import { ServiceClients, heldService, serviceTarget, type HomeService, type ServiceTarget } from "./services";
 
@@ -284,7 +285,9 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       return [recordedResource(o.pending, o.record, stamp, provenance, { secretValues, provenanceSecret: target.baseUrlSecret })];
     });
     await importState(pulumi, stackFlag, recoveredDeployment(original, recorded), options, report, processes);
-    await verify(pulumi, stackFlag, report);
+    const written = await verify(pulumi, stackFlag, report);
+    // What recover recorded stays in the history orphans reads, as an update's result would.
+    if (report.recorded.length > 0) recordInHistory(backend, names.project, options.stack ?? names.stack, written, stamp);
   }
   report.changed = true;
   printReport(sink, report, options.json, options.secrets);
@@ -438,7 +441,7 @@ async function importState(
 }
 
 /** Reads the state back: every recorded endpoint in it, no pending create left. */
-async function verify(pulumi: PulumiRunner, stackFlag: string[], report: RecoverReport): Promise<void> {
+async function verify(pulumi: PulumiRunner, stackFlag: string[], report: RecoverReport): Promise<UntypedDeployment> {
   const after = parseState(await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the recovered state", { exitCode: EXIT.unexpected }), "`pulumi stack export`");
   const ids = new Set(endpointResources(after.deployment).map((r) => heldId(r)));
   const missing = report.recorded.filter((r) => !ids.has(r.webhookId)).map((r) => r.resourceName);
@@ -446,5 +449,6 @@ async function verify(pulumi: PulumiRunner, stackFlag: string[], report: Recover
   if (missing.length > 0 || pending.length > 0) {
     throw new CliError(EXIT.unexpected, `the state written does not read back as expected (missing: ${missing.join(", ") || "none"}; still pending: ${pending.join(", ") || "none"})`);
   }
+  return after;
 }
 

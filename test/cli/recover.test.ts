@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
 import { recordedResource, pendingCreates, SECRET_SIG, SIG_KEY, type StateResource } from "../../src/cli/deployment";
@@ -349,6 +350,26 @@ describe("recover: a stack whose principal the state shows", () => {
 function entered(resource: StateResource, how: string, service = emulator.url): StateResource {
   return { ...resource, outputs: { ...resource.outputs, provenance: { how, service, stack: "shop/dev" } } };
 }
+
+describe("recover: what it recorded stays in the file backend's history", () => {
+  it("writes the recovered state as a history checkpoint (stack import adds none), so orphans still sees an endpoint the next update drops", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    // The backend's own checkpoint of the stack, in the project layout.
+    mkdirSync(join(stack.backend, ".pulumi", "stacks", "shop"), { recursive: true });
+    writeFileSync(join(stack.backend, ".pulumi", "stacks", "shop", "dev.json"), "{}");
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+    const history = join(stack.backend, ".pulumi", "history", "shop", "dev");
+    const files = readdirSync(history).filter((name) => name.endsWith(".checkpoint.json"));
+    expect(files).toHaveLength(1);
+    const checkpoint = JSON.parse(readFileSync(join(history, files[0]!), "utf8")) as { checkpoint: { latest: { resources: StateResource[] } } };
+    expect(checkpoint.checkpoint.latest.resources.map((r) => r.id)).toContain(String(bravo));
+    // No secret in plaintext there: what the backend held encrypted stays so.
+    expect(readFileSync(join(history, files[0]!), "utf8")).not.toContain(emulator.records().find((r) => r.webhook_id === bravo)!.sign_secret);
+  });
+});
 
 describe("recover: the principal is learnt only from endpoints this stack created on that service", () => {
   // Issue 20 finding 3: a stack holding only another team's endpoint (brought in by import, adopt
