@@ -18,6 +18,10 @@ const NEEDS_DIST = [
   "test/emulator/bin-process.test.ts",
   "test/cli/main.test.ts",
   "test/hostile/regressions.test.ts",
+  "test/native/taint.test.ts",
+  "test/provider/stored-provider-host.test.ts",
+  "test/cli/plugin-archive.test.ts",
+  "test/docs/numbers.test.ts",
 ];
 
 export default defineConfig({

@@ -58,15 +58,18 @@ import { startEmulator, type Emulator, type WebhookRecord } from "../../src/emul
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { PASSPHRASE, Project, leaks, readTree, type RunResult } from "../../scripts/harness/pulumi.mjs";
 import { ScheduleQueue, envCount, firstSeed, idsNamed, looseKey, pick, processesIn, readCheckpoint, rng, waitFor, type Checkpoint, type CheckpointResource } from "./model-support";
+import { TIER } from "../support/tier.mjs";
 import { BASE_DIR, REPO } from "./paths";
 import { backendFor } from "./support";
 
 const EXPLICIT_SCHEDULES = process.env.MODEL_OPS_SCHEDULES !== undefined && process.env.MODEL_OPS_SCHEDULES.trim() !== "";
-const MAX_SCHEDULES = envCount(process.env, "MODEL_OPS_SCHEDULES", 10_000, 1);
-const BUDGET_S = envCount(process.env, "MODEL_OPS_BUDGET_S", EXPLICIT_SCHEDULES ? 1e9 : 180);
+const MAX_SCHEDULES = envCount(process.env, "MODEL_OPS_SCHEDULES", TIER === "deep" ? 60 : 10_000, 1);
+// npm test: a 150 s slice (the other model test runs beside it); npm run test:deep: 60 schedules.
+const BUDGET_S = envCount(process.env, "MODEL_OPS_BUDGET_S", EXPLICIT_SCHEDULES || TIER === "deep" ? 1e9 : 150);
 const MIN_SCHEDULES = Math.min(MAX_SCHEDULES, envCount(process.env, "MODEL_OPS_MIN_SCHEDULES", EXPLICIT_SCHEDULES ? MAX_SCHEDULES : 2));
 const STEPS = envCount(process.env, "MODEL_OPS_STEPS", 4, 1);
-const WORKERS = Math.min(2, envCount(process.env, "MODEL_OPS_WORKERS", 2, 1));
+// One worker in npm test (vitest already runs another end-to-end file beside this one), two in test:deep.
+const WORKERS = Math.min(2, envCount(process.env, "MODEL_OPS_WORKERS", TIER === "deep" ? 2 : 1, 1));
 const SEED = firstSeed(process.env.MODEL_OPS_SEED);
 /** MODEL_OPS_VERBOSE=1 prints every schedule's commands and their output's end, not only a failing one's. */
 const VERBOSE = process.env.MODEL_OPS_VERBOSE === "1";
@@ -1111,7 +1114,7 @@ function killQuietly(pid: number): void {
   }
 }
 
-describe("model-based: operators, another team and kills on two services (issue 20)", () => {
+describe("model-based: operators, another team and kills on two services (issue 20)", { tags: ["budgeted"] }, () => {
   const queue = new ScheduleQueue(MAX_SCHEDULES, MIN_SCHEDULES, BUDGET_S * 1000);
   const workers = Array.from({ length: WORKERS }, (_, i) => new Worker(i));
   console.log(

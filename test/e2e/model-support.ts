@@ -6,19 +6,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { mulberry32 } from "../../src/emulator/random";
 import { REPO } from "./paths";
 
-/** mulberry32: the schedule is a function of its seed alone. */
-export function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The schedule is a function of its seed alone: the emulator's seeded generator, mulberry32. */
+export const rng = mulberry32;
 
 /** One item of a non-empty list, chosen by `random`. */
 export function pick<T>(random: () => number, items: readonly T[]): T {

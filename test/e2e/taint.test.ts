@@ -8,14 +8,15 @@
 // destroy. The in-process property tests (test/native/taint.test.ts, test/provider/taint.test.ts)
 // cover many more programs; this one proves the engine's half: what it stores and shows.
 //
-// TAINT_ENGINE_RUNS generated programs per face (default 1, as `npm test` runs it; more in the deep
-// tier), TAINT_ENGINE_SEED replays one.
+// TAINT_ENGINE_RUNS generated programs per face (default: 1 in npm test, 4 in npm run test:deep),
+// TAINT_ENGINE_SEED replays one.
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { Project } from "../../scripts/harness/pulumi.mjs";
+import { sized } from "../support/tier.mjs";
 import { BASE_DIR, REPO } from "./paths";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { backendFor, transcript } from "./support";
@@ -28,7 +29,7 @@ function filesUnder(dir: string): [string, string][] {
   });
 }
 
-const RUNS = Number(process.env.TAINT_ENGINE_RUNS ?? 1);
+const RUNS = Number(process.env.TAINT_ENGINE_RUNS ?? sized({ ci: 1, deep: 4 }));
 const SEED = process.env.TAINT_ENGINE_SEED === undefined ? {} : { seed: Number(process.env.TAINT_ENGINE_SEED) };
 const BIN_DIR = join(BASE_DIR, "node_modules", ".bin");
 const WEBHOOKS_BIN = join(BIN_DIR, "webhooks");
@@ -171,7 +172,7 @@ async function runProgram(program: Program, run: number): Promise<void> {
   for (const key of INPUTS) if (!program.secret.includes(key)) expect(haystacks.some(([, text]) => text.includes(values[key]!)), `${key} visible`).toBe(true);
 }
 
-describe("through the real engine, a value the program marks secret never shows in plaintext (property-based)", () => {
+describe("through the real engine, a value the program marks secret never shows in plaintext (property-based)", { tags: ["budgeted"] }, () => {
   let run = 0;
   const marker = fc.stringMatching(/^[a-z0-9]{8}$/);
   // Each generated program is a whole lifecycle through the engine (a minute or two on a busy 2-core machine); a failure is not shrunk.
