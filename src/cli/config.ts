@@ -6,13 +6,15 @@ import {
   SETTING_NAMES,
   configKey,
   resolveConnection,
+  serviceOf,
   retiredSettingsInUse,
   stackConfig,
   type Connection,
   type ProviderConfig,
   type SettingName,
 } from "../core/settings";
-import { SECRET_SIG, SIG_KEY, endpointResources, heldId, isSecret, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
+import { SECRET_SIG, SIG_KEY, addSecretFields, endpointResources, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
+import { heldService, type HomeSettings } from "./services";
 import { historyCheckpoints } from "./history";
 import { CliError, EXIT } from "./exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
@@ -126,7 +128,12 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
     config,
     secretConfigKeys: secretKeys,
     sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
-    ...(await stackSecrets(options, project, connection.client.accessToken, secretValues)),
+    ...(await stackSecrets(options, project, connection.client.accessToken, secretValues, {
+      service: serviceOf(connection.client.baseUrl),
+      config,
+      env: options.env,
+      secretConfigKeys: secretKeys,
+    })),
   };
 }
 
@@ -143,6 +150,7 @@ async function stackSecrets(
   project: ProjectDir | undefined,
   token: string,
   configSecrets: readonly string[],
+  home: HomeSettings,
 ): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
   const values = new Set<string>([token]);
   const fields = new Map<number, Set<"webhookName" | "webhookUrl">>();
@@ -175,13 +183,13 @@ async function stackSecrets(
     (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined) ??
     (await currentStackName(options.pulumi, project.dir));
   const history = backend !== undefined && stack !== undefined ? historyCheckpoints(backend, stack, current, project.dir) : [];
+  // Ids are per service: only endpoints on the service `webhooks` connects to (or whose service the
+  // state cannot tell) mark this service's endpoints secret. A history checkpoint's secrets stay
+  // encrypted; its resources are looked up in the revealed current state.
   for (const state of [current, ...history]) {
     for (const resource of endpointResources(state.deployment)) {
-      const id = heldId(resource);
-      if (id === undefined) continue;
-      for (const field of ["webhookName", "webhookUrl"] as const) {
-        if (isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field])) fields.set(id, (fields.get(id) ?? new Set()).add(field));
-      }
+      const service = heldService(resource, deployment, home);
+      if (service === undefined || service === home.service) addSecretFields(fields, resource);
     }
   }
   return { secrets: [...values], secretFields: fields };

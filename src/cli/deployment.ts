@@ -94,6 +94,19 @@ export function urnStackProject(urn: string): { stack: string; project: string }
   return match ? { stack: match[1]!, project: match[2]! } : undefined;
 }
 
+/**
+ * Adds to `fields` which of an endpoint resource's name and URL its state holds secret (in its inputs
+ * or outputs), under the webhook_id it holds. The caller keeps only resources on the service it
+ * reads: ids are per service, and another service's endpoint with the same id is another endpoint.
+ */
+export function addSecretFields(fields: Map<number, Set<"webhookName" | "webhookUrl">>, resource: StateResource): void {
+  const id = heldId(resource);
+  if (id === undefined) return;
+  for (const field of ["webhookName", "webhookUrl"] as const) {
+    if (isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field])) fields.set(id, (fields.get(id) ?? new Set()).add(field));
+  }
+}
+
 export function isSecret(value: unknown): boolean {
   return isObject(value) && (value as Record<string, unknown>)[SIG_KEY] === SECRET_SIG;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { sameName, type WebhookEndpointRecord } from "../client";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
 import { createdByItsStack, type Provenance } from "../core/state";
-import { endpointResources, heldId, isSecret, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
+import { addSecretFields, endpointResources, heldId, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
 import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
@@ -125,9 +125,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       for (const resource of endpointResources(deployment.deployment)) {
         const id = heldId(resource);
         const names = namesOf(resource);
-        for (const field of ["webhookName", "webhookUrl"] as const) {
-          if (id !== undefined && (isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field]))) secretFields.set(id, (secretFields.get(id) ?? new Set()).add(field));
-        }
+        if (onThisService(resource, deployment) !== false) addSecretFields(secretFields, resource);
         if (id !== undefined && !held.has(id) && onThisService(resource, deployment) !== false) {
           const list = formerly.get(id) ?? [];
           if (!list.some((x) => x.urn === resource.urn && x.source === source.label)) list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource) });

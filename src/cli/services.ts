@@ -25,6 +25,9 @@ export interface HomeService {
   secretConfigKeys: readonly string[];
 }
 
+/** The home service's settings: what judging where a resource's endpoint lives needs. */
+export type HomeSettings = Omit<HomeService, "client">;
+
 /** Where a resource's endpoint lives, as far as the state tells. */
 export type ServiceTarget =
   | {
@@ -44,7 +47,7 @@ export type ServiceTarget =
  * state holds them: the native face's provider resource (explicit, or the default one with the
  * stack's config), or the dynamic face's `connection` input, else the home configuration.
  */
-export function serviceTarget(resource: StateResource, revealedState: Deployment, home: HomeService): ServiceTarget {
+export function serviceTarget(resource: StateResource, revealedState: Deployment, home: HomeSettings): ServiceTarget {
   try {
     if (resource.type === DYNAMIC_TYPE) {
       const connectionValue = resource.inputs?.connection;
@@ -77,7 +80,7 @@ export function serviceTarget(resource: StateResource, revealedState: Deployment
 }
 
 /** The service an endpoint resource of the state is on: its recorded provenance, else its provider or connection. */
-export function heldService(resource: StateResource, revealedState: Deployment, home: HomeService): string | undefined {
+export function heldService(resource: StateResource, revealedState: Deployment, home: HomeSettings): string | undefined {
   const revealedResource = findSame(resource, revealedState) ?? resource;
   const provenance = provenanceIn(revealedResource);
   if (provenance !== undefined) return provenance.service;

@@ -102,3 +102,68 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: "[secret]" });
   });
 });
+
+// Ids are per service: endpoint 1 of one service is not endpoint 1 of another. A name or URL the
+// stack holds secret for its endpoint on S1 says nothing about S2's endpoint with the same id
+// (found by the operators' model test: `adopt --id 2`, connected to S2, was refused because the
+// stack held S1's endpoint 2 with a secret URL).
+describe("what the stack holds secret is judged per service", () => {
+  let s1: Emulator;
+  let s2: Emulator;
+  const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-services-"));
+  const project = join(root, "project");
+  const backend = join(root, "state");
+  const secretUrl = "https://n.example/hook?key=held-on-s1-5523";
+  const plainUrl = "https://a.example/hook";
+
+  beforeAll(async () => {
+    [s1, s2] = await Promise.all([cliEmulator(), cliEmulator()]);
+    s1.addRecord({ webhook_name: "orders", webhook_url: secretUrl }); // 1 on S1: the stack's, its URL secret
+    s2.addRecord({ webhook_name: "payments", webhook_url: plainUrl }); // 1 on S2: another team's, nothing secret
+    mkdirSync(project, { recursive: true });
+    mkdirSync(backend, { recursive: true });
+    writeFileSync(join(project, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+  });
+  afterAll(async () => {
+    await Promise.all([s1?.close(), s2?.close()]);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function run(argv: string[], provenance: boolean) {
+    const outputs = {
+      webhookId: 1,
+      webhookName: "orders",
+      webhookUrl: revealedSecret(secretUrl),
+      ...(provenance ? { provenance: { how: "created", service: s1.url, stack: "shop/dev" } } : {}),
+    };
+    const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: { webhookUrl: revealedSecret(secretUrl) }, outputs }] } };
+    const pulumi = fakePulumi({
+      "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:baseUrl": { value: s1.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+      "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+    const sink = memorySink();
+    const code = await main(argv, { sink, env: {}, cwd: project, pulumi });
+    return { code, out: sink.out, err: sink.err };
+  }
+
+  it("connected to S2, S2's endpoint 1 is listed and declared as it is; connected to S1, the stack's stays secret", async () => {
+    const onS2 = await run(["list", "--json", "--base-url", s2.url], true);
+    expect(onS2.code).toBe(0);
+    expect((JSON.parse(onS2.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints).toEqual([expect.objectContaining({ webhookId: 1, webhookUrl: plainUrl })]);
+    const adopt = await run(["adopt", "--id", "1", "--format", "import", "--base-url", s2.url], true);
+    expect({ code: adopt.code, err: adopt.err }).toEqual({ code: 0, err: "" });
+    expect(adopt.out).toContain(" 1");
+    const onS1 = await run(["list", "--json"], true);
+    expect(onS1.out).not.toContain(secretUrl);
+    expect((JSON.parse(onS1.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl).toBe("[secret]");
+    const refused = await run(["adopt", "--id", "1", "--format", "import"], true);
+    expect(refused.code).toBe(5);
+    expect(refused.err).toMatch(/its URL is a secret in this stack's state/);
+  });
+
+  it("an endpoint whose service the state does not record (an earlier release) counts as on the service connected to: kept secret", async () => {
+    const onS2 = await run(["list", "--json", "--base-url", s2.url], false);
+    expect((JSON.parse(onS2.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl).toBe("[secret]");
+  });
+});

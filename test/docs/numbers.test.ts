@@ -147,12 +147,14 @@ describe("the lookup policy's constants, as docs/lifecycle.md states them", () =
 
 describe("the model-based concurrency test's sizes, as docs/reliability.md states them", () => {
   it("CI's and the soak's schedules and steps", () => {
-    const sizes = /The suite runs (\d+) schedules of (\d+) steps; `npm run soak:model` runs ([\d,]+) of (\d+)/.exec(flat("docs/reliability.md"));
+    const sizes = /`npm test` runs schedules of (\d+) steps for (\d+) s, .*?`npm run test:deep` runs (\d+) of them; `npm run soak:model` runs ([\d,]+) of (\d+)/.exec(flat("docs/reliability.md"));
     expect(sizes).not.toBeNull();
-    const [ciSchedules, ciSteps, soakSchedules, soakSteps] = sizes!.slice(1).map((value) => value.replace(/,/g, ""));
-    expect(ciSchedules).toBe(fromSource("test/e2e/model.test.ts", /process\.env\.MODEL_SCHEDULES \?\? (\d+)/));
-    expect(ciSteps).toBe(fromSource("test/e2e/model.test.ts", /process\.env\.MODEL_STEPS \?\? (\d+)/));
-    expect(soakSchedules).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_SCHEDULES:-(\d+)\}/));
+    const [ciSteps, ciBudget, deepSchedules, soakSchedules, soakSteps] = sizes!.slice(1).map((value) => value.replace(/,/g, ""));
+    const plan = "test/e2e/model-plan.ts";
+    expect(ciSteps).toBe(fromSource(plan, /DEFAULTS = \{ steps: (\d+),/));
+    expect(ciBudget).toBe(fromSource(plan, /ciBudgetS: (\d+),/));
+    expect(deepSchedules).toBe(fromSource(plan, /count: (\d+) \}/));
+    expect(soakSchedules).toBe(fromSource("scripts/soak-model.sh", /PWE_TIER=deep MODEL_SCHEDULES="\$\{MODEL_SCHEDULES:-(\d+)\}"/));
     expect(soakSteps).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_STEPS:-(\d+)\}/));
   });
 });
