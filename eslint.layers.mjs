@@ -16,7 +16,10 @@ const THROUGH_INDEX = {
 /** @type {import("eslint").Linter.Config[]} */
 export const SRC_LAYERS = [
   { files: ["src/**"], patterns: [] },
-  { files: ["src/emulator/**"], patterns: [{ regex: "^\\.\\./(?!api/)", message: "the emulator depends on nothing of ours but the API contract (src/api): it stands for the service, and must not share our reading of it" }] },
+  {
+    files: ["src/emulator/**"],
+    patterns: [{ regex: "^\\.\\./(?!api/)", message: "the emulator depends on nothing of ours but the API contract (src/api): it stands for the service, and must not share our reading of it" }],
+  },
   { files: ["src/api/**", "src/text/**"], patterns: [{ regex: "^\\.\\./", message: "src/api and src/text are shared by the other folders and depend on nothing of ours" }] },
   {
     files: ["src/client/**"],

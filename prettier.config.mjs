@@ -1,5 +1,5 @@
-// One formatter for the repository: npm run format (writes), npm run format:check (CI, once the
-// repository has been formatted). Prettier's defaults (double quotes, semicolons, trailing commas,
+// One formatter for the repository: npm run format (writes), npm run format:check (part of
+// npm run check, which npm test runs). Prettier's defaults (double quotes, semicolons, trailing commas,
 // parentheses around arrow parameters, two spaces) are the house style already; only the width is
 // set. It was chosen by measuring what `prettier --write` would change at each width on this
 // repository (scripts and tests included, Markdown excluded): 140 → 104 files and 4,575 lines,

@@ -115,7 +115,7 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
     // not what this compares.
     /** @type {string[]} */
     const cursors = [];
-    for (let cursor = ""; cursors.length < PAGE_STARTS; ) {
+    for (let cursor = ""; cursors.length < PAGE_STARTS;) {
       const page = await bare(LIST_PATH, { ...listBody("", 1), cursor });
       cursor = page.data.cursor;
       cursors.push(cursor);
@@ -199,9 +199,7 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
         clientRates,
         bareRates,
       };
-      log(
-        `client ${c.name}: client ${row.client.toFixed(0)} ops/s (${row.clientCpuMicros.toFixed(0)} µs CPU/op), bare ${row.bare.toFixed(0)} ops/s (${row.bareCpuMicros.toFixed(0)} µs CPU/op)`,
-      );
+      log(`client ${c.name}: client ${row.client.toFixed(0)} ops/s (${row.clientCpuMicros.toFixed(0)} µs CPU/op), bare ${row.bare.toFixed(0)} ops/s (${row.bareCpuMicros.toFixed(0)} µs CPU/op)`);
       results.push(row);
     }
     return results;

@@ -138,20 +138,9 @@ export function installPackedPackage(repo, p, log) {
  * @param {number} n
  */
 export function yamlProgram(n) {
-  const lines = [
-    "name: webhooks-bench-yaml",
-    "runtime: yaml",
-    "description: Benchmark program, native face (written by bench/engine.mjs)",
-    "resources:",
-  ];
+  const lines = ["name: webhooks-bench-yaml", "runtime: yaml", "description: Benchmark program, native face (written by bench/engine.mjs)", "resources:"];
   for (let i = 0; i < n; i++) {
-    lines.push(
-      `  hook-${i}:`,
-      "    type: webhooks:index:WebhookEndpoint",
-      "    properties:",
-      `      webhookName: bench-${i}`,
-      `      webhookUrl: https://example.com/hooks/bench-${i}`,
-    );
+    lines.push(`  hook-${i}:`, "    type: webhooks:index:WebhookEndpoint", "    properties:", `      webhookName: bench-${i}`, `      webhookUrl: https://example.com/hooks/bench-${i}`);
   }
   lines.push("outputs:", `  endpoints: ${n}`);
   if (n > 0) lines.push("  firstWebhookId: ${hook-0.webhookId}");

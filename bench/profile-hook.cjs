@@ -211,7 +211,10 @@ function install(dir, role) {
         /** @type {unknown} */
         const handler = implementation[key] ?? (attrs.originalName === undefined ? undefined : implementation[attrs.originalName]);
         if (typeof handler !== "function") continue;
-        const method = String(attrs.path ?? key).split("/").pop() ?? key;
+        const method =
+          String(attrs.path ?? key)
+            .split("/")
+            .pop() ?? key;
         wrapped[key] = function (/** @type {unknown} */ call, /** @type {Function} */ callback) {
           const started = performance.now();
           const record = (rpcs[method] ??= { ...none });

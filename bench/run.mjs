@@ -88,7 +88,11 @@ function log(message) {
  */
 function intList(name, fallback) {
   const raw = process.env[name] || fallback;
-  const values = raw.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
+  const values = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   if (values.some((v) => !Number.isInteger(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
   return values;
 }
@@ -176,7 +180,10 @@ function machine() {
     pulumi: pulumiVersion() ?? "unknown",
     languageHost: process.env.PWE_LANGUAGE_HOST === "stand-in" ? "stand-in (scripts/engine/pulumi-language-nodejs)" : (process.env.PWE_LANGUAGE_HOST ?? "unknown"),
     yamlHost: process.env.PWE_YAML_HOST ?? "unknown",
-    loadAverage: os.loadavg().map((x) => x.toFixed(2)).join(" "),
+    loadAverage: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" "),
   };
 }
 
@@ -556,7 +563,9 @@ function buildRows(engine, client) {
         }
         const skipped = isLarge(n) && !settings.largeCheckpoints ? ", checkpoints skipped" : "";
         const leanNote = lean.length > 0 ? "; baseline: lean floor" : "";
-        rows.push(row({ metric: `${op} (s)${skipped}${leanNote}`, n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.s(o), floor: fmt.s(f), vsFloor: fmt.ratio(ratio), ...leanCells, ...cells, target }));
+        rows.push(
+          row({ metric: `${op} (s)${skipped}${leanNote}`, n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.s(o), floor: fmt.s(f), vsFloor: fmt.ratio(ratio), ...leanCells, ...cells, target }),
+        );
       }
       const pre = ours.map((r) => r.precheck).filter((x) => x !== undefined);
       const upCalls = callCells(ours, "up");
@@ -636,9 +645,13 @@ function buildRows(engine, client) {
           const { list, ...cells } = callCells(set, op);
           const listOk = list !== undefined && list <= n + TARGET.crowdListSlack;
           const timeOk = o / b <= TARGET.crowdVsEmpty;
-          const target = crowd === 0 ? verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`) : `${verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`)}; ${verdict(timeOk, `≤${TARGET.crowdVsEmpty.toFixed(2)}× empty`)}`;
+          const target =
+            crowd === 0
+              ? verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`)
+              : `${verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`)}; ${verdict(timeOk, `≤${TARGET.crowdVsEmpty.toFixed(2)}× empty`)}`;
           if (!listOk) misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.calls(list ?? NaN)} list calls (target ≤ ${n + TARGET.crowdListSlack})`);
-          if (crowd > 0 && !timeOk) misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.ratio(o / b)} the empty service (${fmt.s(o)} s vs ${fmt.s(b)} s; target ≤${TARGET.crowdVsEmpty}×)`);
+          if (crowd > 0 && !timeOk)
+            misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.ratio(o / b)} the empty service (${fmt.s(o)} s vs ${fmt.s(b)} s; target ≤${TARGET.crowdVsEmpty}×)`);
           rows.push(
             row({
               metric: `${op} (s), crowded service; baseline: empty service`,
@@ -677,14 +690,32 @@ function buildRows(engine, client) {
       const o = med(native, f);
       const fl = med(floor, ff);
       const d = med(dynamic, f);
-      rows.push(row({ metric, n, latency: 0, crowd: `0 / ${DEFAULT_PAGE}`, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), baseline: format(d), vsBaseline: fmt.ratio(o / d), ...extra }));
+      rows.push(
+        row({ metric, n, latency: 0, crowd: `0 / ${DEFAULT_PAGE}`, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), baseline: format(d), vsBaseline: fmt.ratio(o / d), ...extra }),
+      );
     };
     for (const op of OPS) {
       const { list: _list, ...cells } = callCells(native, op);
-      triple(`native (YAML) ${op} (s); baseline: dynamic face`, (r) => r.ms[op], (r) => r.ms[op], fmt.s, cells);
+      triple(
+        `native (YAML) ${op} (s); baseline: dynamic face`,
+        (r) => r.ms[op],
+        (r) => r.ms[op],
+        fmt.s,
+        cells,
+      );
     }
-    triple("native (YAML) state file after up (KB); baseline: dynamic", (r) => r.state.fileBytes, (r) => r.state.fileBytes, fmt.kb);
-    triple("native (YAML) state (B/endpoint); baseline: dynamic", (r) => r.state.resourceBytes, (r) => r.state.resourceBytes, fmt.bytes);
+    triple(
+      "native (YAML) state file after up (KB); baseline: dynamic",
+      (r) => r.state.fileBytes,
+      (r) => r.state.fileBytes,
+      fmt.kb,
+    );
+    triple(
+      "native (YAML) state (B/endpoint); baseline: dynamic",
+      (r) => r.state.resourceBytes,
+      (r) => r.state.resourceBytes,
+      fmt.bytes,
+    );
     triple(
       "native: peak RSS plugin, any command (MB); baseline and floor: dynamic provider host",
       (r) => (r.kind === "native" ? r.peak.plugin : r.peak.provider),
@@ -697,7 +728,12 @@ function buildRows(engine, client) {
       (r) => r.cpu.up?.provider,
       fmt.cpu,
     );
-    triple("native: peak RSS program, up (MB) (YAML: its language host)", (r) => r.memory.up?.program, (r) => r.memory.up?.program, fmt.mb);
+    triple(
+      "native: peak RSS program, up (MB) (YAML: its language host)",
+      (r) => r.memory.up?.program,
+      (r) => r.memory.up?.program,
+      fmt.mb,
+    );
     for (const r of native) if (r.seen.plugin === 0) notes.push(`native N=${n}: the plugin process was not sampled during up`);
     if (own.length === 0) notes.push(`native N=${n}: the dynamic face and the floor are the main grid's runs at N=${n}, latency 0 (not interleaved with the native runs)`);
   }
@@ -753,7 +789,11 @@ function buildRows(engine, client) {
     prow("program CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.program ?? NaN, fmt.cpu);
     prow("program: module loading (ms)", (s) => s.require.beforeReadyMs + s.require.afterReadyMs, fmt.ms, program);
     prow("program: of which pulumi-webhook-endpoints (ms)", (s) => s.require.byPackage["pulumi-webhook-endpoints"] ?? 0, fmt.ms, program);
-    for (const [kind, set] of /** @type {const} */ ([["ours", ours], ["floor", floor], ["lean", lean]])) {
+    for (const [kind, set] of /** @type {const} */ ([
+      ["ours", ours],
+      ["floor", floor],
+      ["lean", lean],
+    ])) {
       if (set.length === 0) continue;
       const first = set.map(host).find((s) => s !== undefined);
       if (first === undefined) {
@@ -787,7 +827,15 @@ function buildRows(engine, client) {
   if (client) {
     for (const c of client) {
       rows.push(row({ metric: `client ${c.name} (ops/s)`, latency: 0, ours: fmt.ops(c.client), floor: fmt.ops(c.bare), vsFloor: fmt.ratio(c.client / c.bare) }));
-      rows.push(row({ metric: `client ${c.name} (CPU µs/op, lower is better)`, latency: 0, ours: fmt.ops(c.clientCpuMicros), floor: fmt.ops(c.bareCpuMicros), vsFloor: fmt.ratio(c.clientCpuMicros / c.bareCpuMicros) }));
+      rows.push(
+        row({
+          metric: `client ${c.name} (CPU µs/op, lower is better)`,
+          latency: 0,
+          ours: fmt.ops(c.clientCpuMicros),
+          floor: fmt.ops(c.bareCpuMicros),
+          vsFloor: fmt.ratio(c.clientCpuMicros / c.bareCpuMicros),
+        }),
+      );
     }
   }
   return { rows, notes: [...new Set([...skipped, ...notes])], misses };
@@ -892,7 +940,10 @@ async function main() {
     "",
     ...header.map((line) => `- ${line}`),
     engine ? `- package version: ${engine.packageVersion} (packed tarball)` : "",
-    `- load average at end: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; run time ${minutes} min`,
+    `- load average at end: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}; run time ${minutes} min`,
     "",
     table,
     "",

@@ -113,12 +113,7 @@ if (kind !== "ours" && kind !== "floor" && kind !== "lean") throw new Error(`ben
 // typed as the source it was built from (dist/ need not exist when this is type-checked).
 /** @type {(id: string) => unknown} */
 const load = require;
-const Endpoint =
-  kind === "ours"
-    ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint
-    : kind === "lean"
-      ? LeanFloorEndpoint
-      : FloorEndpoint;
+const Endpoint = kind === "ours" ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint : kind === "lean" ? LeanFloorEndpoint : FloorEndpoint;
 
 const hooks = [];
 for (let i = 0; i < count; i++) {

@@ -312,7 +312,11 @@ export function installWorkspace(root, options) {
     writeFileSync(join(root, "pnpm-workspace.yaml"), `packages:\n${members.map((m) => `  - ${JSON.stringify(m)}\n`).join("")}`);
   }
   for (const [member, deps] of Object.entries(options.members)) writeProjectManifest(join(root, member), deps, manager);
-  install(root, packageManager, members.map((m) => join(root, m)));
+  install(
+    root,
+    packageManager,
+    members.map((m) => join(root, m)),
+  );
   return members.map((m) => installed(join(root, m), root, /** @type {ProjectDependencies} */ (options.members[m])));
 }
 

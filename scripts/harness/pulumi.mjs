@@ -57,9 +57,7 @@ export async function runPulumi(args, options) {
  * @param {RunResult} result
  */
 function transcriptEntry(args, result) {
-  const printed = args.includes("--show-secrets")
-    ? "(output with secrets shown on request, not kept)"
-    : `${result.output}${result.error ? `\n${result.error}` : ""}`;
+  const printed = args.includes("--show-secrets") ? "(output with secrets shown on request, not kept)" : `${result.output}${result.error ? `\n${result.error}` : ""}`;
   return `$ pulumi ${redactArgs(args).join(" ")}\n${printed}`;
 }
 

@@ -222,8 +222,7 @@ function hasLoneSurrogate(text: string): boolean {
 
 /** Why each declaration of the record cannot be written exactly; empty when all can. */
 function refusals(record: WebhookEndpointRecord, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration["refused"] {
-  const holding = (test: (text: string) => boolean) =>
-    [test(record.webhookName) ? "name" : "", test(record.webhookUrl) ? "URL" : ""].filter(Boolean).join(" and ");
+  const holding = (test: (text: string) => boolean) => [test(record.webhookName) ? "name" : "", test(record.webhookUrl) ? "URL" : ""].filter(Boolean).join(" and ");
   const marked = [secretFields?.has("webhookName") ? "name" : "", secretFields?.has("webhookUrl") ? "URL" : ""].filter(Boolean).join(" and ");
   if (marked !== "") {
     const why = `its ${marked} ${marked.includes(" and ") ? "are" : "is"} a secret in this stack's state: a declaration would print ${marked.includes(" and ") ? "them" : "it"} in plain text; declare it from the stack's own secret values instead`;
@@ -305,7 +304,9 @@ function render(declarations: readonly Declaration[], records: readonly WebhookE
   }
   if (format === "import" || all) {
     const commands = declarations.flatMap((d, i) => (d.importCommand === null ? [] : [`${d.importCommand}${all ? `  # ${commentText(cell(records[i]!.webhookName, MAX_CELL.name, secrets))}` : ""}`]));
-    blocks.push([...(all ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"] : []), ...(commands.length > 0 ? commands : [none("importCommand")])].join("\n"));
+    blocks.push(
+      [...(all ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"] : []), ...(commands.length > 0 ? commands : [none("importCommand")])].join("\n"),
+    );
   }
   return `${blocks.join("\n\n")}\n`;
 }

@@ -1,18 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { WebhookConfigError } from "../client";
-import {
-  SETTINGS,
-  SETTING_NAMES,
-  configKey,
-  resolveConnection,
-  serviceOf,
-  retiredSettingsInUse,
-  stackConfig,
-  type Connection,
-  type ProviderConfig,
-  type SettingName,
-} from "../core/settings";
+import { SETTINGS, SETTING_NAMES, configKey, resolveConnection, serviceOf, retiredSettingsInUse, stackConfig, type Connection, type ProviderConfig, type SettingName } from "../core/settings";
 import { SECRET_SIG, SIG_KEY, addSecretFields, endpointResources, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
 import { heldService, type HomeSettings } from "./services";
 import { historyCheckpoints } from "./history";
@@ -178,10 +167,7 @@ async function stackSecrets(
   const backend = await backendUrl(options.pulumi);
   // The stack's name: given, else from its resources, else (an empty stack: after destroy its
   // history still holds what it marked secret) the current stack pulumi names.
-  const stack =
-    options.stack ??
-    (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined) ??
-    (await currentStackName(options.pulumi, project.dir));
+  const stack = options.stack ?? (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined) ?? (await currentStackName(options.pulumi, project.dir));
   const history = backend !== undefined && stack !== undefined ? historyCheckpoints(backend, stack, current, project.dir) : [];
   // Ids are per service: only endpoints on the service `webhooks` connects to (or whose service the
   // state cannot tell) mark this service's endpoints secret. A history checkpoint's secrets stay

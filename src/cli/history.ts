@@ -42,7 +42,6 @@ function projectName(cwd: string): string | undefined {
   return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(project.file, "utf8"))?.[1];
 }
 
-
 /**
  * Keeps the state `webhooks recover` wrote in a `file://` backend's history, as every update's result
  * is kept: `pulumi stack import` adds none, so an endpoint recover recorded and the next update
@@ -57,7 +56,12 @@ export function recordInHistory(backend: string | undefined, project: string, st
   if (root === undefined) return undefined;
   const stackName = stack.split("/").at(-1)!;
   const stacks = join(root, ".pulumi", "stacks");
-  const layout = existsSync(join(stacks, project, `${stackName}.json`)) || existsSync(join(stacks, project, `${stackName}.json.gz`)) ? "project" : existsSync(join(stacks, `${stackName}.json`)) ? "legacy" : undefined;
+  const layout =
+    existsSync(join(stacks, project, `${stackName}.json`)) || existsSync(join(stacks, project, `${stackName}.json.gz`))
+      ? "project"
+      : existsSync(join(stacks, `${stackName}.json`))
+        ? "legacy"
+        : undefined;
   if (layout === undefined) return undefined;
   const dir = layout === "project" ? join(root, ".pulumi", "history", project, stackName) : join(root, ".pulumi", "history", stackName);
   mkdirSync(dir, { recursive: true });

@@ -25,10 +25,7 @@ export interface LockInfo {
   file?: string;
 }
 
-export type LockVerdict =
-  | { kind: "stale"; why: string }
-  | { kind: "live"; why: string }
-  | { kind: "unknown"; why: string };
+export type LockVerdict = { kind: "stale"; why: string } | { kind: "live"; why: string } | { kind: "unknown"; why: string };
 
 /** The lock files of a stack in a `file://` backend; undefined when the backend is not a local directory. */
 export function readFileBackendLocks(backendUrl: string, project: string, stack: string): LockInfo[] | undefined {

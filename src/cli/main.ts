@@ -61,8 +61,24 @@ const COMMON = {
 
 const OPTIONS = {
   list: { ...COMMON, stack: { type: "string" }, name: { type: "string" }, url: { type: "string" }, match: { type: "string" }, "show-secrets": { type: "boolean" } },
-  adopt: { ...COMMON, stack: { type: "string" }, id: { type: "string", multiple: true }, name: { type: "string" }, url: { type: "string" }, "resource-name": { type: "string" }, format: { type: "string" } },
-  recover: { ...COMMON, stack: { type: "string" }, yes: { type: "boolean", short: "y" }, "dry-run": { type: "boolean" }, pick: { type: "string", multiple: true }, since: { type: "string" }, "release-lock": { type: "boolean" } },
+  adopt: {
+    ...COMMON,
+    stack: { type: "string" },
+    id: { type: "string", multiple: true },
+    name: { type: "string" },
+    url: { type: "string" },
+    "resource-name": { type: "string" },
+    format: { type: "string" },
+  },
+  recover: {
+    ...COMMON,
+    stack: { type: "string" },
+    yes: { type: "boolean", short: "y" },
+    "dry-run": { type: "boolean" },
+    pick: { type: "string", multiple: true },
+    since: { type: "string" },
+    "release-lock": { type: "boolean" },
+  },
   orphans: { ...COMMON, stack: { type: "string", multiple: true }, "state-file": { type: "string", multiple: true } },
   "plugin-archive": { out: { type: "string" }, platform: { type: "string", multiple: true }, launcher: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
 } as const satisfies Record<string, ParseArgsConfig["options"]>;
@@ -244,7 +260,9 @@ function validate(command: Command, str: (name: string) => string | undefined, l
   }
   if (command === "adopt") {
     const ids = list("id");
-    for (const id of ids) if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) <= 0) throw usageError(`adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`);
+    for (const id of ids)
+      if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) <= 0)
+        throw usageError(`adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`);
     const byName = str("name") !== undefined || str("url") !== undefined;
     if (ids.length > 0 === byName) throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
     const format = str("format");

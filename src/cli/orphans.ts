@@ -162,7 +162,13 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       jsonText({
         sources: sources.map((s) => ({ label: s.label, endpoints: endpointResources(s.current.deployment).length, historyCheckpoints: s.history.length })),
         held: held.size,
-        orphans: orphans.map((o) => ({ ...recordView(o.record, false, options.secrets ?? []), relation: o.relation, ours: o.ours, ...(o.provenance === undefined ? {} : { provenance: o.provenance }), resources: o.resources })),
+        orphans: orphans.map((o) => ({
+          ...recordView(o.record, false, options.secrets ?? []),
+          relation: o.relation,
+          ours: o.ours,
+          ...(o.provenance === undefined ? {} : { provenance: o.provenance }),
+          resources: o.resources,
+        })),
       }),
     );
   } else {

@@ -76,12 +76,7 @@ export function stackArgs(stack: string | undefined): string[] {
 }
 
 /** Runs a pulumi command that must succeed; a failure is a CliError with pulumi's explanation. */
-export async function pulumiOk(
-  pulumi: PulumiRunner,
-  args: readonly string[],
-  what: string,
-  options: { input?: string; exitCode?: (typeof EXIT)[keyof typeof EXIT] } = {},
-): Promise<string> {
+export async function pulumiOk(pulumi: PulumiRunner, args: readonly string[], what: string, options: { input?: string; exitCode?: (typeof EXIT)[keyof typeof EXIT] } = {}): Promise<string> {
   let result: PulumiResult;
   try {
     result = await pulumi.run(args, options.input === undefined ? {} : { input: options.input });

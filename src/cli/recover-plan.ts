@@ -58,7 +58,13 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
       const usable = record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
       return usable
         ? { pending: p, candidates: [record], how: "adopted", why: `its adoptWebhookId` }
-        : { pending: p, candidates: [], how: "adopted", why: "", reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it` };
+        : {
+            pending: p,
+            candidates: [],
+            how: "adopted",
+            why: "",
+            reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it`,
+          };
     }
     const inWindow = records.filter((r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target));
     if (!principalKnown) return { pending: p, candidates: inWindow, how: "created", why: "", unconfirmed: true };

@@ -53,11 +53,15 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
     lines.push(`Lock: taken by ${l.holder} at ${l.startedAt}; ${l.why}${l.released ? ": released (pulumi cancel)" : report.dryRun ? ": would be released" : ""}.`);
   }
   for (const p of report.providers) {
-    lines.push(`Provider host left running by the killed run: pid ${p.pid} (${p.kind}; its engine ${p.engine} is gone)${p.stopped ? ": stopped, then waited for creates in flight to land" : report.dryRun ? ": would be stopped" : ": could not be stopped"}.`);
+    lines.push(
+      `Provider host left running by the killed run: pid ${p.pid} (${p.kind}; its engine ${p.engine} is gone)${p.stopped ? ": stopped, then waited for creates in flight to land" : report.dryRun ? ": would be stopped" : ": could not be stopped"}.`,
+    );
   }
   if (report.window) {
     const w = report.window;
-    lines.push(`Window: endpoints created since ${w.since} (${w.source}), less ${Math.round(w.skewMs / 1000)} s for clock skew, by the stack's principal on their service, held by no resource of the stack.`);
+    lines.push(
+      `Window: endpoints created since ${w.since} (${w.source}), less ${Math.round(w.skewMs / 1000)} s for clock skew, by the stack's principal on their service, held by no resource of the stack.`,
+    );
   }
   for (const s of report.services) {
     lines.push(
@@ -69,13 +73,24 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
     lines.push(
       table(
         ["RESOURCE", "ID", "NAME", "URL", "CREATED"],
-        report.recorded.map((r) => [cell(r.resourceName, MAX_CELL.name, secrets), String(r.webhookId), cell(r.webhookName ?? "", MAX_CELL.name, secrets), cell(r.webhookUrl ?? "", MAX_CELL.url, secrets), isoTime(r.createTime)]),
+        report.recorded.map((r) => [
+          cell(r.resourceName, MAX_CELL.name, secrets),
+          String(r.webhookId),
+          cell(r.webhookName ?? "", MAX_CELL.name, secrets),
+          cell(r.webhookUrl ?? "", MAX_CELL.url, secrets),
+          isoTime(r.createTime),
+        ]),
       ).trimEnd(),
     );
   }
   if (report.cleared.length > 0) {
     lines.push("", `Cleared${report.dryRun ? " (dry run: would be)" : ""}: the next \`pulumi up\` creates these.`);
-    lines.push(table(["RESOURCE", "NAME", "WHY"], report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name, secrets), cell(c.webhookName ?? "", MAX_CELL.name, secrets), c.reason])).trimEnd());
+    lines.push(
+      table(
+        ["RESOURCE", "NAME", "WHY"],
+        report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name, secrets), cell(c.webhookName ?? "", MAX_CELL.name, secrets), c.reason]),
+      ).trimEnd(),
+    );
   }
   if (report.ambiguous.length > 0) {
     lines.push("", "Not guessed (nothing was changed): a person must choose.");

@@ -134,7 +134,12 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   if (foreign.length > 0) {
     throw new CliError(
       EXIT.refused,
-      `the state also has pending creates of other resources (${foreign.map((op) => op.resource.urn).slice(0, 10).join(", ")}): \`pulumi stack import\` would drop them too, and only their providers can say whether they exist. Resolve those first (export the state, move each into resources with its ID or delete it, import), keeping the WebhookEndpoint ones, then run recover again`,
+      `the state also has pending creates of other resources (${foreign
+        .map((op) => op.resource.urn)
+        .slice(0, 10)
+        .join(
+          ", ",
+        )}): \`pulumi stack import\` would drop them too, and only their providers can say whether they exist. Resolve those first (export the state, move each into resources with its ID or delete it, import), keeping the WebhookEndpoint ones, then run recover again`,
     );
   }
   const names = stackNames(original, options.stack, project.file);
@@ -170,7 +175,12 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   }
 
   // The window: the interrupted update's start, from the lock, else the end of the last recorded update.
-  const window = options.since !== undefined ? { since: options.since, source: "--since" } : lock ? { since: lock.startedAt, source: "the lock: when the interrupted update started" } : await historyBound(pulumi, stackFlag);
+  const window =
+    options.since !== undefined
+      ? { since: options.since, source: "--since" }
+      : lock
+        ? { since: lock.startedAt, source: "the lock: when the interrupted update started" }
+        : await historyBound(pulumi, stackFlag);
   if (window !== undefined) report.window = { since: new Date(window.since).toISOString(), source: window.source, skewMs: CLIENT_DEFAULTS.clockSkewMs };
   const needsWindow = ours.some((p) => p.adoptWebhookId === undefined && p.unmatchable === undefined && !options.picks.has(p.resourceName) && !options.picks.has(p.urn));
   if (window === undefined && needsWindow) {
@@ -200,7 +210,10 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
 
   // Each pending create is judged on the service it was sent to: the ids held there, the stack's
   // principal there, that service's listing.
-  const home: HomeService = { client, ...(deps.home ? await deps.home() : { service: serviceOf((client as { baseUrl?: string }).baseUrl ?? ""), config: EMPTY_CONFIG, env: {}, secretConfigKeys: [] }) };
+  const home: HomeService = {
+    client,
+    ...(deps.home ? await deps.home() : { service: serviceOf((client as { baseUrl?: string }).baseUrl ?? ""), config: EMPTY_CONFIG, env: {}, secretConfigKeys: [] }),
+  };
   const clients = new ServiceClients(home, deps.open ?? ((options) => new WebhooksClient(options)));
   const targets = new Map(ours.map((p) => [p.urn, serviceTarget(p.revealedResource, revealedState, home)]));
   deps.onSecrets?.(clients.secrets([...targets.values()]));
@@ -317,7 +330,10 @@ async function readState(
   const locks = readFileBackendLocks(backend!, project, target.stack) ?? [];
   const live = locks.map((l) => judgeLock(l, processes)).find((v) => v.kind === "live");
   if (live !== undefined) throw new CliError(EXIT.refused, `the stack's checkpoint cannot be read while a run still holds its lock (${live.why}): wait for it to end`);
-  const repaired = { file: target.attrsFile, why: "the killed run left the checkpoint's metadata file empty, so pulumi could not load the stack (\"failed to load checkpoint\"); the checkpoint itself is intact" };
+  const repaired = {
+    file: target.attrsFile,
+    why: 'the killed run left the checkpoint\'s metadata file empty, so pulumi could not load the stack ("failed to load checkpoint"); the checkpoint itself is intact',
+  };
   if (options.dryRun) return { state: parseState(readFileSync(target.stateFile, "utf8"), target.stateFile), repaired };
   if (!options.yes && !(await (deps.sink.confirm?.(`Remove the broken metadata file ${target.attrsFile} so that pulumi can load the stack?`) ?? Promise.resolve(false)))) {
     throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
@@ -366,7 +382,12 @@ async function historyBound(pulumi: PulumiRunner, stackFlag: string[]): Promise<
     const time = Date.parse((inProgress ? entry.startTime : entry.endTime) ?? "");
     if (!Number.isFinite(time)) continue;
     if (best === undefined || time > best.since) {
-      best = { since: time, source: inProgress ? `the start of the ${entry.kind ?? "update"} still recorded as in progress` : `the end of the last recorded ${entry.kind ?? "update"} (the interrupted one started after it)` };
+      best = {
+        since: time,
+        source: inProgress
+          ? `the start of the ${entry.kind ?? "update"} still recorded as in progress`
+          : `the end of the last recorded ${entry.kind ?? "update"} (the interrupted one started after it)`,
+      };
     }
   }
   return best;
@@ -412,14 +433,7 @@ function fillReport(report: RecoverReport, outcomes: readonly Outcome[]): void {
 }
 
 /** `pulumi stack import` from stdin; a lock it reports is released once when its holder is gone. */
-async function importState(
-  pulumi: PulumiRunner,
-  stackFlag: string[],
-  state: UntypedDeployment,
-  options: RecoverOptions,
-  report: RecoverReport,
-  processes: ProcessProbe,
-): Promise<void> {
+async function importState(pulumi: PulumiRunner, stackFlag: string[], state: UntypedDeployment, options: RecoverOptions, report: RecoverReport, processes: ProcessProbe): Promise<void> {
   const input = JSON.stringify(state);
   const args = ["stack", "import", ...stackFlag];
   for (let attempt = 0; ; attempt++) {
@@ -451,4 +465,3 @@ async function verify(pulumi: PulumiRunner, stackFlag: string[], report: Recover
   }
   return after;
 }
-

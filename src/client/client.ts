@@ -8,18 +8,7 @@ import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
 import { schemas, toRecord } from "./schemas";
 import { Transport } from "./transport";
-import type {
-  CallOptions,
-  CreateOptions,
-  CreateParams,
-  CreateResult,
-  ListFilter,
-  ListPage,
-  ListParams,
-  ScanResult,
-  WebhookEndpointRecord,
-  WebhooksClientOptions,
-} from "./types";
+import type { CallOptions, CreateOptions, CreateParams, CreateResult, ListFilter, ListPage, ListParams, ScanResult, WebhookEndpointRecord, WebhooksClientOptions } from "./types";
 
 /** Longest the listings that settle an ambiguous create may take, in milliseconds. */
 const SETTLE_LISTING_TIMEOUT_MS = 60_000;

@@ -69,10 +69,7 @@ export function nextCursor(records: readonly WebhookEndpointRecord[], continuati
 }
 
 /** Every page of a listing, in order, within the limits. */
-export async function* pagesOf(
-  fetchPage: (cursor: string) => Promise<ServicePage>,
-  limits: PagingLimits,
-): AsyncGenerator<ServicePage, void, undefined> {
+export async function* pagesOf(fetchPage: (cursor: string) => Promise<ServicePage>, limits: PagingLimits): AsyncGenerator<ServicePage, void, undefined> {
   const seenCursors = new Set<string>([""]);
   const seenIds = new Set<number>();
   let bytes = 0;
@@ -99,10 +96,10 @@ export async function* pagesOf(
       }
     }
     if (page.records.length > 0 && fresh === 0) {
-      throw new WebhookPagingError(
-        `page ${pageNumber} repeated records already listed: the service ignored the paging position, so the listing may be incomplete; narrow the filter`,
-        { operation: "list", traceId },
-      );
+      throw new WebhookPagingError(`page ${pageNumber} repeated records already listed: the service ignored the paging position, so the listing may be incomplete; narrow the filter`, {
+        operation: "list",
+        traceId,
+      });
     }
     bytes += page.bytes;
     if (seenIds.size > limits.maxScanRecords || bytes > limits.maxScanBytes) {
@@ -122,10 +119,7 @@ export async function* pagesOf(
       });
     }
     if (seenCursors.has(next)) {
-      throw new WebhookPagingError(
-        `the service returned a paging cursor it had already returned (page ${pageNumber}); stopping instead of looping`,
-        { operation: "list", traceId },
-      );
+      throw new WebhookPagingError(`the service returned a paging cursor it had already returned (page ${pageNumber}); stopping instead of looping`, { operation: "list", traceId });
     }
     seenCursors.add(next);
     cursor = next;

@@ -64,9 +64,7 @@ export function describeEndpoints(records: readonly WebhookEndpointRecord[], dec
   const shown = records.slice(0, 10).map((record) => {
     // Date holds ±8.64e15 ms; a service may send any integer up to 2^53.
     const created = Math.abs(record.createTime) <= 8.64e15 ? new Date(record.createTime).toISOString() : "at an unknown time";
-    const stored = sameEndpoint(record, declared)
-      ? ""
-      : ` (stored as name ${quoteServiceText(record.webhookName, secrets, 100)}, URL ${quoteServiceText(record.webhookUrl, secrets, 200)})`;
+    const stored = sameEndpoint(record, declared) ? "" : ` (stored as name ${quoteServiceText(record.webhookName, secrets, 100)}, URL ${quoteServiceText(record.webhookUrl, secrets, 200)})`;
     return `id ${record.webhookId}, created ${created} by ${quoteServiceText(record.creatorName, secrets, 60)}${stored}`;
   });
   const more = records.length > shown.length ? `; and ${records.length - shown.length} more` : "";
@@ -102,9 +100,7 @@ export function serviceProcessed(failure: WebhookApiError): boolean {
 export function refuseExistingAnswer(record: WebhookEndpointRecord, params: CreateParams, snapshot: CreateSnapshot, options: { clockSkewMs: number; secrets: readonly string[] }): void {
   // The time test only for a record that is not even a rewritten form of the request: a service
   // whose clock runs behind ours must not make our own new endpoint look old.
-  const existed =
-    snapshot.ids.has(record.webhookId) ||
-    (!maySameEndpoint(record, params) && Number.isFinite(record.createTime) && record.createTime < snapshot.startedAt - options.clockSkewMs);
+  const existed = snapshot.ids.has(record.webhookId) || (!maySameEndpoint(record, params) && Number.isFinite(record.createTime) && record.createTime < snapshot.startedAt - options.clockSkewMs);
   if (!existed) return;
   throw new WebhookEndpointExistsError(
     `create of ${quoteServiceText(params.webhookName, options.secrets)} was answered with an endpoint that existed before the request was sent (${describeEndpoints([record], params, options.secrets)}): the service made no new endpoint for it (it may hold names or URLs unique and answer with the one it has), so that endpoint was not taken. If it is yours, adopt it (adoptWebhookId: ${record.webhookId}); otherwise declare another name or URL`,
@@ -142,9 +138,7 @@ export async function settleAmbiguousCreate(
   const deadline = Date.now() + options.settleMs;
   const notBefore = snapshot.startedAt - options.clockSkewMs;
   const isNew = (record: WebhookEndpointRecord): boolean =>
-    !snapshot.ids.has(record.webhookId) &&
-    maySameEndpoint(record, params) &&
-    (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
+    !snapshot.ids.has(record.webhookId) && maySameEndpoint(record, params) && (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
   for (let round = 0; ; round++) {
     let candidates: WebhookEndpointRecord[];
     try {

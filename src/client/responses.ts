@@ -1,15 +1,7 @@
 import type { z } from "zod";
 import { SUCCESS_CODE, TRACE_ID_PATTERN, type ApiOperation } from "../api/contract";
 import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "../text";
-import {
-  WebhookApiError,
-  WebhookAuthError,
-  WebhookInvalidResponseError,
-  WebhookRateLimitError,
-  WebhookRequestRefusedError,
-  WebhookServerError,
-  type WebhookErrorDetails,
-} from "./errors";
+import { WebhookApiError, WebhookAuthError, WebhookInvalidResponseError, WebhookRateLimitError, WebhookRequestRefusedError, WebhookServerError, type WebhookErrorDetails } from "./errors";
 import { describeIssue, schemas } from "./schemas";
 import type { RawResponse } from "./transport";
 
@@ -38,12 +30,7 @@ export const MIN_EXTRA_SECRET_CHARS = 8;
  * Turns one raw response into the parsed success envelope, or throws the typed error that
  * {@link errorFromResponse} picks. A documented success needs one schema pass.
  */
-export function interpretResponse<S extends z.ZodType>(
-  operation: ApiOperation,
-  raw: RawResponse,
-  schema: S,
-  context: InterpretContext,
-): z.infer<S> & { trace_id: string } {
+export function interpretResponse<S extends z.ZodType>(operation: ApiOperation, raw: RawResponse, schema: S, context: InterpretContext): z.infer<S> & { trace_id: string } {
   let json: unknown;
   let parsed = false;
   // A body past the structural bounds is never parsed: it counts as a body that is not JSON, and
@@ -79,14 +66,7 @@ export function interpretResponse<S extends z.ZodType>(
  * The one factory from an unsuccessful response to the error class: the HTTP status when it is
  * not 2xx, else the envelope's code family (a service may report errors inside HTTP 200).
  */
-export function errorFromResponse(
-  operation: ApiOperation,
-  raw: RawResponse,
-  json: unknown,
-  parsed: boolean,
-  context: InterpretContext,
-  shapeProblem?: string,
-): WebhookApiError {
+export function errorFromResponse(operation: ApiOperation, raw: RawResponse, json: unknown, parsed: boolean, context: InterpretContext, shapeProblem?: string): WebhookApiError {
   const details = detailsOf(operation, raw, json, context);
   const said = describeServiceAnswer(details);
   const httpError = raw.status < 200 || raw.status >= 300;
@@ -148,7 +128,8 @@ export function jsonShapeProblem(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -188,10 +169,7 @@ function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, con
   const rawCode = typeof envelope?.code === "string" || (typeof envelope?.code === "number" && Number.isFinite(envelope.code)) ? String(envelope.code) : undefined;
   // The trace id is only taken in its documented form (32 hex characters), from the envelope, the
   // x-trace-id header, or what survives of a cut-short body; anything else is reported as absent.
-  const traceId =
-    documentedTraceId(envelope?.trace_id) ??
-    documentedTraceId(headerValue(raw.headers, "x-trace-id")) ??
-    /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text.slice(0, 4096))?.[1];
+  const traceId = documentedTraceId(envelope?.trace_id) ?? documentedTraceId(headerValue(raw.headers, "x-trace-id")) ?? /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text.slice(0, 4096))?.[1];
   return {
     operation,
     status: raw.status,

@@ -1,9 +1,4 @@
-import {
-  WebhookConnectionError,
-  WebhookInvalidResponseError,
-  WebhookRateLimitError,
-  WebhookServerError,
-} from "./errors";
+import { WebhookConnectionError, WebhookInvalidResponseError, WebhookRateLimitError, WebhookServerError } from "./errors";
 
 /** How long to wait between attempts. */
 export interface BackoffSettings {
@@ -46,12 +41,7 @@ export function backoffDelay(attemptNumber: number, error: unknown, settings: Ba
 
 /** A list may be repeated freely: it changes nothing. Retried on 429, 5xx, connection failures and unusable bodies. */
 export function isRetryableList(error: unknown): boolean {
-  return (
-    error instanceof WebhookRateLimitError ||
-    error instanceof WebhookServerError ||
-    error instanceof WebhookInvalidResponseError ||
-    error instanceof WebhookConnectionError
-  );
+  return error instanceof WebhookRateLimitError || error instanceof WebhookServerError || error instanceof WebhookInvalidResponseError || error instanceof WebhookConnectionError;
 }
 
 /**

@@ -43,7 +43,9 @@ export function nameProblems(name: string, what = "webhookName", options: { secr
   }
   if (name !== name.trim()) problems.push(`${what} starts or ends with white space: remove it, since a service may trim it and then compare names exactly`);
   if (problems.length === 0 && name !== name.normalize("NFC")) {
-    problems.push(`${what} is not in Unicode normal form C: declare ${options.secret === true ? "its NFC form (not shown: the value is a secret)" : JSON.stringify(name.normalize("NFC"))}, the form a service stores`);
+    problems.push(
+      `${what} is not in Unicode normal form C: declare ${options.secret === true ? "its NFC form (not shown: the value is a secret)" : JSON.stringify(name.normalize("NFC"))}, the form a service stores`,
+    );
   }
   return problems;
 }

@@ -23,15 +23,7 @@ export interface SendOptions {
  * Error codes that mean the connection never carried the request, so the service cannot have
  * acted on it. Everything else after a connection is open is treated as "may have been sent".
  */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /**
  * Largest response body read into memory; a larger one is an unusable response. A page of 100
@@ -127,12 +119,10 @@ export class Transport {
     const cause = sanitizeCause(error, [this.#token]);
     const where = `${options.operation} request to ${this.#origin.host}`;
     if (options.signal?.aborted) {
-      return new WebhookAbortError(
-        options.operation === "create"
-          ? `${where} was cancelled by the caller; the endpoint may have been created`
-          : `${where} was cancelled by the caller`,
-        { operation: options.operation, cause },
-      );
+      return new WebhookAbortError(options.operation === "create" ? `${where} was cancelled by the caller; the endpoint may have been created` : `${where} was cancelled by the caller`, {
+        operation: options.operation,
+        cause,
+      });
     }
     const code = errorCode(error);
     if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE" || error instanceof ResponseTooLarge) {
@@ -151,10 +141,7 @@ export class Transport {
       });
     }
     const requestSent = !NOT_SENT_CODES.has(code ?? "");
-    return new WebhookConnectionError(
-      `${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`,
-      { operation: options.operation, cause, status, requestSent },
-    );
+    return new WebhookConnectionError(`${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`, { operation: options.operation, cause, status, requestSent });
   }
 }
 

@@ -57,17 +57,13 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
     return z.union([z.literal(UNKNOWN), schema]);
   }
 
-  const nameSchema = z
-    .string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` })
-    .superRefine((value, ctx) => {
-      for (const message of nameMessages(value, false)) ctx.addIssue({ code: "custom", message });
-    });
+  const nameSchema = z.string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` }).superRefine((value, ctx) => {
+    for (const message of nameMessages(value, false)) ctx.addIssue({ code: "custom", message });
+  });
 
-  const urlSchema = z
-    .string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` })
-    .superRefine((value, ctx) => {
-      for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
-    });
+  const urlSchema = z.string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` }).superRefine((value, ctx) => {
+    for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
+  });
 
   const adoptSchema = z
     .number({ error: (issue) => `adoptWebhookId must be a number (the endpoint's webhook_id), got ${typeOfInput(issue.input)}` })

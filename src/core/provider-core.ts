@@ -4,16 +4,7 @@ import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
 import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, serviceOf, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
-import {
-  createdAddress,
-  declaredAddress,
-  stateAfterCreate,
-  stateAfterRead,
-  stateAfterUpdate,
-  stillAsCreated,
-  type Provenance,
-  type WebhookEndpointOutputs,
-} from "./state";
+import { createdAddress, declaredAddress, stateAfterCreate, stateAfterRead, stateAfterUpdate, stillAsCreated, type Provenance, type WebhookEndpointOutputs } from "./state";
 import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
 
 /**
@@ -285,9 +276,7 @@ export class ProviderCore {
     const quote = (text: string, property: "webhookName" | "webhookUrl") => shown(text, property, taint, [...secrets, ...taint.values]);
     const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values }, true);
     if (record === undefined) {
-      throw new ProviderError(
-        `adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`,
-      );
+      throw new ProviderError(`adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`);
     }
     const mismatches: string[] = [];
     if (!sameName(record.webhookName, inputs.webhookName)) {
@@ -297,9 +286,7 @@ export class ProviderCore {
       mismatches.push(`webhookUrl is ${quote(inputs.webhookUrl, "webhookUrl")} but the endpoint's URL is ${quote(record.webhookUrl, "webhookUrl")}`);
     }
     if (mismatches.length > 0) {
-      throw new ProviderError(
-        `adoptWebhookId ${adoptId}: ${mismatches.join("; ")}. The API cannot update an endpoint, so declare exactly the endpoint's current name and URL to adopt it`,
-      );
+      throw new ProviderError(`adoptWebhookId ${adoptId}: ${mismatches.join("; ")}. The API cannot update an endpoint, so declare exactly the endpoint's current name and URL to adopt it`);
     }
     return record;
   }
@@ -364,7 +351,9 @@ function takeJustRead(connection: PerConnection, id: string): { record: WebhookE
 function idNumber(id: string): number {
   const value = Number(id);
   if (!/^\d+$/.test(id) || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not a webhook_id (a positive whole number): this state was not written by WebhookEndpoint, or the ID given to import is wrong`);
+    throw new ProviderError(
+      `resource ID ${quoteServiceText(id, [], 60)} is not a webhook_id (a positive whole number): this state was not written by WebhookEndpoint, or the ID given to import is wrong`,
+    );
   }
   // One endpoint, one ID: "08" and "8" would otherwise be two resources holding the same endpoint.
   if (id !== String(value)) throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not written as a webhook_id is: use ${value}`);

@@ -33,8 +33,7 @@ export function configKey(name: SettingName): string {
 export const RETIRED_SETTINGS = {
   adoptRecentMinutes: {
     env: "WEBHOOKS_ADOPT_RECENT_MINUTES",
-    instead:
-      "create never takes an existing endpoint silently any more: after an interrupted run, run `webhooks recover` in the project, or set adoptWebhookId on the resource",
+    instead: "create never takes an existing endpoint silently any more: after an interrupted run, run `webhooks recover` in the project, or set adoptWebhookId on the resource",
   },
 } as const;
 
@@ -54,10 +53,7 @@ export function stackConfig(get: (key: string) => string | undefined): ProviderC
   return {
     values,
     describe: (name) => `stack config ${configKey(name)}`,
-    howToSet: (name) =>
-      SETTINGS[name].kind === "string" && "secret" in SETTINGS[name]
-        ? `pulumi config set --secret ${configKey(name)} <value>`
-        : `pulumi config set ${configKey(name)} <value>`,
+    howToSet: (name) => (SETTINGS[name].kind === "string" && "secret" in SETTINGS[name] ? `pulumi config set --secret ${configKey(name)} <value>` : `pulumi config set ${configKey(name)} <value>`),
   };
 }
 

@@ -142,10 +142,5 @@ export function stillAsCreated(current: EndpointAddress, state: Partial<WebhookE
 }
 
 function isAddress(value: unknown): value is EndpointAddress {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as EndpointAddress).webhookName === "string" &&
-    typeof (value as EndpointAddress).webhookUrl === "string"
-  );
+  return typeof value === "object" && value !== null && typeof (value as EndpointAddress).webhookName === "string" && typeof (value as EndpointAddress).webhookUrl === "string";
 }

@@ -45,7 +45,10 @@ export function scrubbed(text: string, values: readonly string[]): string {
     forms.add(JSON.stringify(value).slice(1, -1));
   }
   // Longest first: a value that contains another is redacted whole.
-  return redact(out, [...forms].sort((a, b) => b.length - a.length));
+  return redact(
+    out,
+    [...forms].sort((a, b) => b.length - a.length),
+  );
 }
 
 const NUMBER = /^\d+(?:\.\d+)?$/;

@@ -144,7 +144,16 @@ export class WebhookEndpoint extends pulumi.CustomResource {
 
 /** The inputs a program may mark secret, and the stack config keys the provider reads. */
 const SECRET_CAPABLE_INPUTS = ["webhookName", "webhookUrl", "adoptWebhookId"] as const;
-const SECRET_CAPABLE_CONFIG = ["webhooks:baseUrl", "webhooks:accessToken", "webhooks:allowInsecureHttp", "webhooks:timeoutMs", "webhooks:maxRetries", "webhooks:createSettleMs", "webhooks:pageSize", "webhooks:ascending"];
+const SECRET_CAPABLE_CONFIG = [
+  "webhooks:baseUrl",
+  "webhooks:accessToken",
+  "webhooks:allowInsecureHttp",
+  "webhooks:timeoutMs",
+  "webhooks:maxRetries",
+  "webhooks:createSettleMs",
+  "webhooks:pageSize",
+  "webhooks:ascending",
+];
 
 /** Which of the resource's inputs, and which `webhooks:*` config keys, the program marked secret. */
 function secretInputNames(args: WebhookEndpointArgs): pulumi.Output<string[]> {

@@ -89,7 +89,6 @@ const ROUTES: readonly AdminRoute[] = [
   },
 ];
 
-
 /**
  * Serves one admin request; `credentials` are the tokens that open the admin routes (only the admin
  * token when the emulator is bound to a non-loopback interface: `apiTokenOpens` false).

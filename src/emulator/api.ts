@@ -81,14 +81,7 @@ function apiRoute(method: string | undefined, path: string): ApiRoute | "other" 
   return "other";
 }
 
-function process(
-  state: ApiState,
-  route: ApiRoute,
-  req: http.IncomingMessage,
-  received: ReceivedBody,
-  body: JsonBody,
-  traceId: string,
-): Outcome {
+function process(state: ApiState, route: ApiRoute, req: http.IncomingMessage, received: ReceivedBody, body: JsonBody, traceId: string): Outcome {
   const options = state.settings;
   try {
     if (received.tooLarge) throw apiErrors.payloadTooLarge(received.limit);

@@ -10,15 +10,7 @@ import { apiErrors, requireObject } from "./protocol";
 import { effectiveOptions, parseWith, reconfigure, type EffectiveOptions } from "./resolve";
 import { HttpServer, type BoundAddress } from "./server";
 import { WebhookStore } from "./store";
-import type {
-  Emulator,
-  EmulatorCounters,
-  InjectOptions,
-  RequestLogEntry,
-  WebhookInput,
-  WebhookRecord,
-  WebhookRecordPatch,
-} from "./types";
+import type { Emulator, EmulatorCounters, InjectOptions, RequestLogEntry, WebhookInput, WebhookRecord, WebhookRecordPatch } from "./types";
 
 export class WebhooksEmulator implements Emulator, ApiState {
   readonly store: WebhookStore;

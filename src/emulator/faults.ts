@@ -54,9 +54,7 @@ export class FaultPlanner {
   /** Queues `after` passing requests, then `count` faults, behind what is already queued. */
   inject(route: ApiRoute, kind: FaultKind, count: number, after = 0): void {
     if (this.queuedRequests[route] + after + count > LIMITS.queuedPerRoute) {
-      throw new EmulatorConfigError(
-        `the ${route} fault queue holds at most ${LIMITS.queuedPerRoute} requests (${this.queuedRequests[route]} queued)`,
-      );
+      throw new EmulatorConfigError(`the ${route} fault queue holds at most ${LIMITS.queuedPerRoute} requests (${this.queuedRequests[route]} queued)`);
     }
     this.enqueue(route, undefined, after);
     this.enqueue(route, kind, count);
@@ -96,9 +94,7 @@ export class FaultPlanner {
 }
 
 function chooseKind(weights: ResolvedRouteFaults["kinds"], pick: number): FaultKind | undefined {
-  const entries = FAULT_KINDS.map((kind) => [kind, weights === undefined ? 1 : (weights[kind] ?? 0)] as const).filter(
-    ([, weight]) => weight > 0,
-  );
+  const entries = FAULT_KINDS.map((kind) => [kind, weights === undefined ? 1 : (weights[kind] ?? 0)] as const).filter(([, weight]) => weight > 0);
   const total = entries.reduce((sum, [, weight]) => sum + weight, 0);
   if (total <= 0) return undefined;
   let threshold = pick * total;
@@ -142,14 +138,7 @@ export function failBeforeProcessing(
  * half the body, or a body that is not the envelope. `malformedSoFar` counts malformed faults
  * including this one.
  */
-export function deliver(
-  res: http.ServerResponse,
-  entry: RequestLogEntry,
-  outcome: Outcome,
-  fault?: FaultKind,
-  faults?: ResolvedRouteFaults,
-  malformedSoFar = 0,
-): void {
+export function deliver(res: http.ServerResponse, entry: RequestLogEntry, outcome: Outcome, fault?: FaultKind, faults?: ResolvedRouteFaults, malformedSoFar = 0): void {
   switch (fault) {
     case "drop-after-commit":
       hangUp(res);

@@ -33,7 +33,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return emulator;
 }
 
-
 /**
  * Named option sets, one per plausible reading of the service document (`profile` option, `--profile`
  * flag). A profile only sets the options it is about; everything else keeps its default.

@@ -60,13 +60,7 @@ export function parseCreate(body: Body, options: ResolvedOptions): WebhookInput 
   };
 }
 
-export function createWebhook(
-  input: WebhookInput,
-  options: ResolvedOptions,
-  store: WebhookStore,
-  creator: Creator,
-  time: number,
-): WebhookRecord {
+export function createWebhook(input: WebhookInput, options: ResolvedOptions, store: WebhookStore, creator: Creator, time: number): WebhookRecord {
   if (options.uniqueNames && store.hasName(input.webhook_name)) throw apiErrors.nameExists();
   return store.create(input, creator, time);
 }

@@ -45,19 +45,7 @@ import {
   type RouteFaults,
 } from "./types";
 
-export {
-  API_ROUTES,
-  ASCENDING_MODES,
-  ERROR_STYLES,
-  FAULT_KINDS,
-  FILTER_MATCHES,
-  LIMIT_ABOVE_MAX,
-  NAME_REWRITES,
-  PAGING_STYLES,
-  SORT_ORDERS,
-  TRUNCATIONS,
-  URL_REWRITES,
-};
+export { API_ROUTES, ASCENDING_MODES, ERROR_STYLES, FAULT_KINDS, FILTER_MATCHES, LIMIT_ABOVE_MAX, NAME_REWRITES, PAGING_STYLES, SORT_ORDERS, TRUNCATIONS, URL_REWRITES };
 export type {
   ApiRoute,
   AscendingMode,
@@ -137,7 +125,13 @@ const principalSchema: z.ZodObject<typeof principalShape, z.core.$strict> = obje
 export const routeFaultsShape = {
   rate: z.number({ error: "must be a number from 0 to 1" }).min(0, { error: "must be a number from 0 to 1" }).max(1, { error: "must be a number from 0 to 1" }),
   kinds: z
-    .partialRecord(oneOf(FAULT_KINDS), z.number({ error: `must be a number from 0 to ${LIMITS.faultWeight}` }).min(0).max(LIMITS.faultWeight))
+    .partialRecord(
+      oneOf(FAULT_KINDS),
+      z
+        .number({ error: `must be a number from 0 to ${LIMITS.faultWeight}` })
+        .min(0)
+        .max(LIMITS.faultWeight),
+    )
     .refine((weights) => Object.values(weights).some((weight) => weight !== undefined && weight > 0), {
       error: "must give at least one kind a positive weight",
     })
@@ -166,7 +160,10 @@ export const optionsShape = {
   host: text(1, 253).default("127.0.0.1"),
   accessToken: text(1, LIMITS.tokenLength).default("emulator-token"),
   adminToken: text(1, LIMITS.tokenLength).default(() => randomBytes(16).toString("hex")),
-  principals: z.array(principalSchema, { error: "must be an array" }).max(LIMITS.principals, { error: `must have at most ${LIMITS.principals} entries` }).default([]),
+  principals: z
+    .array(principalSchema, { error: "must be an array" })
+    .max(LIMITS.principals, { error: `must have at most ${LIMITS.principals} entries` })
+    .default([]),
   filterMatch: oneOf(FILTER_MATCHES).default("exact"),
   paging: oneOf(PAGING_STYLES).default("cursor"),
   defaultPageSize: int(1, LIMITS.pageSize).default(20),

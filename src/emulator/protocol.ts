@@ -29,13 +29,16 @@ export const apiErrors = {
   unauthorized: () => new ApiError(401, "40101", "invalid or missing access token"),
   notFound: () => new ApiError(404, "40401", "not found"),
   foreignHost: () =>
-    new ApiError(403, "40301", "this emulator listens on loopback and answers only requests whose Host is localhost, 127.0.0.1 or [::1] (a page served from another name must not reach it: DNS rebinding)"),
+    new ApiError(
+      403,
+      "40301",
+      "this emulator listens on loopback and answers only requests whose Host is localhost, 127.0.0.1 or [::1] (a page served from another name must not reach it: DNS rebinding)",
+    ),
   methodNotAllowed: () => new ApiError(405, "40501", "method not allowed", { allow: "POST" }),
   nameExists: () => new ApiError(409, "40009", "webhook name already exists"),
   payloadTooLarge: (limit: number) => new ApiError(413, "41301", `request body exceeds ${limit} bytes`),
   unsupportedMediaType: () => new ApiError(415, "41501", "Content-Type must be application/json"),
-  rateLimited: (retryAfterSeconds: number) =>
-    new ApiError(429, "42901", "rate limit exceeded", { "retry-after": String(retryAfterSeconds) }),
+  rateLimited: (retryAfterSeconds: number) => new ApiError(429, "42901", "rate limit exceeded", { "retry-after": String(retryAfterSeconds) }),
   internal: () => new ApiError(500, "50001", "internal server error"),
   unavailable: () => new ApiError(503, "50301", "service unavailable"),
 };

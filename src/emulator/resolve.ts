@@ -9,9 +9,7 @@ import { EmulatorConfigError, type EffectiveOptions } from "./types";
 export { EmulatorConfigError, type EffectiveOptions };
 
 /** The defaults, as `startEmulator({})` resolves them (less the clock and the random admin token). */
-export const DEFAULT_OPTIONS: Readonly<Omit<ResolvedOptions, "now" | "adminToken">> = deepFreeze(
-  (({ now: _now, adminToken: _adminToken, ...rest }) => rest)(optionsSchema.parse({})),
-);
+export const DEFAULT_OPTIONS: Readonly<Omit<ResolvedOptions, "now" | "adminToken">> = deepFreeze((({ now: _now, adminToken: _adminToken, ...rest }) => rest)(optionsSchema.parse({})));
 
 const FIXED_AT_START = ["port", "host", "persistPath"] as const;
 
@@ -52,7 +50,11 @@ export function effectiveOptions(options: ResolvedOptions): EffectiveOptions {
 export function validateOptions(value: unknown, where: string): EmulatorOptions {
   const parsed: Record<string, unknown> = parseWith(optionsSchema, value, where);
   const given = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(parsed).filter((key) => given[key] !== undefined).map((key) => [key, parsed[key]]));
+  return Object.fromEntries(
+    Object.keys(parsed)
+      .filter((key) => given[key] !== undefined)
+      .map((key) => [key, parsed[key]]),
+  );
 }
 
 /** Parses with a schema of ours; every problem becomes one EmulatorConfigError naming the value. */

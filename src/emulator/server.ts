@@ -149,12 +149,7 @@ export class HttpServer {
   }
 }
 
-export function writeJson(
-  res: http.ServerResponse,
-  status: number,
-  payload: unknown,
-  headers: Readonly<Record<string, string>> = {},
-): void {
+export function writeJson(res: http.ServerResponse, status: number, payload: unknown, headers: Readonly<Record<string, string>> = {}): void {
   const body = JSON.stringify(payload);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",

@@ -12,15 +12,7 @@ import type { ApiWebhookRecord, ListRequestField } from "../api/contract";
 // ---- the option vocabularies: each value list is the one source of its type ---------------------
 
 /** Every fault kind, in the fixed order used for weighted choice (changing it changes seeded runs). */
-export const FAULT_KINDS = [
-  "server-error",
-  "rate-limit",
-  "latency",
-  "reset-before",
-  "drop-after-commit",
-  "truncated",
-  "malformed",
-] as const;
+export const FAULT_KINDS = ["server-error", "rate-limit", "latency", "reset-before", "drop-after-commit", "truncated", "malformed"] as const;
 export const FILTER_MATCHES = ["exact", "partial", "ignored"] as const;
 export const PAGING_STYLES = ["none", "cursor", "next-cursor", "has-more"] as const;
 export const LIMIT_ABOVE_MAX = ["clamp", "error"] as const;

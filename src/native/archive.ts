@@ -128,7 +128,9 @@ async function singleExecutable(options: ArchiveOptions, work: string): Promise<
   const [major = 0, minor = 0] = version.split(".").map(Number);
   const [floorMajor = 0, floorMinor = 0] = NODE_FLOOR.split(".").map(Number);
   if (major < floorMajor || (major === floorMajor && minor < floorMinor)) {
-    throw new Error(`the single executable would be this node (${node}, v${version}), and the plugin needs Node.js ${NODE_FLOOR} or newer: run \`webhooks plugin-archive\` with a newer node, or add --launcher`);
+    throw new Error(
+      `the single executable would be this node (${node}, v${version}), and the plugin needs Node.js ${NODE_FLOOR} or newer: run \`webhooks plugin-archive\` with a newer node, or add --launcher`,
+    );
   }
   await run(node, ["--experimental-sea-config", config], env, `${node} --experimental-sea-config (writing the single-executable blob)`);
   const executable = join(work, PLUGIN_EXECUTABLE);

@@ -23,11 +23,7 @@ export function nativeConfig(values: Record<string, unknown>): ProviderConfig {
 }
 
 function settingName(key: string): SettingName | undefined {
-  const bare = key.startsWith(`${CONFIG_NAMESPACE}:config:`)
-    ? key.slice(`${CONFIG_NAMESPACE}:config:`.length)
-    : key.startsWith(`${CONFIG_NAMESPACE}:`)
-      ? key.slice(CONFIG_NAMESPACE.length + 1)
-      : key;
+  const bare = key.startsWith(`${CONFIG_NAMESPACE}:config:`) ? key.slice(`${CONFIG_NAMESPACE}:config:`.length) : key.startsWith(`${CONFIG_NAMESPACE}:`) ? key.slice(CONFIG_NAMESPACE.length + 1) : key;
   return (SETTING_NAMES as string[]).includes(bare) ? (bare as SettingName) : undefined;
 }
 

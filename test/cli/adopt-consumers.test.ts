@@ -79,9 +79,7 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
 
           // TypeScript: the compiler's parse of the printed program.
           const typescript = declared.length === 0 ? [] : readTsDeclarations(runs.ts.out);
-          expect(typescript.map((d) => ({ id: d.properties.adoptWebhookId, name: d.properties.webhookName, url: d.properties.webhookUrl }))).toEqual(
-            declared.map((id) => ({ id, ...service(id) })),
-          );
+          expect(typescript.map((d) => ({ id: d.properties.adoptWebhookId, name: d.properties.webhookName, url: d.properties.webhookUrl }))).toEqual(declared.map((id) => ({ id, ...service(id) })));
           seen.typescript += typescript.length;
           if (typescript.length > 0 && typescriptSamples.length < 40) typescriptSamples.push(runs.ts.out);
 
@@ -113,7 +111,9 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           expect(new Set(names).size).toBe(names.length);
 
           // --json: the same declarations, null (with the reason) where refused.
-          const json = JSON.parse(runs.json.out) as { declarations: { webhookId: number; typescript: string | null; yaml: string | null; importCommand: string | null; refused: Record<string, string> }[] };
+          const json = JSON.parse(runs.json.out) as {
+            declarations: { webhookId: number; typescript: string | null; yaml: string | null; importCommand: string | null; refused: Record<string, string> }[];
+          };
           expect(json.declarations.map((d) => [d.webhookId, d.typescript !== null, d.yaml !== null, d.importCommand !== null, Object.keys(d.refused).length])).toEqual(
             ids.map((id, i) => (treatment[i] === "declared" ? [id, true, true, true, 0] : [id, false, false, false, 3])),
           );
@@ -180,6 +180,8 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
 
 /** The token, as a person reads it, in printed text: any case, split by what does not show or by an escape showing it. */
 function holdsToken(text: string): boolean {
-  const seenText = text.replace(/\\u\{[0-9a-f]+\}|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}/gi, "").replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu, "");
+  const seenText = text
+    .replace(/\\u\{[0-9a-f]+\}|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}/gi, "")
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu, "");
   return seenText.toLowerCase().includes(TOKEN.toLowerCase());
 }

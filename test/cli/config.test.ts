@@ -118,7 +118,9 @@ describe("connection settings: flags, then the stack's config, then the environm
     expect(message).not.toMatch(/access token is not set/);
     expect(message).not.toContain(ENV_TOKEN);
     const both = (await resolveCliConnection(options({ cwd: elsewhere })).catch((e: unknown) => e)) as CliError;
-    expect(both.message).toMatch(/access token is not set: pass --access-token \(discouraged.*\), or set stack config webhooks:accessToken .*run from the project directory.*, or set WEBHOOKS_ACCESS_TOKEN/);
+    expect(both.message).toMatch(
+      /access token is not set: pass --access-token \(discouraged.*\), or set stack config webhooks:accessToken .*run from the project directory.*, or set WEBHOOKS_ACCESS_TOKEN/,
+    );
   });
 
   it("an invalid setting is a configuration error (exit 3) naming where it came from", async () => {

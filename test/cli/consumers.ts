@@ -198,7 +198,7 @@ export function runShellCommands(script: string, command = "pulumi"): string[][]
   const parts = out.split("\0");
   parts.pop();
   const calls: string[][] = [];
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     const count = Number(parts[i]);
     calls.push(parts.slice(i + 1, i + 1 + count));
     i += 1 + count;

@@ -143,7 +143,10 @@ export const hostileText: fc.Arbitrary<string> = fc
 
 /** A name or URL a service may hold: an https URL with the hostile part in its path or query, or any string. */
 export const hostileEndpoint: fc.Arbitrary<{ name: string; url: string }> = fc.record({
-  name: fc.oneof(hostileText, hostileText.map((text) => `orders-${text}`)),
+  name: fc.oneof(
+    hostileText,
+    hostileText.map((text) => `orders-${text}`),
+  ),
   url: fc.oneof(
     hostileText.map((text) => `https://example.com/hooks/${text}`),
     hostileText.map((text) => `https://example.com/hooks?q=${text}`),

@@ -72,16 +72,19 @@ describe("webhooks list against the emulator", () => {
     await runList(client, sink, { ...base, json: true, name: "orders" });
     const parsed = JSON.parse(sink.out) as { endpoints: Record<string, unknown>[] };
     expect(parsed.endpoints).toHaveLength(2);
-    expect(Object.keys(parsed.endpoints[0]!).sort()).toEqual(
-      ["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "webhookId", "webhookName", "webhookUrl"].sort(),
-    );
+    expect(Object.keys(parsed.endpoints[0]!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "webhookId", "webhookName", "webhookUrl"].sort());
     expectGolden("list-orders.json", normalise(sink.out, emulator));
     for (const secret of allSecrets(emulator)) expect(sink.out).not.toContain(secret);
 
     const shown = memorySink();
     await runList(client, shown, { ...base, json: true, name: "orders", showSecrets: true });
     const withSecrets = JSON.parse(shown.out) as { endpoints: { webhookId: number; signSecret: string }[] };
-    expect(withSecrets.endpoints.map((e) => e.signSecret)).toEqual(emulator.records().filter((r) => r.webhook_name === "orders").map((r) => r.sign_secret));
+    expect(withSecrets.endpoints.map((e) => e.signSecret)).toEqual(
+      emulator
+        .records()
+        .filter((r) => r.webhook_name === "orders")
+        .map((r) => r.sign_secret),
+    );
   });
 
   it("--json keeps the exact service text, with every character a terminal would hide escaped", async () => {

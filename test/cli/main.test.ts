@@ -54,7 +54,21 @@ describe("webhooks: exit codes and dispatch", () => {
   });
 
   it("usage errors exit 2: no command, an unknown one, an unknown flag, a bad value", async () => {
-    const cases: string[][] = [[], ["frobnicate"], ["list", "--nope"], ["list", "--match", "fuzzy"], ["list", "stray"], ["adopt"], ["adopt", "--id", "x"], ["adopt", "--id", "1", "--name", "a"], ["adopt", "--id", "1", "--format", "hcl"], ["adopt", "--id", "1", "--resource-name=-x"], ["adopt", "--id", "1", "--resource-name", "a b"], ["recover", "--since", "yesterday"], ["recover", "--pick", "orders"]];
+    const cases: string[][] = [
+      [],
+      ["frobnicate"],
+      ["list", "--nope"],
+      ["list", "--match", "fuzzy"],
+      ["list", "stray"],
+      ["adopt"],
+      ["adopt", "--id", "x"],
+      ["adopt", "--id", "1", "--name", "a"],
+      ["adopt", "--id", "1", "--format", "hcl"],
+      ["adopt", "--id", "1", "--resource-name=-x"],
+      ["adopt", "--id", "1", "--resource-name", "a b"],
+      ["recover", "--since", "yesterday"],
+      ["recover", "--pick", "orders"],
+    ];
     for (const argv of cases) {
       const { sink, io: args } = io({ WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN });
       expect({ argv, code: await main(argv, args) }).toEqual({ argv, code: 2 });

@@ -78,7 +78,10 @@ describe("webhooks in a project never prints a value the stack's program marked 
   }
 
   it("orphans: another team's endpoint with exactly the URL the stack holds secret is listed without it", async () => {
-    for (const args of [["orphans", "--stack", "prod"], ["orphans", "--stack", "prod", "--json"]]) {
+    for (const args of [
+      ["orphans", "--stack", "prod"],
+      ["orphans", "--stack", "prod", "--json"],
+    ]) {
       const printed = await run(args);
       expect(printed).toMatch(/\b3\b/); // the endpoint is listed
       expect(printed, `webhooks ${args.join(" ")}`).not.toContain(KEY);
@@ -86,7 +89,10 @@ describe("webhooks in a project never prints a value the stack's program marked 
   });
 
   it("orphans and list: the endpoint the stack left behind is listed without the secret its URL was built from", async () => {
-    for (const args of [["orphans", "--stack", "prod", "--json"], ["list", "--stack", "prod"]]) {
+    for (const args of [
+      ["orphans", "--stack", "prod", "--json"],
+      ["list", "--stack", "prod"],
+    ]) {
       const printed = await run(args);
       expect(printed, `webhooks ${args.join(" ")}`).not.toContain(KEY);
     }

@@ -109,7 +109,9 @@ describe("webhooks orphans", () => {
     expect(advice).toMatch(/^2 +orders/m);
     for (const id of [3, 4, 5, 7, 8, 9, 10]) expect(advice).not.toMatch(new RegExp(`^${id} `, "m"));
     expect(sink.out).toContain("team-b (2002)");
-    expect(orphans.find((o) => o.record.webhookId === 3)!.resources).toEqual([{ source: "stack prod", urn: "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::payments", name: "payments" }]);
+    expect(orphans.find((o) => o.record.webhookId === 3)!.resources).toEqual([
+      { source: "stack prod", urn: "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::payments", name: "payments" },
+    ]);
     expectGolden("orphans.txt", sink.out.replace(root, "<tmp>"));
     for (const secret of allSecrets(emulator)) expect(sink.out + sink.err).not.toContain(secret);
   });
@@ -159,7 +161,10 @@ describe("webhooks orphans", () => {
     const history = join(backend, ".pulumi", "history", "shop", "moved");
     mkdirSync(history, { recursive: true });
     writeFileSync(join(history, "moved-1700000000000000002.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), fromPlatform] } } }));
-    const pulumiMoved = fakePulumi({ "stack export --stack moved": () => ({ stdout: exportText([], []) }), "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }) });
+    const pulumiMoved = fakePulumi({
+      "stack export --stack moved": () => ({ stdout: exportText([], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
     const orphans = await runOrphans({ client, pulumi: pulumiMoved, sink: memorySink(), cwd: project }, { stacks: ["moved"], stateFiles: [], json: true, progress: false });
     const seven = orphans.find((o) => o.record.webhookId === 7)!;
     expect([seven.relation, seven.ours]).toEqual(["formerly-held", false]);
@@ -173,13 +178,17 @@ describe("webhooks orphans", () => {
     expect(none.calls).toEqual([]);
     const error = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [], json: false, progress: false }).catch((e: unknown) => e);
     expect((error as CliError).exitCode).toBe(EXIT.usage);
-    const unreadable = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [join(root, "nope.json")], json: false, progress: false }).catch((e: unknown) => e);
+    const unreadable = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [join(root, "nope.json")], json: false, progress: false }).catch(
+      (e: unknown) => e,
+    );
     expect((unreadable as CliError).exitCode).toBe(EXIT.usage);
   });
 
   it("a stack pulumi cannot export is a configuration error (exit 3) with pulumi's reason", async () => {
     const failing = fakePulumi({ "stack export": () => ({ code: 255, stderr: "error: no stack named 'qa' found" }), "whoami --json": () => ({ stdout: "{}" }) });
-    const error = (await runOrphans({ client, pulumi: failing, sink: memorySink(), cwd: project }, { stacks: ["qa"], stateFiles: [], json: false, progress: false }).catch((e: unknown) => e)) as CliError;
+    const error = (await runOrphans({ client, pulumi: failing, sink: memorySink(), cwd: project }, { stacks: ["qa"], stateFiles: [], json: false, progress: false }).catch(
+      (e: unknown) => e,
+    )) as CliError;
     expect(error.exitCode).toBe(EXIT.config);
     expect(error.message).toMatch(/no stack named 'qa' found/);
   });

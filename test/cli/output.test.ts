@@ -20,7 +20,9 @@ describe("output helpers", () => {
   });
 
   it("a cell shows hidden characters as escapes instead of removing them: no two texts that differ in them look alike", () => {
-    const shown = ["orders", "orders\u200b", "orders\u2060", "orders\ufeff", "orders\u00a0", "orders\ufffe", "orders\ud800", "orders\u{e0041}", "orders\\u200b", "orders\n"].map((text) => cell(text, 200));
+    const shown = ["orders", "orders\u200b", "orders\u2060", "orders\ufeff", "orders\u00a0", "orders\ufffe", "orders\ud800", "orders\u{e0041}", "orders\\u200b", "orders\n"].map((text) =>
+      cell(text, 200),
+    );
     expect(shown).toEqual(["orders", "orders\\u200b", "orders\\u2060", "orders\\ufeff", "orders\\u00a0", "orders\\ufffe", "orders\\ud800", "orders\\u{e0041}", "orders\\\\u200b", "orders\\n"]);
     expect(new Set(shown).size).toBe(shown.length);
   });
@@ -44,7 +46,15 @@ describe("output helpers", () => {
   });
 
   it("tables pad columns to the widest cell and leave no trailing space", () => {
-    expect(table(["A", "BB"], [["xyz", "1"], ["q", ""]])).toBe("A    BB\nxyz  1\nq\n");
+    expect(
+      table(
+        ["A", "BB"],
+        [
+          ["xyz", "1"],
+          ["q", ""],
+        ],
+      ),
+    ).toBe("A    BB\nxyz  1\nq\n");
   });
 
   it("JSON and literals escape what a terminal would hide, and still parse to the exact text", () => {

@@ -54,7 +54,7 @@ describe("webhooks plugin-archive", () => {
   it("refuses, before building, to make a single executable of a node older than the plugin needs", async () => {
     // A stand-in for an old node: all the builder asks of it first is its version.
     const oldNode = join(dir, "old-node");
-    writeFileSync(oldNode, '#!/bin/sh\necho 22.18.0\n', { mode: 0o755 });
+    writeFileSync(oldNode, "#!/bin/sh\necho 22.18.0\n", { mode: 0o755 });
     const bundle = join(REPO, "dist", "plugin", "pulumi-resource-webhooks.js");
     const host = hostPlatform()!;
     await expect(buildPluginArchive({ platform: host, outDir: join(dir, "old"), bundle, version: VERSION, node: oldNode })).rejects.toThrow(
@@ -81,7 +81,9 @@ describe("webhooks plugin-archive", () => {
 
   it("writes launcher archives in Pulumi's layout for other platforms: the launcher and the bundle at the root", async () => {
     const out = join(dir, "archives");
-    const { stdout } = await run(process.execPath, [BIN, "plugin-archive", "--platform", "linux-arm64", "--platform", "windows-amd64", "--platform", "darwin-arm64", "--out", out, "--json"], { cwd: dir });
+    const { stdout } = await run(process.execPath, [BIN, "plugin-archive", "--platform", "linux-arm64", "--platform", "windows-amd64", "--platform", "darwin-arm64", "--out", out, "--json"], {
+      cwd: dir,
+    });
     const report = JSON.parse(stdout) as { archives: { platform: string; kind: string; path: string; bytes: number; executableBytes: number; sha256: string }[]; install: string | null };
     expect(report.archives.map((a) => [a.platform, a.kind])).toEqual([
       ["linux-arm64", "launcher"],

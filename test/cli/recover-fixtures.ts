@@ -103,7 +103,10 @@ export class FakeStack {
   breakCheckpoint(): void {
     const dir = join(this.backend, ".pulumi", "stacks", PROJECT);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${STACK}.json`), JSON.stringify({ version: 3, checkpoint: { stack: `organization/${PROJECT}/${STACK}`, latest: (JSON.parse(this.state) as { deployment: unknown }).deployment } }));
+    writeFileSync(
+      join(dir, `${STACK}.json`),
+      JSON.stringify({ version: 3, checkpoint: { stack: `organization/${PROJECT}/${STACK}`, latest: (JSON.parse(this.state) as { deployment: unknown }).deployment } }),
+    );
     writeFileSync(this.attrsFile, "");
   }
 
@@ -122,7 +125,9 @@ export class FakeStack {
         if (existsSync(this.attrsFile) && statSync(this.attrsFile).size === 0) return { code: 255, stderr: "error: failed to load checkpoint: EOF\n" };
         if (this.revealFails && revealed) return { code: 255, stderr: "error: could not decrypt: incorrect passphrase\n" };
         // What --show-secrets prints: each secret's plaintext (JSON) instead of its ciphertext.
-        return { stdout: revealed ? this.state.replace(/"ciphertext":"v1:fake:([A-Za-z0-9+/=]*)"/g, (_m, b64: string) => `"plaintext":${JSON.stringify(Buffer.from(b64, "base64").toString())}`) : this.state };
+        return {
+          stdout: revealed ? this.state.replace(/"ciphertext":"v1:fake:([A-Za-z0-9+/=]*)"/g, (_m, b64: string) => `"plaintext":${JSON.stringify(Buffer.from(b64, "base64").toString())}`) : this.state,
+        };
       },
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: this.backendUrl }) }),
       "stack history --json": () => ({ stdout: JSON.stringify(this.history) }),

@@ -246,7 +246,19 @@ describe("recover: matching pending creates to the service", () => {
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([id]);
     const golf = importedResources().find((r) => r.urn.endsWith("::golf"))!;
     expect(golf.type).toBe("webhooks:index:WebhookEndpoint");
-    expect(Object.keys(golf.outputs!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "provenance", "signSecret", "webhookId", "webhookName", "webhookUrl"]);
+    expect(Object.keys(golf.outputs!).sort()).toEqual([
+      "createTime",
+      "creatorId",
+      "creatorName",
+      "operateTime",
+      "operatorId",
+      "operatorName",
+      "provenance",
+      "signSecret",
+      "webhookId",
+      "webhookName",
+      "webhookUrl",
+    ]);
     // Recorded as the fact it is: the killed run created it, on the service its provider names.
     expect(golf.outputs!.provenance).toEqual({ how: "created", service: emulator.url, stack: "shop/dev", recovered: true });
   });
@@ -281,7 +293,13 @@ describe("recover: a stack whose principal the state does not show", () => {
     expect((dry.error as CliError).exitCode).toBe(EXIT.refused);
     const { error, sink } = await recover({ json: true });
     expect((error as CliError).exitCode).toBe(EXIT.refused);
-    const parsed = JSON.parse(sink.out) as { recorded: unknown[]; cleared: { resourceName: string }[]; ambiguous: { resourceName: string; candidates: { webhookId: number }[] }[]; changed: boolean; window: { creators: number[] } };
+    const parsed = JSON.parse(sink.out) as {
+      recorded: unknown[];
+      cleared: { resourceName: string }[];
+      ambiguous: { resourceName: string; candidates: { webhookId: number }[] }[];
+      changed: boolean;
+      window: { creators: number[] };
+    };
     expect(parsed.recorded).toEqual([]);
     expect(parsed.changed).toBe(false);
     expect(parsed.window.creators).toEqual([]);
@@ -459,10 +477,7 @@ describe("recover: each pending create is judged on the service it was sent to",
     const earlierEu = await euEndpoint("kilo-earlier", RUN_START - 24 * HOUR);
     const made = await euEndpoint("lima", RUN_START + 1_000);
     const op = pendingCreate("lima", { face: "native" });
-    setup(
-      [euProvider(), entered(onEu({ ...heldResource("kilo-earlier", earlierEu, 1001), type: "webhooks:index:WebhookEndpoint" }), "created", eu.url)],
-      [{ ...op, resource: onEu(op.resource) }],
-    );
+    setup([euProvider(), entered(onEu({ ...heldResource("kilo-earlier", earlierEu, 1001), type: "webhooks:index:WebhookEndpoint" }), "created", eu.url)], [{ ...op, resource: onEu(op.resource) }]);
     const opened: string[] = [];
     const sink = memorySink();
     const found: string[] = [];
@@ -607,7 +622,22 @@ describe("recover: locks, windows and refusals", () => {
     setup([], [pendingCreate("bravo")]);
     const { sink } = await recover({ json: true });
     const parsed = JSON.parse(sink.out) as Record<string, unknown>;
-    expect(Object.keys(parsed).sort()).toEqual(["ambiguous", "changed", "cleared", "droppedOperations", "dryRun", "lock", "pendingCreates", "project", "providers", "recorded", "repaired", "services", "stack", "window"]);
+    expect(Object.keys(parsed).sort()).toEqual([
+      "ambiguous",
+      "changed",
+      "cleared",
+      "droppedOperations",
+      "dryRun",
+      "lock",
+      "pendingCreates",
+      "project",
+      "providers",
+      "recorded",
+      "repaired",
+      "services",
+      "stack",
+      "window",
+    ]);
     expect(parsed.repaired).toBeNull();
   });
 });
@@ -661,7 +691,18 @@ describe("recover: the recorded resource", () => {
   it("keeps what the pending operation had and adds the ID and the outputs the create would have returned", () => {
     const op = pendingCreate("bravo", { inputs: { webhookName: "bravo" } });
     const [pending] = pendingCreates({ pending_operations: [op] }).ours;
-    const record = { webhookId: 9, webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo/", signSecret: "s3cr3t-value", creatorId: 1, creatorName: "a", createTime: 5, operatorId: 1, operatorName: "a", operateTime: 5 };
+    const record = {
+      webhookId: 9,
+      webhookName: "bravo",
+      webhookUrl: "https://example.com/hooks/bravo/",
+      signSecret: "s3cr3t-value",
+      creatorId: 1,
+      creatorName: "a",
+      createTime: 5,
+      operatorId: 1,
+      operatorName: "a",
+      operateTime: 5,
+    };
     const resource = recordedResource(pending!, record, new Date(0), { how: "created", service: "https://api.example.com", stack: "shop/dev", recovered: true });
     expect(resource).toMatchObject({ urn: op.resource.urn, parent: op.resource.parent, provider: op.resource.provider, inputs: op.resource.inputs, id: "9" });
     // The service stored another form of the URL: the declared one is remembered, as create does,

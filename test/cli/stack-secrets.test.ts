@@ -37,7 +37,10 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     mkdirSync(history, { recursive: true });
     writeFileSync(
       join(history, "dev-1700000000000000000.checkpoint.json"),
-      JSON.stringify({ version: 3, checkpoint: { latest: { resources: [{ urn: URN("former"), type: DYNAMIC_TYPE, id: "3", inputs: { webhookName: encrypted }, outputs: { webhookId: 3, webhookName: encrypted } }] } } }),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { latest: { resources: [{ urn: URN("former"), type: DYNAMIC_TYPE, id: "3", inputs: { webhookName: encrypted }, outputs: { webhookId: 3, webhookName: encrypted } }] } },
+      }),
     );
   });
   afterAll(async () => {
@@ -46,10 +49,17 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
   });
 
   function pulumi() {
-    const state = { version: 3, deployment: { resources: [{ urn: URN("held"), type: DYNAMIC_TYPE, id: "2", inputs: { webhookUrl: revealedSecret(held.url) }, outputs: { webhookId: 2, webhookUrl: revealedSecret(held.url) } }] } };
+    const state = {
+      version: 3,
+      deployment: { resources: [{ urn: URN("held"), type: DYNAMIC_TYPE, id: "2", inputs: { webhookUrl: revealedSecret(held.url) }, outputs: { webhookId: 2, webhookUrl: revealedSecret(held.url) } }] },
+    };
     return fakePulumi({
       "config --json --show-secrets": () => ({
-        stdout: JSON.stringify({ "webhooks:baseUrl": { value: emulator.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true }, "shop:hookKey": { value: configured, secret: true } }),
+        stdout: JSON.stringify({
+          "webhooks:baseUrl": { value: emulator.url, secret: false },
+          "webhooks:accessToken": { value: TOKEN, secret: true },
+          "shop:hookKey": { value: configured, secret: true },
+        }),
       }),
       "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),

@@ -82,7 +82,10 @@ describe("the access token echoed by the service is never printed, by any comman
   it("orphans: the table and --json", async () => {
     const stateFile = join(dir, "stack.json");
     writeFileSync(stateFile, exportText([...baseResources(), heldResource("orders", 1, 1001)], []));
-    for (const argv of [["orphans", "--state-file", stateFile], ["orphans", "--state-file", stateFile, "--json"]]) {
+    for (const argv of [
+      ["orphans", "--state-file", stateFile],
+      ["orphans", "--state-file", stateFile, "--json"],
+    ]) {
       const result = await run(argv);
       expect({ argv, code: result.code }).toEqual({ argv, code: 0 });
       expect(showsToken(result.out + result.err)).toBe(false);
@@ -107,7 +110,10 @@ describe("the access token echoed by the service is never printed, by any comman
     const stack = new FakeStack(exportText([...baseResources(), created], [pendingCreate("hook", { inputs: { webhookName: name, webhookUrl: url } })]));
     try {
       const since = new Date(CLOCK_START - 3_600_000).toISOString();
-      for (const argv of [["recover", "--dry-run", "--since", since], ["recover", "--dry-run", "--json", "--since", since]]) {
+      for (const argv of [
+        ["recover", "--dry-run", "--since", since],
+        ["recover", "--dry-run", "--json", "--since", since],
+      ]) {
         const result = await run(argv, { pulumi: stack.pulumi(), cwd: stack.project });
         // One endpoint has exactly that name and URL, created by the stack's principal: it would be recorded.
         expect({ argv, code: result.code }).toEqual({ argv, code: 0 });

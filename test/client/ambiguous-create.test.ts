@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  WebhookApiError,
-  WebhookConnectionError,
-  WebhookCreateUncertainError,
-  WebhooksClient,
-  type CreateResult,
-} from "../../src/client";
+import { WebhookApiError, WebhookConnectionError, WebhookCreateUncertainError, WebhooksClient, type CreateResult } from "../../src/client";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
 import { TOKEN, captureError, rawServer } from "../support/helpers";
 import { sized } from "../support/tier.mjs";
@@ -80,16 +74,19 @@ describe("create under each fault, one at a time", () => {
     const result = await fresh.create({ webhookName: "processed", webhookUrl: "https://example.com/processed" });
     await fresh.close();
     expect(result.recovered).toBe(true);
-    expect(emulator.records().filter((r) => r.webhook_name === "processed").map((r) => r.webhook_id)).toEqual([result.record.webhookId]);
+    expect(
+      emulator
+        .records()
+        .filter((r) => r.webhook_name === "processed")
+        .map((r) => r.webhook_id),
+    ).toEqual([result.record.webhookId]);
   });
 
   it("never retries when the endpoint may exist but the listing cannot be had", async () => {
     emulator.injectNext("create", "drop-after-commit");
     // The listing before the create answers; every listing after it fails.
     emulator.injectNext("list", "server-error", 10, { after: 1 });
-    const error = await captureError(
-      client.create({ webhookName: "unsettled", webhookUrl: "https://example.com/unsettled" }, { maxRetries: 3 }),
-    );
+    const error = await captureError(client.create({ webhookName: "unsettled", webhookUrl: "https://example.com/unsettled" }, { maxRetries: 3 }));
     expect(error).toBeInstanceOf(WebhookCreateUncertainError);
     expect((error as Error).message).toMatch(/may exist/);
     expect(emulator.records().filter((r) => r.webhook_name === "unsettled")).toHaveLength(1);
@@ -132,56 +129,60 @@ describe("ambiguous creates over seeded trials: 330 in the unit tier, 880 in tes
   const SEEDS = sized({ ci: [11, 23, 37], deep: [11, 23, 37, 41, 59, 71, 83, 97] });
   const PER_SEED = 110;
 
-  it.each(SEEDS)("seed %i: zero duplicates, every result matches the service", async (seed) => {
-    const emulator = await startEmulator({
-      accessToken: TOKEN,
-      seed,
-      faults: {
-        create: { rate: 0.45, slowMs: 800, retryAfterSeconds: 1 },
-        list: { rate: 0.15, slowMs: 800, kinds: { "server-error": 1, "rate-limit": 1, "reset-before": 1, truncated: 1, malformed: 1, "drop-after-commit": 1 } },
-      },
-    });
-    // Ten in flight: an answer may wait for nine others, so timeoutMs stays below SLOW_MS but not by much.
-    const client = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST, timeoutMs: 500, maxRetries: 6 });
-    const outcomes: (CreateResult | WebhookApiError)[] = [];
-    try {
-      const names = Array.from({ length: PER_SEED }, (_, i) => `trial-${seed}-${i}`);
-      // Ten creates in flight at a time, as a parallel `pulumi up` would issue them.
-      for (let i = 0; i < names.length; i += 10) {
-        const batch = names.slice(i, i + 10).map((name) =>
-          client.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` }).catch((error: unknown) => {
-            if (error instanceof WebhookApiError) return error;
-            throw error;
-          }),
-        );
-        outcomes.push(...(await Promise.all(batch)));
-      }
-      const byName = new Map<string, number[]>();
-      for (const record of emulator.records()) {
-        byName.set(record.webhook_name, [...(byName.get(record.webhook_name) ?? []), record.webhook_id]);
-      }
-      const duplicates = [...byName.values()].filter((ids) => ids.length > 1).length;
-      expect(duplicates).toBe(0);
-      let succeeded = 0;
-      let recovered = 0;
-      names.forEach((name, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome instanceof WebhookApiError) {
-          // An error never hides an endpoint unless it says so.
-          if (!(outcome instanceof WebhookCreateUncertainError)) expect(byName.get(name) ?? []).toHaveLength(0);
-          return;
-        }
-        succeeded++;
-        if (outcome.recovered) recovered++;
-        expect(byName.get(name)).toEqual([outcome.record.webhookId]);
+  it.each(SEEDS)(
+    "seed %i: zero duplicates, every result matches the service",
+    async (seed) => {
+      const emulator = await startEmulator({
+        accessToken: TOKEN,
+        seed,
+        faults: {
+          create: { rate: 0.45, slowMs: 800, retryAfterSeconds: 1 },
+          list: { rate: 0.15, slowMs: 800, kinds: { "server-error": 1, "rate-limit": 1, "reset-before": 1, truncated: 1, malformed: 1, "drop-after-commit": 1 } },
+        },
       });
-      const faults = Object.values(emulator.counters().faults).reduce((a, b) => a + b, 0);
-      console.log(`seed ${seed}: ${names.length} creates, ${succeeded} succeeded (${recovered} recovered by listing), ${faults} faults injected, ${duplicates} duplicates`);
-      expect(succeeded).toBeGreaterThan(names.length * 0.9);
-      expect(recovered).toBeGreaterThan(0);
-    } finally {
-      await client.close();
-      await emulator.close();
-    }
-  }, 180_000);
+      // Ten in flight: an answer may wait for nine others, so timeoutMs stays below SLOW_MS but not by much.
+      const client = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST, timeoutMs: 500, maxRetries: 6 });
+      const outcomes: (CreateResult | WebhookApiError)[] = [];
+      try {
+        const names = Array.from({ length: PER_SEED }, (_, i) => `trial-${seed}-${i}`);
+        // Ten creates in flight at a time, as a parallel `pulumi up` would issue them.
+        for (let i = 0; i < names.length; i += 10) {
+          const batch = names.slice(i, i + 10).map((name) =>
+            client.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` }).catch((error: unknown) => {
+              if (error instanceof WebhookApiError) return error;
+              throw error;
+            }),
+          );
+          outcomes.push(...(await Promise.all(batch)));
+        }
+        const byName = new Map<string, number[]>();
+        for (const record of emulator.records()) {
+          byName.set(record.webhook_name, [...(byName.get(record.webhook_name) ?? []), record.webhook_id]);
+        }
+        const duplicates = [...byName.values()].filter((ids) => ids.length > 1).length;
+        expect(duplicates).toBe(0);
+        let succeeded = 0;
+        let recovered = 0;
+        names.forEach((name, i) => {
+          const outcome = outcomes[i]!;
+          if (outcome instanceof WebhookApiError) {
+            // An error never hides an endpoint unless it says so.
+            if (!(outcome instanceof WebhookCreateUncertainError)) expect(byName.get(name) ?? []).toHaveLength(0);
+            return;
+          }
+          succeeded++;
+          if (outcome.recovered) recovered++;
+          expect(byName.get(name)).toEqual([outcome.record.webhookId]);
+        });
+        const faults = Object.values(emulator.counters().faults).reduce((a, b) => a + b, 0);
+        console.log(`seed ${seed}: ${names.length} creates, ${succeeded} succeeded (${recovered} recovered by listing), ${faults} faults injected, ${duplicates} duplicates`);
+        expect(succeeded).toBeGreaterThan(names.length * 0.9);
+        expect(recovered).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+        await emulator.close();
+      }
+    },
+    180_000,
+  );
 });

@@ -13,21 +13,10 @@ import {
   WebhooksClient,
 } from "../../src/client";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
+import { TOKEN, apiRecord, captureError, everythingVisible, rawServer } from "../support/helpers";
 
 const TRACE = "0123456789abcdef0123456789abcdef";
-const record = (id: number, name = `n${id}`) => ({
-  webhook_id: id,
-  webhook_name: name,
-  webhook_url: `https://example.com/${name}`,
-  sign_secret: `whsec_${id}`,
-  creator_id: 1,
-  creator_name: "c",
-  create_time: 1,
-  operator_id: 1,
-  operator_name: "c",
-  operate_time: 1,
-});
+const record = (id: number, name = `n${id}`) => apiRecord({ webhook_id: id, webhook_name: name });
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -223,8 +212,10 @@ describe("timeouts, cancellation, coalescing and configuration", () => {
   });
 
   it("refuses bad configuration with errors that say what to do", () => {
-    const make = (baseUrl: string, accessToken = TOKEN, allowInsecureHttp = false) => () =>
-      new WebhooksClient({ baseUrl, accessToken, allowInsecureHttp });
+    const make =
+      (baseUrl: string, accessToken = TOKEN, allowInsecureHttp = false) =>
+      () =>
+        new WebhooksClient({ baseUrl, accessToken, allowInsecureHttp });
     expect(make("http://api.example.com")).toThrow(/plain http on a non-loopback host/);
     expect(make("http://api.example.com", TOKEN, true)).not.toThrow();
     expect(make("ftp://api.example.com")).toThrow(WebhookConfigError);

@@ -47,7 +47,7 @@ import {
   type ResponseQueue,
 } from "../hostile/oracle";
 import { errorProblems, stringsIn, type LeakExcuses } from "../hostile/safety";
-import { TOKEN, rawServer } from "../support/helpers";
+import { TOKEN, apiRecord, rawServer } from "../support/helpers";
 
 // ---------------------------------------------------------------------------------------------
 // Bookkeeping shared by the whole file.
@@ -182,8 +182,7 @@ function expectErrorAsForecast(error: WebhookApiError, expected: ErrorName, fail
   expect(error, `${context}: expected a ${expected}, got ${error.name}: ${error.message.slice(0, 300)}`).toBeInstanceOf(ERROR_CLASSES[expected]);
   if (failure === undefined) return;
   expect(error.status, `${context}: status`).toBe(failure.status);
-  const envelopeIgnored =
-    KNOWN_DEPARTURES.envelopeIgnoredWhenCodeUnreadable && !failure.codeReadable && failure.envelopeTraceId !== undefined && error.traceId !== failure.envelopeTraceId;
+  const envelopeIgnored = KNOWN_DEPARTURES.envelopeIgnoredWhenCodeUnreadable && !failure.codeReadable && failure.envelopeTraceId !== undefined && error.traceId !== failure.envelopeTraceId;
   if (envelopeIgnored) departuresMet.envelopeIgnoredWhenCodeUnreadable++;
   if (failure.envelopeTraceId !== undefined && !envelopeIgnored) expect(error.traceId, `${context}: trace id`).toBe(failure.envelopeTraceId);
   else if (error.traceId !== undefined) expect(failure.traceIds.has(error.traceId), `${context}: trace id ${error.traceId} is not from the response`).toBe(true);
@@ -395,9 +394,7 @@ function listEnvelope(records: fc.Arbitrary<Record<string, Json>[]>): fc.Arbitra
 
 const validList = listEnvelope(fc.array(recordArb(), { maxLength: 6 }));
 /** Valid lists whose ids repeat, within the page. */
-const duplicatedIds = listEnvelope(
-  fc.tuple(recordArb(fc.nat({ max: 3 })), fc.nat({ max: 3 })).map(([record, copies]) => Array.from({ length: copies + 2 }, () => ({ ...record }))),
-);
+const duplicatedIds = listEnvelope(fc.tuple(recordArb(fc.nat({ max: 3 })), fc.nat({ max: 3 })).map(([record, copies]) => Array.from({ length: copies + 2 }, () => ({ ...record }))));
 /** Pages with far more records than any limit the tests ask for. */
 const oversizedList = listEnvelope(
   fc.oneof(
@@ -479,18 +476,16 @@ const errorEnvelope = fc.record(
 
 /** Responses that carry the token back in every place a server could put it. */
 function tokenEchoes(valid: fc.Arbitrary<Record<string, Json>>, shape: "list" | "create"): fc.Arbitrary<Record<string, Json>> {
-  return fc
-    .tuple(valid, fc.constantFrom("msg", "message", "trace_id", "code", "record-string", "record-number", "extra"), tokenEcho, fc.nat({ max: 5 }))
-    .map(([envelope, where, echo, index]) => {
-      const copy = structuredClone(envelope);
-      const records = shape === "list" ? ((copy.data as { data: Record<string, Json>[] }).data ?? []) : [copy.data as Record<string, Json>];
-      const record = records[index % Math.max(1, records.length)];
-      if (where === "record-string" && record) record.webhook_name = echo;
-      else if (where === "record-number" && record) record.webhook_id = echo;
-      else if (where === "extra") copy.echo = { nested: [echo] };
-      else copy[where.startsWith("record") ? "msg" : where] = echo;
-      return copy;
-    });
+  return fc.tuple(valid, fc.constantFrom("msg", "message", "trace_id", "code", "record-string", "record-number", "extra"), tokenEcho, fc.nat({ max: 5 })).map(([envelope, where, echo, index]) => {
+    const copy = structuredClone(envelope);
+    const records = shape === "list" ? ((copy.data as { data: Record<string, Json>[] }).data ?? []) : [copy.data as Record<string, Json>];
+    const record = records[index % Math.max(1, records.length)];
+    if (where === "record-string" && record) record.webhook_name = echo;
+    else if (where === "record-number" && record) record.webhook_id = echo;
+    else if (where === "extra") copy.echo = { nested: [echo] };
+    else copy[where.startsWith("record") ? "msg" : where] = echo;
+    return copy;
+  });
 }
 
 const garbageText = fc.oneof(
@@ -502,7 +497,7 @@ const garbageText = fc.oneof(
 /** Bodies around the 8 MB cap, built once: one valid page just under it, the rest over it. */
 const bigBodies = (() => {
   const cache = new Map<string, { kind: string; body: Buffer }[]>();
-  const record = { webhook_id: 1, webhook_name: "orders", webhook_url: "https://example.com/hooks/orders", sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 };
+  const record = apiRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders", sign_secret: "s" });
   return (shape: "list" | "create") => {
     let bodies = cache.get(shape);
     if (bodies === undefined) {
@@ -534,7 +529,13 @@ function bodies(shape: "list" | "create"): fc.Arbitrary<Body> {
     { arbitrary: json("valid-duplicated-ids", shape === "list" ? duplicatedIds : validCreate), weight: 2 },
     { arbitrary: json("field-caps", shape === "list" ? capsList : capsCreate), weight: 3 },
     { arbitrary: json("oversized-page", shape === "list" ? oversizedList : validCreate), weight: 2 },
-    { arbitrary: json("mutated", fc.tuple(valid, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([v, ms]) => mutate(v, ms, shape))), weight: 12 },
+    {
+      arbitrary: json(
+        "mutated",
+        fc.tuple(valid, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([v, ms]) => mutate(v, ms, shape)),
+      ),
+      weight: 12,
+    },
     { arbitrary: json("token-echo", tokenEchoes(valid, shape)), weight: 5 },
     { arbitrary: json("error-envelope", errorEnvelope), weight: 7 },
     {
@@ -679,10 +680,7 @@ function listingPage(limit: number): fc.Arbitrary<Hostile> {
         { arbitrary: fc.array(recordArb(fc.integer({ min: 1, max: 30 })), { maxLength: limit }), weight: 3 },
         { arbitrary: fc.array(recordArb(fc.integer({ min: 1, max: 30 })), { minLength: limit + 1, maxLength: limit + 3 }), weight: 1 },
       ),
-      fc.oneof(
-        continuation,
-        fc.constantFrom<Record<string, Json>>({ cursor: "c1" }, { next_cursor: "c2" }, { nextPageToken: 17 }, { has_more: true }, { has_more: false }, { next: "" }),
-      ),
+      fc.oneof(continuation, fc.constantFrom<Record<string, Json>>({ cursor: "c1" }, { next_cursor: "c2" }, { nextPageToken: 17 }, { has_more: true }, { has_more: false }, { next: "" })),
     )
     .map(([code, trace_id, data, more]) => pageOf("listing-page", { code, msg: "SUCCESS", trace_id, data: { ...more, data } }));
 }
@@ -776,12 +774,9 @@ describe("listAll and scan against generated page sequences", () => {
     await server.close();
   });
 
-  const sequence = fc.integer({ min: 1, max: 5 }).chain((limit) =>
-    fc.tuple(
-      fc.constant(limit),
-      fc.array(fc.oneof({ arbitrary: listingPage(limit), weight: 8 }, { arbitrary: responses("list"), weight: 1 }), { minLength: 1, maxLength: 7 }),
-    ),
-  );
+  const sequence = fc
+    .integer({ min: 1, max: 5 })
+    .chain((limit) => fc.tuple(fc.constant(limit), fc.array(fc.oneof({ arbitrary: listingPage(limit), weight: 8 }, { arbitrary: responses("list"), weight: 1 }), { minLength: 1, maxLength: 7 })));
 
   it("sends exactly the oracle's cursors and returns exactly its records and pages, else a typed error", async () => {
     await fc.assert(
@@ -969,9 +964,7 @@ describe("create (with the listings before it and after an ambiguous answer) aga
 
   const scenario = fc
     .constantFrom(NAME, NAME, NAME, NAME, LONG_NAME)
-    .chain((name) =>
-      fc.tuple(fc.constant(name), fc.array(createResponse, { minLength: 2, maxLength: 2 }), listResponses(name), fc.constantFrom("fresh", "fresh", "kept")),
-    );
+    .chain((name) => fc.tuple(fc.constant(name), fc.array(createResponse, { minLength: 2, maxLength: 2 }), listResponses(name), fc.constantFrom("fresh", "fresh", "kept")));
 
   it("creates, refuses, recovers or gives up exactly as the oracle says, sending exactly its requests", async () => {
     await fc.assert(

@@ -1,13 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  WebhookApiError,
-  WebhookEndpointExistsError,
-  WebhookInvalidResponseError,
-  WebhookPagingError,
-  WebhookRequestRefusedError,
-  WebhooksClient,
-} from "../../src/client";
+import { WebhookApiError, WebhookEndpointExistsError, WebhookInvalidResponseError, WebhookPagingError, WebhookRequestRefusedError, WebhooksClient } from "../../src/client";
 import { cleanServiceText, quoteServiceText, redact, redactRecordText } from "../../src/text/redact";
 import { jsonShapeProblem } from "../../src/client/responses";
 import { ProviderError } from "../../src/core/errors";
@@ -142,7 +135,12 @@ describe("C: memory stays bounded whatever the body's shape", () => {
 
   it("an array of a great many tiny elements is refused too; a full page at the largest page size is not", () => {
     expect(jsonShapeProblem(`{"data":[${"0,".repeat(300_000)}0]}`)).toMatch(/values/);
-    const full = JSON.stringify(page(Array.from({ length: 10_000 }, (_, i) => record(i + 1)), { cursor: "next" }));
+    const full = JSON.stringify(
+      page(
+        Array.from({ length: 10_000 }, (_, i) => record(i + 1)),
+        { cursor: "next" },
+      ),
+    );
     expect(jsonShapeProblem(full)).toBeUndefined();
   });
 
@@ -168,11 +166,7 @@ describe("D: an error message built from service text is at most 2 KB in UTF-8",
 
   for (const [label, text] of Object.entries(texts)) {
     it(`client and provider errors, ${label} text: at most 2,048 bytes, cut at a code point`, () => {
-      for (const message of [
-        new WebhookApiError(text).message,
-        new WebhookEndpointExistsError(text, { existingIds: [] }).message,
-        new ProviderError(`create failed: ${text}`).message,
-      ]) {
+      for (const message of [new WebhookApiError(text).message, new WebhookEndpointExistsError(text, { existingIds: [] }).message, new ProviderError(`create failed: ${text}`).message]) {
         expect(utf8(message)).toBeLessThanOrEqual(2048);
         expect(message.endsWith("…")).toBe(true);
         expect(loneSurrogate.test(message)).toBe(false);
@@ -244,4 +238,3 @@ describe("F: a token in another letter case, or rebuilt by JSON's escaping, is s
     }
   });
 });
-

@@ -8,7 +8,18 @@ import type { Continuation } from "../../src/client/types";
 // on an empty or short page; never loop on a repeated cursor; cap pages (and records and bytes).
 
 function rec(id: number): WebhookEndpointRecord {
-  return { webhookId: id, webhookName: `n${id}`, webhookUrl: `https://example.com/${id}`, signSecret: "s", creatorId: 1, creatorName: "c", createTime: 0, operatorId: 1, operatorName: "c", operateTime: 0 };
+  return {
+    webhookId: id,
+    webhookName: `n${id}`,
+    webhookUrl: `https://example.com/${id}`,
+    signSecret: "s",
+    creatorId: 1,
+    creatorName: "c",
+    createTime: 0,
+    operatorId: 1,
+    operatorName: "c",
+    operateTime: 0,
+  };
 }
 const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => rec(from + i));
 const TRACE = "ab".repeat(16);
@@ -55,8 +66,14 @@ describe("reading the continuation a page carries", () => {
     [{ hasNext: true }, { hasMore: true, source: "data.hasNext" }],
     // Not a continuation: other types, nothing.
     [{ has_more: "yes", cursor: null, next: { page: 2 } }, {}],
-    [{ cursor: "42", has_more: false }, { cursor: "42", source: "data.cursor" }],
-    [{ has_more: 1, hasMore: true }, { hasMore: true, source: "data.hasMore" }],
+    [
+      { cursor: "42", has_more: false },
+      { cursor: "42", source: "data.cursor" },
+    ],
+    [
+      { has_more: 1, hasMore: true },
+      { hasMore: true, source: "data.hasMore" },
+    ],
     [{}, {}],
   ])("%j → %j", (data, expected) => {
     expect(readContinuation(data as Record<string, unknown>)).toEqual(expected);

@@ -63,7 +63,10 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
 
   it("pages through every record exactly once, or says it cannot", async () => {
     for (let i = 0; i < 33; i++) emulator.addRecord({ webhook_name: `bulk-${i}`, webhook_url: `https://example.com/bulk/${i}` });
-    const expected = emulator.records().map((r) => r.webhook_id).sort((a, b) => a - b);
+    const expected = emulator
+      .records()
+      .map((r) => r.webhook_id)
+      .sort((a, b) => a - b);
     if (profile === "no-paging") {
       // No continuation and the cursor ignored: a full page can only be followed by itself.
       const error = await captureError(client.scan({ limit: 10 }));

@@ -1,11 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  WebhookCreateUncertainError,
-  WebhookEndpointExistsError,
-  WebhookInvalidResponseError,
-  WebhookServerError,
-  WebhooksClient,
-} from "../../src/client";
+import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, WebhookServerError, WebhooksClient } from "../../src/client";
 import { serviceProcessed } from "../../src/client/reconcile";
 import { TOKEN, captureError } from "../support/helpers";
 import { TRACE, scriptedService, type Stored } from "../support/scripted-service";
@@ -99,8 +93,8 @@ describe("before a create", () => {
     const message = (error as Error).message;
     expect(message).toMatch(/already exists/);
     expect(message).toMatch(/nothing was created/);
-    expect(message).toContain("id 101, created 2026-01-01T00:00:00.000Z by \"person-0\"");
-    expect(message).toContain("id 110, created 2026-01-10T00:00:00.000Z by \"person-9\"");
+    expect(message).toContain('id 101, created 2026-01-01T00:00:00.000Z by "person-0"');
+    expect(message).toContain('id 110, created 2026-01-10T00:00:00.000Z by "person-9"');
     expect(message).toContain("stored as name");
     expect(message).toContain("https://example.com/Hooks/Orders");
     expect(message).not.toContain("id 111");
@@ -115,7 +109,7 @@ describe("before a create", () => {
 
   it("three existing endpoints are all described, with no count of more", async () => {
     const service = await serviceFor({ records: [record(1), record(2), record(3)] });
-    const message = String((await captureError(clientFor(service.url).create(ORDERS)) as Error).message);
+    const message = String(((await captureError(clientFor(service.url).create(ORDERS))) as Error).message);
     expect(message).toMatch(/id 1, .*id 2, .*id 3, /);
     expect(message).not.toMatch(/more\)/);
     expect(message).not.toContain("stored as");
@@ -123,7 +117,7 @@ describe("before a create", () => {
 
   it("a creation time at the edge of what a date can hold is shown, one past it is not", async () => {
     const service = await serviceFor({ records: [record(1, { create_time: 8.64e15 }), record(2, { create_time: 8.64e15 + 1 }), record(3, { create_time: -8.64e15 })] });
-    const message = String((await captureError(clientFor(service.url).create(ORDERS)) as Error).message);
+    const message = String(((await captureError(clientFor(service.url).create(ORDERS))) as Error).message);
     expect(message).toContain("id 1, created +275760-09-13T00:00:00.000Z");
     expect(message).toContain("id 2, created at an unknown time");
     expect(message).toContain("id 3, created -271821-04-20T00:00:00.000Z");
@@ -271,7 +265,10 @@ describe("after an ambiguous create, with our principal known", () => {
 
 describe("a create answered with an endpoint that is not the one requested", () => {
   const other = (createTime: number) => ({
-    onCreate: () => ({ status: 200, body: { code: "200", msg: "Success", trace_id: TRACE, data: record(77, { webhook_name: "elsewhere", webhook_url: "https://example.com/elsewhere", create_time: createTime }) } }),
+    onCreate: () => ({
+      status: 200,
+      body: { code: "200", msg: "Success", trace_id: TRACE, data: record(77, { webhook_name: "elsewhere", webhook_url: "https://example.com/elsewhere", create_time: createTime }) },
+    }),
   });
 
   it("made before the attempt (beyond the clock-skew allowance): refused, naming it and how to adopt it", async () => {

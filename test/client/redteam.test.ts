@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { TOKEN, captureError } from "../support/helpers";
+import { TOKEN, apiRecord, captureError } from "../support/helpers";
 import { TRACE, scriptedService as service, type Stored } from "../support/scripted-service";
+
+/** Alice's endpoint, made an hour before the attempt by another principal. */
+const aliceRecord = (name: string, url: string): Stored =>
+  apiRecord({ webhook_id: 1000, webhook_name: name, webhook_url: url, sign_secret: "whsec_alice", creator_id: 99, creator_name: "alice", create_time: Date.now() - 3_600_000 });
 
 // Services a red team built from the API document's unknowns, each reading one of them otherwise
 // than our emulator does. Expected results come from PRODUCT.md: "Settle only on an endpoint that
@@ -26,7 +30,7 @@ function clientFor(url: string): WebhooksClient {
 
 describe("a service that answers a create with an endpoint it already holds (names unique on its side)", () => {
   it("is refused, naming that endpoint; its secret is not handed over", async () => {
-    const alice: Stored = { webhook_id: 1000, webhook_name: "orders", webhook_url: "https://alice.example.net/her-hook", sign_secret: "whsec_alice", creator_id: 99, creator_name: "alice", create_time: Date.now() - 3_600_000, operator_id: 99, operator_name: "alice", operate_time: Date.now() - 3_600_000 };
+    const alice: Stored = aliceRecord("orders", "https://alice.example.net/her-hook");
     const upsert = await service({
       records: [alice],
       onCreate: (body, records) => {
@@ -42,7 +46,7 @@ describe("a service that answers a create with an endpoint it already holds (nam
   });
 
   it("is refused when the endpoint is another name and URL made before the attempt (URLs unique on its side)", async () => {
-    const alice: Stored = { webhook_id: 1000, webhook_name: "payments", webhook_url: "https://example.com/our-hook", sign_secret: "whsec_alice", creator_id: 99, creator_name: "alice", create_time: Date.now() - 3_600_000, operator_id: 99, operator_name: "alice", operate_time: Date.now() - 3_600_000 };
+    const alice: Stored = aliceRecord("payments", "https://example.com/our-hook");
     const upsert = await service({
       records: [alice],
       onCreate: (body, records) => {
@@ -88,7 +92,18 @@ describe("a service that reports errors inside HTTP 200", () => {
         created = true;
         // Someone else's endpoint appears at that moment; ours was never made.
         const now = Date.now();
-        records.push({ webhook_id: 5, webhook_name: body.webhook_name, webhook_url: body.webhook_url, sign_secret: "whsec_person", creator_id: 99, creator_name: "alice", create_time: now, operator_id: 99, operator_name: "alice", operate_time: now });
+        records.push({
+          webhook_id: 5,
+          webhook_name: body.webhook_name,
+          webhook_url: body.webhook_url,
+          sign_secret: "whsec_person",
+          creator_id: 99,
+          creator_name: "alice",
+          create_time: now,
+          operator_id: 99,
+          operator_name: "alice",
+          operate_time: now,
+        });
         return { status: 200, body: "<html>gateway</html>" };
       },
     });
@@ -124,7 +139,18 @@ describe("a service that rewrites what it stores and filters by the stored form"
         drop = false;
         const now = Date.now();
         const stored = store(body.webhook_name, body.webhook_url);
-        records.push({ webhook_id: 42, webhook_name: stored.name, webhook_url: stored.url, sign_secret: "whsec_ours", creator_id: 7, creator_name: "pipeline", create_time: now, operator_id: 7, operator_name: "pipeline", operate_time: now });
+        records.push({
+          webhook_id: 42,
+          webhook_name: stored.name,
+          webhook_url: stored.url,
+          sign_secret: "whsec_ours",
+          creator_id: 7,
+          creator_name: "pipeline",
+          create_time: now,
+          operator_id: 7,
+          operator_name: "pipeline",
+          operate_time: now,
+        });
         return { status: 500, body: { code: "500", msg: "internal", trace_id: TRACE } };
       },
     });

@@ -1,14 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import {
-  WebhookAuthError,
-  WebhookConnectionError,
-  WebhookInvalidResponseError,
-  WebhookRateLimitError,
-  WebhookRequestRefusedError,
-  WebhookServerError,
-  WebhookTimeoutError,
-} from "../../src/client";
+import { WebhookAuthError, WebhookConnectionError, WebhookInvalidResponseError, WebhookRateLimitError, WebhookRequestRefusedError, WebhookServerError, WebhookTimeoutError } from "../../src/client";
 import { MAX_BACKOFF_MS, backoffDelay, classifyCreateFailure, isRetryableList, retrying, sleep } from "../../src/client/retry";
 
 // Retry classification and backoff, from PRODUCT.md: "Bounded retries with backoff and jitter for
@@ -118,9 +110,7 @@ describe("the retry loop", () => {
     ).rejects.toBe(refused);
     expect(calls).toBe(2);
     let tries = 0;
-    await expect(
-      retrying(() => (++tries < 3 ? Promise.reject(new Error("again")) : Promise.resolve("ok")), { maxRetries: 5, canRetry: () => true, backoff: fast }),
-    ).resolves.toBe("ok");
+    await expect(retrying(() => (++tries < 3 ? Promise.reject(new Error("again")) : Promise.resolve("ok")), { maxRetries: 5, canRetry: () => true, backoff: fast })).resolves.toBe("ok");
     expect(tries).toBe(3);
     let none = 0;
     await expect(retrying(() => (none++, Promise.reject(new Error("once"))), { maxRetries: 0, canRetry: () => true, backoff: fast })).rejects.toThrow("once");

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "undici";
 import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { TOKEN, captureError, rawServer } from "../support/helpers";
+import { TOKEN, apiRecord, captureError, rawServer } from "../support/helpers";
 
 /**
  * The create promise against other actors (PRODUCT.md: "Settle only on an endpoint that did not
@@ -49,7 +49,12 @@ describe("create never takes or duplicates an endpoint that existed before it be
     expect(result.record.webhookId).not.toBe(handMade.webhook_id);
     expect(result.recovered).toBe(false);
     expect(result.attempts).toBe(2);
-    expect(emulator.records().filter((r) => r.webhook_name === "ledger").map((r) => r.webhook_id)).toEqual([handMade.webhook_id, result.record.webhookId]);
+    expect(
+      emulator
+        .records()
+        .filter((r) => r.webhook_name === "ledger")
+        .map((r) => r.webhook_id),
+    ).toEqual([handMade.webhook_id, result.record.webhookId]);
   });
 
   it("an uncertain create names the candidates, and a second create refuses instead of duplicating", async () => {
@@ -67,9 +72,7 @@ describe("create never takes or duplicates an endpoint that existed before it be
   });
 
   it("concurrent creates of one name and URL through one client make one endpoint", async () => {
-    const results = await Promise.allSettled(
-      Array.from({ length: 5 }, () => client.create({ webhookName: "burst", webhookUrl: "https://example.com/burst" })),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => client.create({ webhookName: "burst", webhookUrl: "https://example.com/burst" })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(WebhookEndpointExistsError);
     expect(emulator.records().filter((r) => r.webhook_name === "burst")).toHaveLength(1);
@@ -98,7 +101,7 @@ describe("list filters mean exact matches unless the service's own matching is a
     expect((await client.scan({ webhookUrl: "https://example.com/orders-1" })).records.map((r) => r.webhookName)).toEqual(["orders-1"]);
   });
 
-  it("match: \"service\" gives whatever the service's filter returns", async () => {
+  it('match: "service" gives whatever the service\'s filter returns', async () => {
     const names = (await client.scan({ webhookName: "orders-1", match: "service" })).records.map((r) => r.webhookName).sort();
     expect(names).toEqual(["orders-1", "orders-10", "orders-11", "xorders-1"]);
   });
@@ -106,7 +109,7 @@ describe("list filters mean exact matches unless the service's own matching is a
 
 describe("the 8 MB response cap holds through a caller's own dispatcher", () => {
   it("a 9 MB list answer through an Agent without maxResponseSize is an invalid response, not 9 MB in memory", async () => {
-    const record = { webhook_id: 1, webhook_name: "orders", webhook_url: "https://example.com/hooks/orders", sign_secret: "s", creator_id: 1, creator_name: "c", create_time: 1, operator_id: 1, operator_name: "c", operate_time: 1 };
+    const record = apiRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders", sign_secret: "s" });
     const body = JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "", data: { data: [record] }, padding: "p".repeat(9_000_000) });
     const server = await rawServer((_req, _body, res) => {
       res.writeHead(200, { "content-type": "application/json" });

@@ -104,7 +104,12 @@ describe("the link checker itself", () => {
 
   it("passes the same pages once the broken links are fixed", () => {
     const fixed = new Map(pages);
-    fixed.set("README.md", texts["README.md"]!.split("\n").filter((line) => !/Broken|too far/.test(line)).join("\n"));
+    fixed.set(
+      "README.md",
+      texts["README.md"]!.split("\n")
+        .filter((line) => !/Broken|too far/.test(line))
+        .join("\n"),
+    );
     expect(checkLinks(fixed, repository)).toEqual([]);
   });
 

@@ -15,7 +15,12 @@ const REPO = join(__dirname, "..", "..");
 const read = (path: string): string => readFileSync(join(REPO, path), "utf8");
 /** A page's text with every run of white space as one space, so a phrase may wrap. */
 const flat = (path: string): string => read(path).replace(/\s+/g, " ");
-const PAGES = ["README.md", ...readdirSync(join(REPO, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(REPO, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 /** Every value the pattern's first group captures, on the given pages (all of them by default). */
 function stated(pattern: RegExp, pages: string[] = PAGES): { page: string; value: string }[] {
@@ -64,7 +69,10 @@ describe("supported versions: stated in the docs as package.json and the scripts
 
   it("the TypeScript versions to pin: the ones the packed package is type-checked with", () => {
     const tested = fromSource("test/types/package.test.ts", /const TYPESCRIPT_VERSIONS = \[([^\]]*)\]/).match(/\d+\.\d+/g)!;
-    const pins = [...flat("README.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g), ...flat("docs/dynamic-resource.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g)];
+    const pins = [
+      ...flat("README.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g),
+      ...flat("docs/dynamic-resource.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g),
+    ];
     expect(pins.length).toBe(2);
     for (const pin of pins) expect([pin[1], pin[2]].sort()).toEqual([...tested].sort());
   });
@@ -92,7 +100,10 @@ describe("defaults: the settings and client tables hold the code's values", () =
   function tableRows(page: string): Map<string, string[]> {
     const rows = new Map<string, string[]>();
     for (const line of read(page).split("\n")) {
-      const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim());
+      const cells = line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell) => cell.trim());
       const name = /^`([A-Za-z]+)`$/.exec(cells[0] ?? "")?.[1];
       if (name !== undefined) rows.set(name, cells.slice(1));
     }

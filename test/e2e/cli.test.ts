@@ -121,7 +121,14 @@ async function interruptedRun(label: string, project: Project, emulator: Emulato
 
   const recover = await webhooks(project, ["recover", "--yes", "--json"]);
   expect(recover.code, recover.output).toBe(0);
-  const report = JSON.parse(recover.stdout) as { pendingCreates: number; recorded: unknown[]; cleared: unknown[]; lock: { released: boolean } | null; providers: { stopped: boolean }[]; repaired: unknown };
+  const report = JSON.parse(recover.stdout) as {
+    pendingCreates: number;
+    recorded: unknown[];
+    cleared: unknown[];
+    lock: { released: boolean } | null;
+    providers: { stopped: boolean }[];
+    repaired: unknown;
+  };
   expect(report.lock?.released).toBe(true);
   expect(report.providers.every((p) => p.stopped)).toBe(true);
   if (before.code !== 0) expect(report.repaired).not.toBeNull();
@@ -150,7 +157,12 @@ async function interruptedRun(label: string, project: Project, emulator: Emulato
   expect(result.recorded + result.cleared).toBe(pendingBefore);
   expect(duplicateNames(emulator)).toEqual([]);
   expect(emulator.records()).toHaveLength(size);
-  expect(stateIds.sort()).toEqual(emulator.records().map((r) => String(r.webhook_id)).sort());
+  expect(stateIds.sort()).toEqual(
+    emulator
+      .records()
+      .map((r) => String(r.webhook_id))
+      .sort(),
+  );
   return result;
 }
 

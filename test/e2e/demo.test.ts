@@ -19,11 +19,7 @@ const ENV = {
 };
 const PRODUCER_CONFIG = join(DEMO_DIR, "projects", "webhooks-demo", "Pulumi.dev.yaml");
 // Stack config files must stay out of the repository (the demo passes --config-file).
-const REPO_CONFIG_FILES = [
-  join(REPO, "Pulumi.dev.yaml"),
-  join(REPO, "examples", "multi-stack", "consumer", "Pulumi.dev.yaml"),
-  join(REPO, "examples", "yaml", "Pulumi.dev.yaml"),
-];
+const REPO_CONFIG_FILES = [join(REPO, "Pulumi.dev.yaml"), join(REPO, "examples", "multi-stack", "consumer", "Pulumi.dev.yaml"), join(REPO, "examples", "yaml", "Pulumi.dev.yaml")];
 
 interface DemoRun {
   code: number;

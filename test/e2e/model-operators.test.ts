@@ -226,7 +226,9 @@ class Worker {
     // service then looks right by creator alone), distinct in the other half.
     const same = random() < 0.5;
     this.creators = { n: { s1: same ? 3000 : 3001, s2: same ? 3000 : 3002 }, d: 2001, t: { s1: same ? 1500 : 1501, s2: same ? 1500 : 1502 } };
-    this.hookKey = `hk${Math.floor(random() * 2 ** 32).toString(16).padStart(8, "0")}${seed.toString(16)}`;
+    this.hookKey = `hk${Math.floor(random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0")}${seed.toString(16)}`;
     const start = (service: Service) =>
       startEmulator({
         accessToken: TOKENS.human,
@@ -586,10 +588,12 @@ class Worker {
    * any; T creates one first when there is none. Never one whose URL holds N's secret.
    */
   private async foreignEndpoint(stack: StackName, service: Service, random: () => number): Promise<WebhookRecord | undefined> {
-    const held = new Set(this.held(stack).filter((h) => h.service === service).map((h) => h.id));
-    const candidates = this.emulators[service]
-      .records()
-      .filter((r) => r.creator_id === this.creators.t[service] && !held.has(r.webhook_id) && !r.webhook_url.includes(this.hookKey));
+    const held = new Set(
+      this.held(stack)
+        .filter((h) => h.service === service)
+        .map((h) => h.id),
+    );
+    const candidates = this.emulators[service].records().filter((r) => r.creator_id === this.creators.t[service] && !held.has(r.webhook_id) && !r.webhook_url.includes(this.hookKey));
     const declared = stack === "n" ? this.nDecls.filter((d) => d.service === service).map((d) => looseKey(d.name, this.urlOf(d))) : this.dDecls.map((d) => looseKey(d.name, d.url));
     const wanted = candidates.filter((r) => declared.includes(looseKey(r.webhook_name, r.webhook_url)));
     if (wanted.length > 0 && random() < 0.7) return pick(random, wanted);
@@ -619,7 +623,10 @@ class Worker {
     if (byCommand) {
       this.stats.importsCommand++;
       // The printed command, run by a shell as a person pastes it, with the provider it must use.
-      const printed = adopt.stdout.trim().split("\n").find((line) => line.startsWith("pulumi import "));
+      const printed = adopt.stdout
+        .trim()
+        .split("\n")
+        .find((line) => line.startsWith("pulumi import "));
       if (printed === undefined) {
         this.violations.push(`seed ${this.seed}: \`webhooks adopt --format import\` printed no pulumi import command: ${adopt.stdout}`);
         return `${before}no import command`;
@@ -735,7 +742,9 @@ class Worker {
     }
     this.locked[stack] = true;
     if (atCreate) await waitFor(() => emulator.records().some((r) => r.creator_id === this.principal(stack, service) && r.webhook_name === name), 15_000);
-    const parts = [`${before}${stack} up killed (${group ? "process group" : "CLI only"}) ${atCreate ? "during the create" : "before the create"} of ${name} on ${service}${both ? " (and on the other service)" : ""}`];
+    const parts = [
+      `${before}${stack} up killed (${group ? "process group" : "CLI only"}) ${atCreate ? "during the create" : "before the create"} of ${name} on ${service}${both ? " (and on the other service)" : ""}`,
+    ];
     if (random() < 0.85) {
       await this.teamCreate(service, name, realUrl);
       parts.push(`T creates the same on ${service}`);
@@ -835,7 +844,11 @@ class Worker {
       return `orphans ${stack} on ${home} -> ${result.code}`;
     }
     const report = JSON.parse(result.stdout) as OrphansJson;
-    const heldNow = new Set(this.held(stack).filter((h) => h.service === home).map((h) => h.id));
+    const heldNow = new Set(
+      this.held(stack)
+        .filter((h) => h.service === home)
+        .map((h) => h.id),
+    );
     for (const orphan of report.orphans) {
       const key = `${home}:${orphan.webhookId}`;
       if (!orphan.ours && orphan.relation !== "left-behind") {
@@ -860,7 +873,9 @@ class Worker {
       const [service, id] = [key.split(":")[0] as Service, Number(key.split(":")[1])];
       if (service !== home || heldNow.has(id) || this.intent[stack].has(key) || advised.has(id)) continue;
       if (this.record(home, id)?.creator_id !== this.principal(stack, home)) continue;
-      this.violations.push(`seed ${this.seed}: orphans in ${stack} (on ${home}) does not name endpoint ${id} left behind: the stack's principal created it there, the stack held it and holds it no longer`);
+      this.violations.push(
+        `seed ${this.seed}: orphans in ${stack} (on ${home}) does not name endpoint ${id} left behind: the stack's principal created it there, the stack held it and holds it no longer`,
+      );
     }
     return `orphans ${stack} on ${home}: ${report.orphans.filter((o) => o.ours).length} ours of ${report.orphans.length}`;
   }
@@ -922,7 +937,8 @@ class Worker {
       if (which === undefined) continue;
       const own = this.principal(stack, which);
       const foreign = service.creators.filter((c) => c !== own);
-      if (foreign.length > 0) this.violations.push(`seed ${this.seed}: ${label} in ${stack} took creator(s) ${foreign.join(", ")} for the stack's principal on ${which} (its own there is ${own ?? "none"})`);
+      if (foreign.length > 0)
+        this.violations.push(`seed ${this.seed}: ${label} in ${stack} took creator(s) ${foreign.join(", ")} for the stack's principal on ${which} (its own there is ${own ?? "none"})`);
     }
     for (const recorded of report.recorded) {
       const service = this.serviceOfPending(stack, recorded.urn, pending);
@@ -933,9 +949,12 @@ class Worker {
       const record = this.record(service, recorded.webhookId);
       const picked = picks.get(recorded.resourceName) === recorded.webhookId;
       const intended = this.intent[stack].has(`${service}:${recorded.webhookId}`);
-      if (record === undefined) this.violations.push(`seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} for ${recorded.resourceName}, which does not exist on its service ${service}`);
+      if (record === undefined)
+        this.violations.push(`seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} for ${recorded.resourceName}, which does not exist on its service ${service}`);
       else if (record.creator_id !== this.principal(stack, service) && !picked && !intended) {
-        this.violations.push(`seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} (created by ${record.creator_name}, ${record.creator_id}) on ${service} for ${recorded.resourceName}, not picked`);
+        this.violations.push(
+          `seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} (created by ${record.creator_name}, ${record.creator_id}) on ${service} for ${recorded.resourceName}, not picked`,
+        );
       }
     }
   }
@@ -991,7 +1010,11 @@ class Worker {
         for (const [key, ids] of byKey) if (ids.length > 1) v(`"${key.replace(this.hookKey, "<hookKey>")}" created ${ids.length} times by stack ${stack} on ${service} (ids ${ids.join(", ")})`);
         // 6. Every endpoint it created is in its state there, or was named to it, or is what a
         // killed run's pending create made (the state says so; recover is the operator's next move).
-        const held = new Set(this.held(stack).filter((h) => h.service === service).map((h) => h.id));
+        const held = new Set(
+          this.held(stack)
+            .filter((h) => h.service === service)
+            .map((h) => h.id),
+        );
         const pending = this.pendingAddresses(stack, service);
         for (const r of own) {
           if (held.has(r.webhook_id) || this.reported[stack].has(r.webhook_id)) continue;
@@ -1027,7 +1050,9 @@ class Worker {
         done.push(said.replaceAll(this.hookKey, "<hookKey>"));
         this.stats.steps++;
         this.note(`-- step ${i + 1}: ${done.at(-1)!}`);
-        this.note(`   held: n ${JSON.stringify(this.held("n").map((h) => `${h.service ?? "?"}:${h.id}`))}, d ${JSON.stringify(this.held("d").map((h) => `${h.service ?? "?"}:${h.id}`))}; on s1 ${recordsLine(this.emulators.s1)}; on s2 ${recordsLine(this.emulators.s2)}`);
+        this.note(
+          `   held: n ${JSON.stringify(this.held("n").map((h) => `${h.service ?? "?"}:${h.id}`))}, d ${JSON.stringify(this.held("d").map((h) => `${h.service ?? "?"}:${h.id}`))}; on s1 ${recordsLine(this.emulators.s1)}; on s2 ${recordsLine(this.emulators.s2)}`,
+        );
         this.check(`step ${i + 1} (${done.join(" | ")})`);
         if (this.violations.length > before) break;
       }

@@ -285,7 +285,10 @@ class Worker {
       try {
         if (target !== undefined) {
           const creating = () =>
-            this.emulator.requests().slice(requestsBefore).some((r) => r.route === "create" && (r.body as { webhook_name?: unknown } | null)?.webhook_name === target.name);
+            this.emulator
+              .requests()
+              .slice(requestsBefore)
+              .some((r) => r.route === "create" && (r.body as { webhook_name?: unknown } | null)?.webhook_name === target.name);
           // Until the stack's create of it reaches the service (the journal shows it), or the run ends
           // without one; a minute at most, however busy the machine.
           const deadline = Date.now() + 60_000;
@@ -317,9 +320,7 @@ class Worker {
     const file = join(this.backend.dir, "state", ".pulumi", "stacks", "webhooks-model", `${s.stack}.json`);
     if (!existsSync(file)) return [];
     const checkpoint = JSON.parse(readFileSync(file, "utf8")) as { checkpoint?: { latest?: { resources?: { type: string; id?: string }[] } } };
-    return (checkpoint.checkpoint?.latest?.resources ?? [])
-      .filter((r) => r.type === "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint" && r.id)
-      .map((r) => Number(r.id));
+    return (checkpoint.checkpoint?.latest?.resources ?? []).filter((r) => r.type === "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint" && r.id).map((r) => Number(r.id));
   }
 
   private check(seed: number, where: string): void {

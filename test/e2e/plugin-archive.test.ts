@@ -35,7 +35,11 @@ describe("the plugin archive, installed the Pulumi way", () => {
     expect(listing[0]).toMatch(/^-rwxr-xr-x .* pulumi-resource-webhooks$/);
     expect(archive.install).toContain(`pulumi plugin install resource webhooks ${VERSION} --file `);
     await installPlugin(backend.home);
-    const plugins = JSON.parse((await runProcess("pulumi", ["plugin", "ls", "--json"], { cwd: E2E_DIR, env: { PATH: noNodeBin(), PULUMI_HOME: backend.home } })).stdout) as { name: string; kind: string; version: string }[];
+    const plugins = JSON.parse((await runProcess("pulumi", ["plugin", "ls", "--json"], { cwd: E2E_DIR, env: { PATH: noNodeBin(), PULUMI_HOME: backend.home } })).stdout) as {
+      name: string;
+      kind: string;
+      version: string;
+    }[];
     expect(plugins.map((p) => [p.kind, p.name, p.version])).toEqual([["resource", "webhooks", VERSION]]);
   });
 
@@ -75,7 +79,12 @@ describe("the plugin archive, installed the Pulumi way", () => {
     expect(pathWarnings(previewAfter.output)).toBe(0);
     expect(pathWarnings(upAfter.output)).toBe(0);
     // Both made their endpoint: the installed plugin did the work, not a failure to find one.
-    expect(emulator.records().map((r) => r.webhook_url).sort()).toEqual(["https://example.com/hooks/installed", "https://example.com/hooks/orders"]);
+    expect(
+      emulator
+        .records()
+        .map((r) => r.webhook_url)
+        .sort(),
+    ).toEqual(["https://example.com/hooks/installed", "https://example.com/hooks/orders"]);
     await before.ok(["destroy", "--yes", "--skip-preview"]);
     await after.ok(["destroy", "--yes", "--skip-preview"]);
     expect(leaks([TOKEN, ...emulator.records().map((r) => r.sign_secret)], [...transcript, readTree(onPath.dir), readTree(backend.dir)])).toEqual([]);

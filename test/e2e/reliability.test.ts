@@ -74,12 +74,23 @@ describe("faults under the real engine: 100 endpoints, 20% mixed faults on every
     const up = await project.ok(["up", "--yes", "--skip-preview"]);
     expect(emulator.records()).toHaveLength(100);
     expect(duplicateNames(emulator)).toEqual([]);
-    const stateIds = webhookResources(await project.exportState()).map((r) => r.id).sort();
-    expect(stateIds).toEqual(emulator.records().map((r) => String(r.webhook_id)).sort());
+    const stateIds = webhookResources(await project.exportState())
+      .map((r) => r.id)
+      .sort();
+    expect(stateIds).toEqual(
+      emulator
+        .records()
+        .map((r) => String(r.webhook_id))
+        .sort(),
+    );
 
     await project.ok(["preview", "--expect-no-changes"]);
     const refresh = await project.ok(["refresh", "--yes", "--skip-preview"]);
-    expect(webhookResources(await project.exportState()).map((r) => r.id).sort()).toEqual(stateIds);
+    expect(
+      webhookResources(await project.exportState())
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(stateIds);
     await project.ok(["preview", "--expect-no-changes"]);
     expect(emulator.records()).toHaveLength(100);
 
@@ -138,9 +149,17 @@ describe("concurrency: two stacks at once, and a high --parallel", () => {
     expect(duplicateNames(emulator)).toEqual([]);
     for (const [i, project] of projects.entries()) {
       const prefix = i === 0 ? "blue" : "green";
-      const expected = emulator.records().filter((r) => r.webhook_name.startsWith(`${prefix}-`)).map((r) => String(r.webhook_id)).sort();
+      const expected = emulator
+        .records()
+        .filter((r) => r.webhook_name.startsWith(`${prefix}-`))
+        .map((r) => String(r.webhook_id))
+        .sort();
       expect(expected).toHaveLength(50);
-      expect(webhookResources(await project.exportState()).map((r) => r.id).sort()).toEqual(expected);
+      expect(
+        webhookResources(await project.exportState())
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(expected);
     }
     await Promise.all(projects.map((project) => project.ok(["preview", "--expect-no-changes", "--parallel", "64"])));
   });

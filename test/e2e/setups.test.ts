@@ -24,16 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type WebhookRecord } from "../../src/emulator";
-import {
-  addCommand,
-  installProjectAsync,
-  installWorkspaceAsync,
-  installedCopies,
-  removePackage,
-  type Installed,
-  type MemberInstalled,
-  type PackageManager,
-} from "../../scripts/harness/pack.mjs";
+import { addCommand, installProjectAsync, installWorkspaceAsync, installedCopies, removePackage, type Installed, type MemberInstalled, type PackageManager } from "../../scripts/harness/pack.mjs";
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { PACKAGE_NAME, readJson, repoSdkVersion, repoVersion } from "../../scripts/harness/repo.mjs";
@@ -134,11 +125,16 @@ describe("every way Pulumi users work: package managers, module formats, workspa
   async function initStack(project: Project, webhookName: string): Promise<void> {
     await project.ok(["stack", "init", "dev"]);
     await project.ok([
-      "config", "set-all",
-      "--plaintext", `webhooks:baseUrl=${emulator.url}`,
-      "--plaintext", `webhookName=${webhookName}`,
-      "--plaintext", `webhookUrl=https://example.com/hooks/${webhookName}`,
-      "--secret", `webhooks:accessToken=${TOKEN}`,
+      "config",
+      "set-all",
+      "--plaintext",
+      `webhooks:baseUrl=${emulator.url}`,
+      "--plaintext",
+      `webhookName=${webhookName}`,
+      "--plaintext",
+      `webhookUrl=https://example.com/hooks/${webhookName}`,
+      "--secret",
+      `webhooks:accessToken=${TOKEN}`,
     ]);
   }
 
@@ -211,13 +207,14 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     removePackage(dir, { packageManager });
     expect(() => createRequire(join(dir, "package.json")).resolve(PACKAGE_NAME)).toThrow();
     const calls = emulator.counters().total;
-    for (const command of [["refresh", "--yes", "--skip-preview"], ["destroy", "--yes", "--skip-preview"]]) {
+    for (const command of [
+      ["refresh", "--yes", "--skip-preview"],
+      ["destroy", "--yes", "--skip-preview"],
+    ]) {
       const result = await project.run(command);
       expect(result.code, command.join(" ")).not.toBe(0);
       const printed = result.stdout + result.stderr;
-      expect(printed).toContain(
-        `the package ${PACKAGE_NAME}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${realpathSync(dir)})`,
-      );
+      expect(printed).toContain(`the package ${PACKAGE_NAME}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${realpathSync(dir)})`);
       expect(printed).toContain(addCommand(packageManager));
       expect(printed).not.toMatch(/MODULE_NOT_FOUND|Cannot find module|Require stack/);
     }
@@ -350,11 +347,15 @@ describe("every way Pulumi users work: package managers, module formats, workspa
 
   describe.concurrent("each setup, two at a time", { timeout: 900_000 }, () => {
     // npm, below the e2e base project (no install of their own: these start first).
-    it(`npm, a TypeScript CommonJS program, with the newest SDK (${NEWEST_SDK}): preview, up, preview without changes, refresh, signSecret a ciphertext in state, destroy`, { tags: ["deep"] }, async () => {
-      expectOneSdk(BASE_DIR);
-      const project = baseProject(QUICKSTART, "typescript");
-      await slot(() => lifecycle(project, "npm-typescript"));
-    });
+    it(
+      `npm, a TypeScript CommonJS program, with the newest SDK (${NEWEST_SDK}): preview, up, preview without changes, refresh, signSecret a ciphertext in state, destroy`,
+      { tags: ["deep"] },
+      async () => {
+        expectOneSdk(BASE_DIR);
+        const project = baseProject(QUICKSTART, "typescript");
+        await slot(() => lifecycle(project, "npm-typescript"));
+      },
+    );
 
     it('npm, an ES module program (package.json "type": "module"): the same lifecycle', { tags: ["budgeted"] }, async () => {
       const manifest = `${JSON.stringify({ name: "setups-esm", private: true, type: "module" }, null, 2)}\n`;
@@ -367,17 +368,21 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       await slot(() => lifecycle(project, "npm-javascript"));
     });
 
-    it("Automation API, an inline program (createOrSelectStack with projectName and program), one @pulumi/pulumi in the project: up, preview with no changes (only same), signSecret output secret, refresh, destroy", { tags: ["deep"] }, async () => {
-      // The user's project: the e2e base install (exactly one @pulumi/pulumi, none nested under the package) and the script.
-      expectOneSdk(BASE_DIR);
-      expect(existsSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "node_modules", "@pulumi", "pulumi"))).toBe(false);
-      const dir = join(BASE_DIR, "projects", "setups-automation-inline");
-      mkdirSync(dir, { recursive: true });
-      cpSync(join(FIXTURES, "automation", "driver.cjs"), join(dir, "driver.cjs"));
-      const report = await slot(() => drive(dir, "inline", "automation-inline"));
-      expect(report.workDir.startsWith(join(scratch, "automation-inline-tmp"))).toBe(true);
-      expectDriverReport(report, "automation-inline");
-    });
+    it(
+      "Automation API, an inline program (createOrSelectStack with projectName and program), one @pulumi/pulumi in the project: up, preview with no changes (only same), signSecret output secret, refresh, destroy",
+      { tags: ["deep"] },
+      async () => {
+        // The user's project: the e2e base install (exactly one @pulumi/pulumi, none nested under the package) and the script.
+        expectOneSdk(BASE_DIR);
+        expect(existsSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "node_modules", "@pulumi", "pulumi"))).toBe(false);
+        const dir = join(BASE_DIR, "projects", "setups-automation-inline");
+        mkdirSync(dir, { recursive: true });
+        cpSync(join(FIXTURES, "automation", "driver.cjs"), join(dir, "driver.cjs"));
+        const report = await slot(() => drive(dir, "inline", "automation-inline"));
+        expect(report.workDir.startsWith(join(scratch, "automation-inline-tmp"))).toBe(true);
+        expectDriverReport(report, "automation-inline");
+      },
+    );
 
     it("Automation API, a local program (createOrSelectStack with workDir): the same", { tags: ["deep"] }, async () => {
       // The user's project: the plain JavaScript program and the script beside it.
@@ -401,55 +406,71 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       await slot(() => lifecycle(projects.npmWorkspace, "npm-workspace"));
     });
 
-    it("pnpm, the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below, after the package is removed and reinstalled)", { tags: ["budgeted"] }, async () => {
-      const installed = await installing.pnpm!;
-      // pnpm's layout: the package is a link into its virtual store.
-      expect(installed.packageDir).toContain(join("node_modules", ".pnpm"));
-      expect(installed.sdkVersion).toBe(NEWEST_SDK);
-      expectOneSdk(dirs.pnpm());
-      deployed.pnpm = await slot(() => deploy(projects.pnpm, "pnpm-direct"));
-    });
+    it(
+      "pnpm, the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below, after the package is removed and reinstalled)",
+      { tags: ["budgeted"] },
+      async () => {
+        const installed = await installing.pnpm!;
+        // pnpm's layout: the package is a link into its virtual store.
+        expect(installed.packageDir).toContain(join("node_modules", ".pnpm"));
+        expect(installed.sdkVersion).toBe(NEWEST_SDK);
+        expectOneSdk(dirs.pnpm());
+        deployed.pnpm = await slot(() => deploy(projects.pnpm, "pnpm-direct"));
+      },
+    );
 
-    it("pnpm, the package a dependency of a wrapper library in a pnpm workspace (not resolvable from the program): preview, up, preview without changes, refresh; refresh and destroy from the workspace moved elsewhere", { tags: ["deep"] }, async () => {
-      const root = dirs.pnpmWorkspace();
-      const [wrapper, program] = await installing.pnpmWorkspace!;
-      expect(wrapper?.packageDir).toContain(join("node_modules", ".pnpm"));
-      // The layout that failed before with "Cannot find module 'pulumi-webhook-endpoints/provider'".
-      expect(() => createRequire(join(root, "program", "package.json")).resolve(PACKAGE_NAME)).toThrow();
-      expect(program?.sdkVersion).toBe(NEWEST_SDK);
-      expectOneSdk(root);
-      const project = new Project(join(root, "program"), { env: backendEnv("pnpm-wrapper"), transcript });
-      await slot(async () => {
-        const record = await deploy(project, "pnpm-wrapper");
-        // The same workspace at another path (CI's checkout, a colleague's), installed the same
-        // way: the directory the program loaded the package from on `up` is gone, so the provider
-        // must find the package through pnpm's store from where the program is now.
-        const moved = `${root}-elsewhere`;
-        renameSync(root, moved);
-        const elsewhere = new Project(join(moved, "program"), { env: project.env, transcript });
-        await elsewhere.ok(["stack", "select", "dev"]);
-        await elsewhere.ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes"]);
-        await destroy(elsewhere, record);
-      });
-    });
+    it(
+      "pnpm, the package a dependency of a wrapper library in a pnpm workspace (not resolvable from the program): preview, up, preview without changes, refresh; refresh and destroy from the workspace moved elsewhere",
+      { tags: ["deep"] },
+      async () => {
+        const root = dirs.pnpmWorkspace();
+        const [wrapper, program] = await installing.pnpmWorkspace!;
+        expect(wrapper?.packageDir).toContain(join("node_modules", ".pnpm"));
+        // The layout that failed before with "Cannot find module 'pulumi-webhook-endpoints/provider'".
+        expect(() => createRequire(join(root, "program", "package.json")).resolve(PACKAGE_NAME)).toThrow();
+        expect(program?.sdkVersion).toBe(NEWEST_SDK);
+        expectOneSdk(root);
+        const project = new Project(join(root, "program"), { env: backendEnv("pnpm-wrapper"), transcript });
+        await slot(async () => {
+          const record = await deploy(project, "pnpm-wrapper");
+          // The same workspace at another path (CI's checkout, a colleague's), installed the same
+          // way: the directory the program loaded the package from on `up` is gone, so the provider
+          // must find the package through pnpm's store from where the program is now.
+          const moved = `${root}-elsewhere`;
+          renameSync(root, moved);
+          const elsewhere = new Project(join(moved, "program"), { env: project.env, transcript });
+          await elsewhere.ok(["stack", "select", "dev"]);
+          await elsewhere.ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes"]);
+          await destroy(elsewhere, record);
+        });
+      },
+    );
 
-    it("Yarn classic (node_modules), the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)", { tags: ["budgeted"] }, async () => {
-      const installed = await installing.yarn!;
-      expect(installed.packageDir).toBe(join(realpathSync(dirs.yarn()), "node_modules", PACKAGE_NAME));
-      expect(installed.sdkVersion).toBe(NEWEST_SDK);
-      expectOneSdk(dirs.yarn());
-      deployed.yarn = await slot(() => deploy(projects.yarn, "yarn"));
-    });
+    it(
+      "Yarn classic (node_modules), the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)",
+      { tags: ["budgeted"] },
+      async () => {
+        const installed = await installing.yarn!;
+        expect(installed.packageDir).toBe(join(realpathSync(dirs.yarn()), "node_modules", PACKAGE_NAME));
+        expect(installed.sdkVersion).toBe(NEWEST_SDK);
+        expectOneSdk(dirs.yarn());
+        deployed.yarn = await slot(() => deploy(projects.yarn, "yarn"));
+      },
+    );
 
-    it(`the oldest supported SDK, ${OLDEST_SDK ?? "?"} (the lower bound of ${SDK_RANGE}), with TypeScript ${TYPESCRIPT_5}, npm: preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)`, { tags: ["budgeted"] }, async () => {
-      expect(SDK_RANGE).toMatch(/^\^3\.\d+\.\d+$/);
-      const dir = dirs.oldest();
-      const installed = await installing.oldest!;
-      expect(installed.sdkVersion).toBe(OLDEST_SDK);
-      expect(readJson<{ version: string }>(join(dir, "node_modules", "@pulumi", "pulumi", "package.json")).version).toBe(OLDEST_SDK);
-      expectOneSdk(dir);
-      deployed.npm = await slot(() => deploy(projects.oldest, "oldest-sdk"));
-    });
+    it(
+      `the oldest supported SDK, ${OLDEST_SDK ?? "?"} (the lower bound of ${SDK_RANGE}), with TypeScript ${TYPESCRIPT_5}, npm: preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below)`,
+      { tags: ["budgeted"] },
+      async () => {
+        expect(SDK_RANGE).toMatch(/^\^3\.\d+\.\d+$/);
+        const dir = dirs.oldest();
+        const installed = await installing.oldest!;
+        expect(installed.sdkVersion).toBe(OLDEST_SDK);
+        expect(readJson<{ version: string }>(join(dir, "node_modules", "@pulumi", "pulumi", "package.json")).version).toBe(OLDEST_SDK);
+        expectOneSdk(dir);
+        deployed.npm = await slot(() => deploy(projects.oldest, "oldest-sdk"));
+      },
+    );
     // The newest SDK is the e2e base project's: the npm TypeScript CommonJS case runs the same
     // lifecycle and state checks with it and asserts its version.
   });

@@ -71,7 +71,11 @@ describe("examples through the real Pulumi CLI", () => {
     const ids = outputs.webhookIds as Record<string, number>;
     expect(Object.keys(ids).sort()).toEqual([...names].sort());
     const state = await many.exportState();
-    expect(webhookResources(state).map((r) => r.id).sort()).toEqual(Object.values(ids).map(String).sort());
+    expect(
+      webhookResources(state)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(Object.values(ids).map(String).sort());
     await many.ok(["preview", "--expect-no-changes"]);
   });
 

@@ -64,7 +64,11 @@ async function runProgram(program: Program, run: number): Promise<void> {
   const backend = backendFor(suite);
   const lines: string[] = [];
   const env = { ...backend.env, PATH: `${BIN_DIR}:${process.env.PATH ?? ""}` };
-  const project = Project.create(join(REPO, "test/e2e/programs", program.face === "dynamic" ? "taint-dynamic" : program.face === "native" ? "taint-native" : "taint-native-default"), join(BASE_DIR, "projects", suite), { env, transcript: lines });
+  const project = Project.create(
+    join(REPO, "test/e2e/programs", program.face === "dynamic" ? "taint-dynamic" : program.face === "native" ? "taint-native" : "taint-native-default"),
+    join(BASE_DIR, "projects", suite),
+    { env, transcript: lines },
+  );
   const m = `${program.marker}${run}`;
   const values: Record<string, string> = {
     name: `Taint-Name-${m}`,
@@ -140,7 +144,14 @@ async function runProgram(program: Program, run: number): Promise<void> {
   await project.ok(["up", "--yes", "--skip-preview", "--diff"]);
 
   // The operator CLI in the project: what it prints never shows the stack's secrets.
-  for (const args of [["list"], ["list", "--json"], ["orphans", "--stack", "dev"], ["orphans", "--stack", "dev", "--json"], ["recover", "--dry-run"], ["adopt", "--id", String(record.webhook_id), "--format", "all"]]) {
+  for (const args of [
+    ["list"],
+    ["list", "--json"],
+    ["orphans", "--stack", "dev"],
+    ["orphans", "--stack", "dev", "--json"],
+    ["recover", "--dry-run"],
+    ["adopt", "--id", String(record.webhook_id), "--format", "all"],
+  ]) {
     await cli(...args);
   }
 
@@ -169,7 +180,12 @@ async function runProgram(program: Program, run: number): Promise<void> {
   const leaked = secrets.flatMap((secret) => where(secret).map((w) => `${secret} in ${w}`));
   expect(leaked, `program ${JSON.stringify(program)}: secret values in plaintext`).toEqual([]);
   // The search sees real text: every value not marked secret shows somewhere.
-  for (const key of INPUTS) if (!program.secret.includes(key)) expect(haystacks.some(([, text]) => text.includes(values[key]!)), `${key} visible`).toBe(true);
+  for (const key of INPUTS)
+    if (!program.secret.includes(key))
+      expect(
+        haystacks.some(([, text]) => text.includes(values[key]!)),
+        `${key} visible`,
+      ).toBe(true);
 }
 
 describe("through the real engine, a value the program marks secret never shows in plaintext (property-based)", { tags: ["budgeted"] }, () => {
@@ -179,9 +195,8 @@ describe("through the real engine, a value the program marks secret never shows 
   const PER_RUN_MS = 15 * 60_000;
   it("the dynamic resource: its inputs, its connection, the stack's webhooks:* config", { timeout: PER_RUN_MS * RUNS }, async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.record({ secret: fc.subarray(["name", "url", "baseUrl", "connBaseUrl"]), useConnection: fc.boolean(), marker }),
-        async ({ secret, useConnection, marker: mark }) => runProgram({ face: "dynamic", secret, useConnection, marker: mark }, ++run),
+      fc.asyncProperty(fc.record({ secret: fc.subarray(["name", "url", "baseUrl", "connBaseUrl"]), useConnection: fc.boolean(), marker }), async ({ secret, useConnection, marker: mark }) =>
+        runProgram({ face: "dynamic", secret, useConnection, marker: mark }, ++run),
       ),
       { numRuns: RUNS, endOnFailure: true, ...SEED },
     );

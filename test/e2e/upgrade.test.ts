@@ -65,7 +65,10 @@ describe("a package upgrade reaches resources created by the older version", () 
   });
 
   it("created by the old version, refreshed and destroyed by the new one", async () => {
-    const oldTarball = join(PACK_DIR, readdirSync(PACK_DIR).find((f) => f.endsWith(".tgz"))!);
+    const oldTarball = join(
+      PACK_DIR,
+      readdirSync(PACK_DIR).find((f) => f.endsWith(".tgz"))!,
+    );
     installInto(project.dir, oldTarball);
     await project.initStack("dev");
     await project.ok(["up", "--yes", "--skip-preview"]);
@@ -95,7 +98,10 @@ describe("a package upgrade reaches resources created by the older version", () 
   it("created by a release that stored Pulumi's serialized provider: no diff, refreshed and destroyed by today's package", async () => {
     const oldText = readFileSync(join(__dirname, "fixtures", "closure-provider.txt"), "utf8");
     expect(oldText).toContain("function __loadProvider()");
-    const tarball = join(PACK_DIR, readdirSync(PACK_DIR).find((f) => f.endsWith(".tgz"))!);
+    const tarball = join(
+      PACK_DIR,
+      readdirSync(PACK_DIR).find((f) => f.endsWith(".tgz"))!,
+    );
     installInto(project.dir, newerVersion(tarball));
     // The first case's endpoint stays on the service (nothing deletes one): a fresh service.
     emulator.reset();
@@ -106,7 +112,9 @@ describe("a package upgrade reaches resources created by the older version", () 
     const id = created[0]!.id!;
 
     // The stack as an earlier release left it: the serialized shim in inputs and outputs.
-    const exported = JSON.parse((await project.ok(["stack", "export"])).stdout) as { deployment: { resources: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }[] } };
+    const exported = JSON.parse((await project.ok(["stack", "export"])).stdout) as {
+      deployment: { resources: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }[] };
+    };
     for (const resource of exported.deployment.resources) {
       if (resource.type !== "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint") continue;
       resource.inputs!.__provider = oldText;

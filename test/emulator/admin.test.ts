@@ -28,7 +28,7 @@ describe("admin routes over HTTP (with the admin token)", () => {
     expect((await admin(emulator, "records/1", "DELETE")).status).toBe(404);
     expect((await admin(emulator, "records/1", "PATCH", { webhook_name: "x" })).status).toBe(404);
     expect(emulator.records()).toEqual([]);
-    expect((await admin(emulator, "records", "POST", { webhook_name: "" , webhook_url: "https://a.example" })).status).toBe(400);
+    expect((await admin(emulator, "records", "POST", { webhook_name: "", webhook_url: "https://a.example" })).status).toBe(400);
   });
 
   it("serves the request log and counters, leaving admin calls out of both", async () => {
@@ -138,7 +138,10 @@ describe("persistence", () => {
     expect((await create(second, hook(3))).json.data.webhook_id).toBe(3);
     second.updateRecord(2, { webhook_name: "changed" });
     const third = await start({ persistPath });
-    expect(third.records().map((r) => [r.webhook_id, r.webhook_name])).toEqual([[2, "changed"], [3, "hook-3"]]);
+    expect(third.records().map((r) => [r.webhook_id, r.webhook_name])).toEqual([
+      [2, "changed"],
+      [3, "hook-3"],
+    ]);
   });
 
   it("refuses a state file it cannot read instead of overwriting it", async () => {

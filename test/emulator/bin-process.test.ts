@@ -83,10 +83,7 @@ const LIST_ALL = { cursor: "", limit: 10, webhook_name: "", webhook_url: "", asc
 
 async function stop(running: Running): Promise<number | string> {
   expect(running.child.kill("SIGTERM")).toBe(true);
-  return Promise.race([
-    running.exited,
-    new Promise<string>((done) => setTimeout(() => done("still running 5 s after SIGTERM"), 5000).unref()),
-  ]);
+  return Promise.race([running.exited, new Promise<string>((done) => setTimeout(() => done("still running 5 s after SIGTERM"), 5000).unref())]);
 }
 
 describe("compiled bin as a child process", () => {

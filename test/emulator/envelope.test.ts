@@ -61,12 +61,7 @@ describe("success envelopes", () => {
 
   it("sends a fresh trace id in body and header on every response, errors included", async () => {
     const emulator = await start();
-    const replies = [
-      await list(emulator),
-      await list(emulator),
-      await create(emulator, {}),
-      await list(emulator, {}, { authorization: null }),
-    ];
+    const replies = [await list(emulator), await list(emulator), await create(emulator, {}), await list(emulator, {}, { authorization: null })];
     const ids = replies.map((reply) => reply.json.trace_id as string);
     for (const [i, reply] of replies.entries()) {
       expect(ids[i]).toMatch(TRACE_ID);

@@ -142,7 +142,10 @@ describe("random faults", () => {
   async function sequence(emulator: Emulator, n: number): Promise<string[]> {
     const statuses: number[] = [];
     for (let i = 0; i < n; i += 1) statuses.push((await list(emulator)).status);
-    const faults = emulator.requests().slice(-n).map((entry) => entry.fault ?? "-");
+    const faults = emulator
+      .requests()
+      .slice(-n)
+      .map((entry) => entry.fault ?? "-");
     // The status each client saw agrees with the logged fault.
     faults.forEach((fault, i) => {
       const expected = fault === "rate-limit" ? [429] : fault === "server-error" ? [500, 503] : [200];

@@ -13,7 +13,6 @@ import { TOKEN, admin, binRunner, hook, list } from "./helpers";
 
 const { run, track } = binRunner();
 
-
 /** A first non-internal IPv4 address of this machine, if it has one: what another machine would connect to. */
 function lanAddress(): string | undefined {
   for (const entries of Object.values(networkInterfaces())) {
@@ -106,9 +105,12 @@ describe("admin routes on a non-loopback bind", () => {
       expect(reply.text).toMatch(/does not take the API access token/);
     }
     const reset = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: address, port: emulator.port, method: "POST", path: "/__emulator/reset", headers: { host: "localhost", authorization: TOKEN, "content-type": "application/json" } }, (res) => {
-        res.resume().on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        { host: address, port: emulator.port, method: "POST", path: "/__emulator/reset", headers: { host: "localhost", authorization: TOKEN, "content-type": "application/json" } },
+        (res) => {
+          res.resume().on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       req.end("{}");
     });

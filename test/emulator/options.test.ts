@@ -40,9 +40,7 @@ describe("options schema", () => {
   });
 
   it("reports every problem at once", async () => {
-    await expect(startEmulator({ paging: "x", pagin: 1 } as object)).rejects.toThrow(
-      /options\.paging must be one of .*; options\.pagin is not an emulator option/,
-    );
+    await expect(startEmulator({ paging: "x", pagin: 1 } as object)).rejects.toThrow(/options\.paging must be one of .*; options\.pagin is not an emulator option/);
   });
 
   it("keeps a custom clock", async () => {

@@ -111,9 +111,7 @@ describe("principals", () => {
   });
 
   it("refuses a principal token that repeats another token", async () => {
-    await expect(startEmulator({ accessToken: TOKEN, principals: [{ token: TOKEN, creator: { id: 1, name: "x" } }] })).rejects.toThrow(
-      /options\.principals\[0\]\.token must differ/,
-    );
+    await expect(startEmulator({ accessToken: TOKEN, principals: [{ token: TOKEN, creator: { id: 1, name: "x" } }] })).rejects.toThrow(/options\.principals\[0\]\.token must differ/);
     await expect(startEmulator({ principals: [principals[0]!, principals[0]!] })).rejects.toThrow(/principals\[1\]\.token must differ/);
     await expect(startEmulator({ principals: [{ token: "", creator: { id: 1, name: "x" } }] })).rejects.toThrow(/options\.principals\[0\]\.token must be a non-empty string/);
   });

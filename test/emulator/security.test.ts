@@ -110,11 +110,15 @@ describe("admin content type, Host and CORS", () => {
     const api = (host: string, path: string, body: unknown) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
         const payload = JSON.stringify(body);
-        const req = http.request(`${emulator.url}${path}`, { method: "POST", headers: { host, authorization: TOKEN, "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
-          let text = "";
-          res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-        });
+        const req = http.request(
+          `${emulator.url}${path}`,
+          { method: "POST", headers: { host, authorization: TOKEN, "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
         req.on("error", reject);
         req.end(payload);
       });

@@ -145,7 +145,10 @@ describe("hostile servers against the client and the dynamic provider, each call
           await server.close();
         }
       }
-      rows.sort((a, b) => specs.findIndex((s) => s.name === a.server) - specs.findIndex((s) => s.name === b.server) || CALLS.findIndex((c) => callName(c) === a.call) - CALLS.findIndex((c) => callName(c) === b.call));
+      rows.sort(
+        (a, b) =>
+          specs.findIndex((s) => s.name === a.server) - specs.findIndex((s) => s.name === b.server) || CALLS.findIndex((c) => callName(c) === a.call) - CALLS.findIndex((c) => callName(c) === b.call),
+      );
       const worst = rows.reduce((max, row) => (row.peakMb > max.peakMb ? row : max), rows[0]!);
       console.log(
         `\nHostile servers: ${specs.length} servers x ${CALLS.length} calls = ${rows.length} child processes, ${servedRequests} requests served, ` +

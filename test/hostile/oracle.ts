@@ -132,10 +132,7 @@ export interface Hostile {
 export const HEADER_LIMIT = 16 * 1024;
 
 function headerBytes(response: Hostile): number {
-  return Object.entries(response.headers).reduce(
-    (sum, [name, value]) => sum + name.length + (Array.isArray(value) ? value.join("") : value).length + 4,
-    0,
-  );
+  return Object.entries(response.headers).reduce((sum, [name, value]) => sum + name.length + (Array.isArray(value) ? value.join("") : value).length + 4, 0);
 }
 
 /** Statuses whose responses carry no body on the wire. */
@@ -242,8 +239,7 @@ function parse(text: string): { ok: true; json: Json } | { ok: false } {
   return deepest > 64 || containers > 200_000 ? { ok: false } : { ok: true, json };
 }
 
-export const documentedTraceId = (value: Json): string | undefined =>
-  typeof value === "string" && STATED.traceIdForm.test(value) ? value : undefined;
+export const documentedTraceId = (value: Json): string | undefined => (typeof value === "string" && STATED.traceIdForm.test(value) ? value : undefined);
 
 function traceIdsIn(response: Hostile, text: string, json: Json): Set<string> {
   const found = new Set<string>();
@@ -476,9 +472,17 @@ export function sameUrlExact(a: string, b: string): Verdict {
 
 /** "same name ignoring case/whitespace/NFKC": surrounding white space; inner blanks or invisible characters are not settled. */
 export function mayBeSameName(a: string, b: string): Verdict {
-  const form = (name: string) => name.normalize("NFKC").replace(/^\s+|\s+$/gu, "").toLowerCase();
+  const form = (name: string) =>
+    name
+      .normalize("NFKC")
+      .replace(/^\s+|\s+$/gu, "")
+      .toLowerCase();
   if (form(a) === form(b)) return "yes";
-  const wider = (name: string) => name.normalize("NFKC").replace(/[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/gu, "").toLowerCase();
+  const wider = (name: string) =>
+    name
+      .normalize("NFKC")
+      .replace(/[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/gu, "")
+      .toLowerCase();
   return wider(a) === wider(b) ? "unsure" : "no";
 }
 
@@ -539,9 +543,7 @@ export interface ForecastPage {
   nextCursor: string | undefined;
 }
 
-export type Ending =
-  | { ok: true }
-  | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
+export type Ending = { ok: true } | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
 
 export interface ListingForecast {
   /** The cursor of every list request, in order (a retried request repeats its cursor). */
@@ -592,12 +594,7 @@ function readPage(meaning: Extract<Meaning, { kind: "list-page" }>, filter: Filt
 }
 
 /** One page as `list` must return it: fetched (with retries) and read. No paging rule applies to a single page. */
-export function forecastPage(
-  queue: ResponseQueue,
-  filter: Filter,
-  limits: ListingLimits,
-  cursor = "",
-): { cursors: string[]; page?: ForecastPage; meaning: Meaning; unsure?: string } {
+export function forecastPage(queue: ResponseQueue, filter: Filter, limits: ListingLimits, cursor = ""): { cursors: string[]; page?: ForecastPage; meaning: Meaning; unsure?: string } {
   const cursors: string[] = [];
   const meaning = fetchForecast(queue, cursor, limits, cursors, { textLength: 0 });
   if (meaning.kind === "unsure") return { cursors, meaning, unsure: meaning.why };
@@ -618,7 +615,7 @@ export function forecastListing(queue: ResponseQueue, filter: Filter, limits: Li
   const bytes = { textLength: 0, utf8: 0, wasted: { textLength: 0 } };
   const stop = (ending: Ending): ListingForecast => Object.assign(forecast, { ending });
   const unsure = (why: string): ListingForecast => Object.assign(forecast, { unsure: why });
-  for (let cursor = ""; ; ) {
+  for (let cursor = ""; ;) {
     if (forecast.pages.length === limits.maxPages) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
     sentCursors.add(cursor);
     const meaning = fetchForecast(queue, cursor, limits, forecast.cursors, bytes.wasted);
@@ -701,20 +698,17 @@ function urlLookups(declared: string): string[] {
   const parsed = new URL(declared);
   add(parsed.href);
   if (parsed.search === "" && parsed.hash === "") add(parsed.href.endsWith("/") ? parsed.href.replace(/\/+$/, "") : `${parsed.href}/`);
-  add(parsed.href.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
-    const ch = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
-    return /^[A-Za-z0-9\-._~]$/.test(ch) ? ch : escape;
-  }));
+  add(
+    parsed.href.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
+      const ch = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+      return /^[A-Za-z0-9\-._~]$/.test(ch) ? ch : escape;
+    }),
+  );
   add(declared.toLowerCase());
   return forms;
 }
 
-export function forecastCreate(
-  params: { webhookName: string; webhookUrl: string },
-  creates: readonly Hostile[],
-  lists: ResponseQueue,
-  settings: CreateSettings,
-): CreateForecast {
+export function forecastCreate(params: { webhookName: string; webhookUrl: string }, creates: readonly Hostile[], lists: ResponseQueue, settings: CreateSettings): CreateForecast {
   const forecast: CreateForecast = { listRequests: [], createPosts: 0, departures: 0 };
   const list = (filter: { webhookName?: string; webhookUrl?: string }) => {
     const listing = forecastListing(lists, { ...filter, match: "service" }, settings);

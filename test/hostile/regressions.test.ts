@@ -4,13 +4,7 @@
 // all off, so the property tests hold the client to the rules with no exception.
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  WebhookApiError,
-  WebhookEndpointExistsError,
-  WebhookPagingError,
-  WebhookRequestRefusedError,
-  WebhooksClient,
-} from "../../src/client";
+import { WebhookApiError, WebhookEndpointExistsError, WebhookPagingError, WebhookRequestRefusedError, WebhooksClient } from "../../src/client";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
 import { runChild } from "./child-runner";
 import { hostileSpecs, startHostile } from "./servers";
@@ -47,7 +41,10 @@ async function serve(answer: (cursor: string, path: string, res: ServerResponse)
     answer(cursor, req.url ?? "", res);
   });
   const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0, retryBaseDelayMs: 1, createSettleMs: 0 });
-  closers.push(() => server.close(), () => client.close());
+  closers.push(
+    () => server.close(),
+    () => client.close(),
+  );
   return { client, cursors };
 }
 
@@ -102,7 +99,9 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     const name = `orders-${"x".repeat(400)}`;
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(page({ data: Array.from({ length: 10 }, (_, i) => record(i + 1, { webhook_name: name.toUpperCase(), webhook_url: "https://example.com/hooks/orders/", creator_name: "c".repeat(80) })) }));
+      res.end(
+        page({ data: Array.from({ length: 10 }, (_, i) => record(i + 1, { webhook_name: name.toUpperCase(), webhook_url: "https://example.com/hooks/orders/", creator_name: "c".repeat(80) })) }),
+      );
     });
     const error = await captureError(client.create({ webhookName: name, webhookUrl: "https://example.com/hooks/orders" }));
     expect(error).toBeInstanceOf(WebhookEndpointExistsError);
@@ -117,11 +116,7 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     // (zod int() accepts only safe integers); the cursor is not.
     const { client, cursors } = await serve((cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        cursor === ""
-          ? `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[${JSON.stringify(record(1))}],"next_cursor":9007199254740993}}`
-          : page({ data: [] }),
-      );
+      res.end(cursor === "" ? `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[${JSON.stringify(record(1))}],"next_cursor":9007199254740993}}` : page({ data: [] }));
     });
     const outcome = await client.scan({ limit: 10 }).then(
       () => "resolved",
@@ -132,7 +127,7 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect(cursors).not.toContain("9007199254740992");
   });
 
-  it("B6 paging.ts:90/97/107/113 — a WebhookPagingError without a documented trace id has traceId undefined, not \"\"", async () => {
+  it('B6 paging.ts:90/97/107/113 — a WebhookPagingError without a documented trace id has traceId undefined, not ""', async () => {
     // The issue: "ListPage.traceId is the envelope's trace_id only when it is in the documented
     // form, else "" (errors: traceId undefined)". pagesOf passes the page's "" on to the error.
     const { client } = await serve((_cursor, _path, res) => {
@@ -178,4 +173,3 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     90_000,
   );
 });
-

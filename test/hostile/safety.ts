@@ -61,8 +61,7 @@ export function errorProblems(error: unknown, token: string, excuses: LeakExcuse
   else if (error.traceId !== undefined && !TRACE_ID_FORM.test(error.traceId)) problems.push(`traceId ${JSON.stringify(error.traceId.slice(0, 60))} not in the documented form`);
   if (everythingVisible(error).includes(token)) {
     const rejoined = (excuses.serviceStrings ?? []).some((text) => !text.includes(token) && stripUnshowable(text).includes(token));
-    const quotedRecord =
-      (error.code === "WEBHOOK_ENDPOINT_EXISTS" || error.code === "WEBHOOK_CREATE_UNCERTAIN") && (excuses.recordTexts ?? []).some((text) => text.includes(token));
+    const quotedRecord = (error.code === "WEBHOOK_ENDPOINT_EXISTS" || error.code === "WEBHOOK_CREATE_UNCERTAIN") && (excuses.recordTexts ?? []).some((text) => text.includes(token));
     if (KNOWN_DEPARTURES.tokenRejoinedAfterStripping && rejoined) departuresMet.tokenRejoinedAfterStripping++;
     else if (KNOWN_DEPARTURES.recordTextNotRedactedInCreateErrors && quotedRecord) departuresMet.recordTextNotRedactedInCreateErrors++;
     else problems.push(`the token is visible in the ${error.name} (message: ${message.slice(0, 200)})`);

@@ -106,9 +106,7 @@ describe("the native provider plugin over gRPC", () => {
   it("the schema and the provider's real outputs and settings agree", async () => {
     const schema = await plugin.getSchema();
     type Property = { type: string; secret?: boolean; $ref?: string };
-    const resource = (schema.resources as Record<string, { properties: Record<string, Property>; required: string[]; inputProperties: Record<string, Property> }>)[
-      "webhooks:index:WebhookEndpoint"
-    ]!;
+    const resource = (schema.resources as Record<string, { properties: Record<string, Property>; required: string[]; inputProperties: Record<string, Property> }>)["webhooks:index:WebhookEndpoint"]!;
     // Every output the provider returns is in the schema with its type, and every required one is returned.
     const hidden = new Set(["declared", "createdAs"]);
     for (const [key, value] of Object.entries(state)) {

@@ -101,7 +101,8 @@ describe("the native plugin keeps every secret the program marked secret (proper
           ];
           const answers: unknown[] = [];
           const messages: string[] = [];
-          const shows = (texts: string[]) => secrets.filter((secret) => texts.some((text) => (/^\d+$/.test(secret) ? new RegExp(`(?<!\\d)${secret}(?!\\d)`).test(text) : text.toLowerCase().includes(secret.toLowerCase()))));
+          const shows = (texts: string[]) =>
+            secrets.filter((secret) => texts.some((text) => (/^\d+$/.test(secret) ? new RegExp(`(?<!\\d)${secret}(?!\\d)`).test(text) : text.toLowerCase().includes(secret.toLowerCase()))));
 
           const checkedConfig = await plugin.callRaw("checkConfig", checkRequest(plugin, "urn:pulumi:dev::taint::pulumi:providers:webhooks::p", {}, settings));
           answers.push(checkedConfig.response?.getInputs().toJavaScript());
@@ -117,7 +118,8 @@ describe("the native plugin keeps every secret the program marked secret (proper
           // A service that stores another form of the URL: the endpoint exists, the create fails
           // saying so, and the engine records it from the failure's details: all of it answers.
           const attempt = await plugin.callRaw("create", createOf(plugin, URN(`r${run}`), checked.inputs));
-          const created = attempt.error === undefined ? { id: String(attempt.response.getId()), properties: attempt.response.getProperties().toJavaScript() as Record<string, unknown> } : initFailure(attempt.error);
+          const created =
+            attempt.error === undefined ? { id: String(attempt.response.getId()), properties: attempt.response.getProperties().toJavaScript() as Record<string, unknown> } : initFailure(attempt.error);
           if (attempt.error !== undefined) messages.push(String((attempt.error as Error).message));
           answers.push(created.properties);
           for (const key of secretInputs) expect(isWrapped(created.properties[key]), `Create keeps ${key} secret`).toBe(true);

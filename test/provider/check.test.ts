@@ -36,7 +36,12 @@ const BAD_INPUTS: { label: string; news: Record<string, unknown>; property: stri
   { label: "adopt id as a string", news: { ...good, adoptWebhookId: "12" }, property: "adoptWebhookId", says: /must be a number/ },
   { label: "adopt id negative", news: { ...good, adoptWebhookId: -3 }, property: "adoptWebhookId", says: /positive whole number/ },
   { label: "adopt id fractional", news: { ...good, adoptWebhookId: 1.5 }, property: "adoptWebhookId", says: /positive whole number/ },
-  { label: "connection base URL relative", news: { ...good, connection: { baseUrl: "api.example.com" } }, property: "connection.baseUrl", says: /connection.baseUrl must be an absolute http\(s\) URL/ },
+  {
+    label: "connection base URL relative",
+    news: { ...good, connection: { baseUrl: "api.example.com" } },
+    property: "connection.baseUrl",
+    says: /connection.baseUrl must be an absolute http\(s\) URL/,
+  },
   { label: "connection with credentials in base URL", news: { ...good, connection: { baseUrl: "https://u:p@api.example.com" } }, property: "connection.baseUrl", says: /without credentials/ },
   { label: "connection empty token", news: { ...good, connection: { accessToken: " " } }, property: "connection.accessToken", says: /accessToken is empty/ },
   { label: "connection unknown field", news: { ...good, connection: { token: "x" } }, property: "connection", says: /.+/ },

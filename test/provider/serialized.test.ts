@@ -27,10 +27,7 @@ describe("the serialized provider", () => {
   });
 
   it("uses the product's type token and a fresh props object per resource", () => {
-    expect(registered.map((r) => r.type)).toEqual([
-      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
-      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
-    ]);
+    expect(registered.map((r) => r.type)).toEqual(["pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint"]);
     const byName = Object.fromEntries(registered.map((r) => [r.name, r.inputs]));
     expect(byName["caller-options"]).toMatchObject({ webhookName: "named-b", webhookUrl: "https://example.com/b" });
     // webhookName defaults to the resource name.
@@ -163,7 +160,7 @@ describe("the serialized provider", () => {
     mkdirSync(join(dir, "lib"), { recursive: true });
     const exportsMap = exportsProvider === "none" ? undefined : exportsProvider ? { ".": "./lib/provider.js", "./provider": "./lib/provider.js" } : { ".": "./lib/provider.js" };
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "pulumi-webhook-endpoints", version: "9.9.9", main: "./lib/provider.js", exports: exportsMap }));
-    writeFileSync(join(dir, "lib", "provider.js"), 'exports.provider = { check: async () => ({ inputs: { impostor: true } }) };');
+    writeFileSync(join(dir, "lib", "provider.js"), "exports.provider = { check: async () => ({ inputs: { impostor: true } }) };");
   }
 
   /** A usable copy in Node's global folders (~/.node_modules under a HOME in `root`, also NODE_PATH): the environment that points there. */

@@ -51,7 +51,9 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
           const core = new ProviderCore({ face: "dynamic", notify: (message) => said.push(message), env: {} });
           const provider = createDynamicProvider(core);
           const ascending = `true`;
-          const config: Record<string, string> = viaConnection ? { "webhooks:ascending": ascending } : { "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN, "webhooks:ascending": ascending };
+          const config: Record<string, string> = viaConnection
+            ? { "webhooks:ascending": ascending }
+            : { "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN, "webhooks:ascending": ascending };
           await provider.configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key] ?? "" } });
           const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void said.push(args.map(String).join(" ")));
           try {
@@ -62,11 +64,7 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
               ...(viaConnection ? { connection: { baseUrl: emulator.url, accessToken: TOKEN } } : {}),
             };
             // What must never show: each marked input and config value, the connection's values, the token.
-            const secrets = [
-              ...secretInputs.map((key) => inputs[key]),
-              ...(secretConfig.includes("webhooks:baseUrl") || viaConnection ? [emulator.url] : []),
-              TOKEN,
-            ];
+            const secrets = [...secretInputs.map((key) => inputs[key]), ...(secretConfig.includes("webhooks:baseUrl") || viaConnection ? [emulator.url] : []), TOKEN];
             const errors: string[] = [];
             const attempt = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
               try {
@@ -134,7 +132,12 @@ describe("what the red team found: a form of a secret value is as secret as the 
       const text = failures.map((f) => f.reason).join(" | ");
       for (const fragment of fragments) expect(text, `${JSON.stringify(news)} shows ${fragment}`).not.toContain(fragment);
       // Not secret, the same input is told the form to declare.
-      expect(core.check(news).failures.map((f) => f.reason).join(" | ")).toMatch(fragments[0]!);
+      expect(
+        core
+          .check(news)
+          .failures.map((f) => f.reason)
+          .join(" | "),
+      ).toMatch(fragments[0]!);
     }
   });
 

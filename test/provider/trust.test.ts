@@ -85,7 +85,12 @@ describe("an endpoint that already exists is neither taken nor duplicated", () =
     // Either an honest failure, or (if the retries outlast the refusals) a refusal naming theirs;
     // never their id as ours.
     expect(outcome).toBeInstanceOf(Error);
-    expect(emulator.records().filter((r) => r.webhook_name === "ledger").map((r) => r.webhook_id)).toEqual([theirs.webhook_id]);
+    expect(
+      emulator
+        .records()
+        .filter((r) => r.webhook_name === "ledger")
+        .map((r) => r.webhook_id),
+    ).toEqual([theirs.webhook_id]);
   }, 30_000);
 
   it("an uncertain create says which endpoints may be ours, that a re-run will not duplicate, and how to adopt", async () => {
@@ -176,7 +181,10 @@ describe("a service that rewrites what it stores converges: one endpoint per dec
     ];
     for (const [news, property, says] of cases) {
       const result = await provider.check({} as never, news as never);
-      const reasons = (result.failures ?? []).filter((f) => f.property === property).map((f) => f.reason).join(" | ");
+      const reasons = (result.failures ?? [])
+        .filter((f) => f.property === property)
+        .map((f) => f.reason)
+        .join(" | ");
       expect(reasons, JSON.stringify(news)).toMatch(says);
     }
     // Forms every reader stores the same way are accepted.
@@ -206,9 +214,19 @@ describe("nothing the provider remembers is shared between connections", () => {
       // Refresh reads east's endpoint; then west's endpoint (same id) is removed on west.
       await provider.read(id, eastOuts);
       west.removeRecord(westRecord.webhook_id);
-      const westDiff = await provider.diff(id, westOuts, { webhookName: "shared", webhookUrl: "https://example.com/west", adoptWebhookId: westRecord.webhook_id, connection: { baseUrl: west.url, accessToken: TOKEN } });
+      const westDiff = await provider.diff(id, westOuts, {
+        webhookName: "shared",
+        webhookUrl: "https://example.com/west",
+        adoptWebhookId: westRecord.webhook_id,
+        connection: { baseUrl: west.url, accessToken: TOKEN },
+      });
       expect(westDiff.replaces).toEqual(["webhookId"]);
-      const eastDiff = await provider.diff(id, eastOuts, { webhookName: "shared", webhookUrl: "https://example.com/east", adoptWebhookId: eastRecord.webhook_id, connection: { baseUrl: east.url, accessToken: TOKEN } });
+      const eastDiff = await provider.diff(id, eastOuts, {
+        webhookName: "shared",
+        webhookUrl: "https://example.com/east",
+        adoptWebhookId: eastRecord.webhook_id,
+        connection: { baseUrl: east.url, accessToken: TOKEN },
+      });
       expect(eastDiff).toMatchObject({ changes: false });
     } finally {
       log.mockRestore();

@@ -52,7 +52,7 @@ export function everythingVisible(error: unknown): string {
 
 function safeString(value: unknown): string {
   try {
-    return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+    return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   } catch {
     return inspect(value, { depth: 4 });
   }
@@ -80,4 +80,37 @@ export async function waitUntil(what: string, condition: () => boolean, seconds 
     if (Date.now() > deadline) throw new Error(`still waiting after ${seconds} s: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** A record as the API document shows one (every field), for servers a test scripts; `fields` override. */
+export function apiRecord(fields: Partial<ApiRecordFields> = {}): ApiRecordFields {
+  const id = fields.webhook_id ?? 1;
+  const name = fields.webhook_name ?? `n${id}`;
+  const creator = { id: fields.creator_id ?? 1, name: fields.creator_name ?? "c" };
+  const time = fields.create_time ?? 1;
+  return {
+    webhook_id: id,
+    webhook_name: name,
+    webhook_url: `https://example.com/${name}`,
+    sign_secret: `whsec_${id}`,
+    creator_id: creator.id,
+    creator_name: creator.name,
+    create_time: time,
+    operator_id: creator.id,
+    operator_name: creator.name,
+    operate_time: time,
+    ...fields,
+  };
+}
+export interface ApiRecordFields {
+  webhook_id: number;
+  webhook_name: string;
+  webhook_url: string;
+  sign_secret: string;
+  creator_id: number;
+  creator_name: string;
+  create_time: number;
+  operator_id: number;
+  operator_name: string;
+  operate_time: number;
 }

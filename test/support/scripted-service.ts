@@ -45,7 +45,18 @@ export async function scriptedService(options: ScriptedServiceOptions = {}) {
       if (special !== undefined) return send(special.status, special.body);
       const stored = options.store?.(body.webhook_name!, body.webhook_url!) ?? { name: body.webhook_name!, url: body.webhook_url! };
       const time = now();
-      const record: Stored = { webhook_id: next++, webhook_name: stored.name, webhook_url: stored.url, sign_secret: `whsec_${next}`, creator_id: creator.id, creator_name: creator.name, create_time: time, operator_id: creator.id, operator_name: creator.name, operate_time: time };
+      const record: Stored = {
+        webhook_id: next++,
+        webhook_name: stored.name,
+        webhook_url: stored.url,
+        sign_secret: `whsec_${next}`,
+        creator_id: creator.id,
+        creator_name: creator.name,
+        create_time: time,
+        operator_id: creator.id,
+        operator_name: creator.name,
+        operate_time: time,
+      };
       records.push(record);
       const spoiled = options.afterStore?.(record);
       if (spoiled !== undefined) return send(spoiled.status, spoiled.body);

@@ -52,9 +52,7 @@ export const PACKAGE_STAGE = ["test/types/package.test.ts", "test/hostile/hostil
 export function requireSupportedNode(version: string = process.versions.node): void {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   if (major > 22 || (major === 22 && minor >= 19)) return;
-  throw new Error(
-    `the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
-  );
+  throw new Error(`the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`);
 }
 
 /** The tier this test process runs in. */

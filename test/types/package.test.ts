@@ -73,10 +73,21 @@ const CASES: TypeCheckCase[] = [
   { id: "ts5.9-template", typescript: "5.9", settings: "Pulumi's template tsconfig, unchanged", compilerOptions: PULUMI_TEMPLATE },
   // The advice in docs/dynamic-resource.md for TypeScript 6.0 users of Pulumi's template, each half proven here:
   { id: "ts6.0-template", typescript: "6.0", settings: "Pulumi's template tsconfig, unchanged", compilerOptions: PULUMI_TEMPLATE, expectErrors: ["TS5107"] },
-  { id: "ts6.0-template-ignore-deprecations", typescript: "6.0", settings: 'Pulumi\'s template tsconfig + ignoreDeprecations "6.0"', compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" } },
+  {
+    id: "ts6.0-template-ignore-deprecations",
+    typescript: "6.0",
+    settings: 'Pulumi\'s template tsconfig + ignoreDeprecations "6.0"',
+    compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" },
+  },
   { id: "ts6.0-template-no-resolution", typescript: "6.0", settings: "Pulumi's template tsconfig without moduleResolution", compilerOptions: PULUMI_TEMPLATE_WITHOUT_RESOLUTION },
   // ... and why `ignoreDeprecations: "6.0"` is advice for 6.0 only.
-  { id: "ts5.9-template-ignore-deprecations", typescript: "5.9", settings: 'Pulumi\'s template tsconfig + ignoreDeprecations "6.0"', compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" }, expectErrors: ["TS5103"] },
+  {
+    id: "ts5.9-template-ignore-deprecations",
+    typescript: "5.9",
+    settings: 'Pulumi\'s template tsconfig + ignoreDeprecations "6.0"',
+    compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" },
+    expectErrors: ["TS5103"],
+  },
   { id: "ts5.9-nodenext", typescript: "5.9", settings: "nodenext (CommonJS and ES module programs)", compilerOptions: NODENEXT, esm: true },
   { id: "ts6.0-nodenext", typescript: "6.0", settings: "nodenext (CommonJS and ES module programs)", compilerOptions: NODENEXT, esm: true },
 ];
@@ -198,7 +209,10 @@ describe("the packed package, as a user project sees it", () => {
       const result = await run(process.execPath, [tsc, "-p", name, "--pretty", "false", "--listFiles", "--incremental", "--tsBuildInfoFile", buildInfo], consumer);
       if (result.code === 0 && existsSync(buildInfo)) await keepBuildInfo(buildInfo, cachedBuildInfo);
       const lines = result.output.split("\n");
-      const diagnostics = lines.filter((line) => !isListedFile(line)).join("\n").trim();
+      const diagnostics = lines
+        .filter((line) => !isListedFile(line))
+        .join("\n")
+        .trim();
       const report = `tsc ${version} -p ${name} exited ${result.code}:\n${diagnostics}`;
       if (check.expectErrors === undefined) {
         expect(result.code, report).toBe(0);
@@ -250,7 +264,17 @@ describe("the packed package, as a user project sees it", () => {
   it("ships LICENSE, README, source maps and declaration maps whose sources are in the tarball, and no tests", async () => {
     const shipped = new Set(packedFiles);
     // dist/plugin/pulumi-resource-webhooks.js: the plugin in one file, from which `webhooks plugin-archive` makes archives.
-    for (const required of ["LICENSE", "README.md", "package.json", "dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map", "src/index.ts", "dist/plugin/pulumi-resource-webhooks.js"]) {
+    for (const required of [
+      "LICENSE",
+      "README.md",
+      "package.json",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/index.js.map",
+      "dist/index.d.ts.map",
+      "src/index.ts",
+      "dist/plugin/pulumi-resource-webhooks.js",
+    ]) {
       expect(shipped, required).toContain(required);
     }
     expect(packedFiles.filter((file) => /^(test|examples|scripts|bench)\/|tsconfig/.test(file))).toEqual([]);
@@ -274,7 +298,11 @@ describe("the packed package, as a user project sees it", () => {
   it("@arethetypeswrong/cli finds no problem in any entry point under node10, node16 (CJS and ESM) and bundler", async () => {
     const prefix = await cachedTool(ATTW);
     // --no-definitely-typed: the package ships its own types, and no @types lookup needs the network.
-    const result = await run(process.execPath, [toolBin(prefix, "@arethetypeswrong/cli", "dist/index.js"), tarball, "--profile", "strict", "--format", "ascii", "--no-color", "--no-definitely-typed"], work);
+    const result = await run(
+      process.execPath,
+      [toolBin(prefix, "@arethetypeswrong/cli", "dist/index.js"), tarball, "--profile", "strict", "--format", "ascii", "--no-color", "--no-definitely-typed"],
+      work,
+    );
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain("No problems found");
     for (const entry of ENTRY_POINTS) expect(result.output).toContain(`"pulumi-webhook-endpoints${entry === "." ? "" : entry.slice(1)}"`);

@@ -16,6 +16,4 @@ const signSecret = producer.requireOutput("signSecret") as pulumi.Output<string>
 // only re-exported (still secret) together with facts that reveal nothing of it.
 export const receivedSignSecret = signSecret;
 export const producerWebhookId = producer.requireOutput("webhookId");
-export const secretArrivedAsSecret = pulumi
-  .output(producer.getOutputDetails("signSecret"))
-  .apply((details) => details.secretValue !== undefined && details.value === undefined);
+export const secretArrivedAsSecret = pulumi.output(producer.getOutputDetails("signSecret")).apply((details) => details.secretValue !== undefined && details.value === undefined);

@@ -43,12 +43,7 @@ async function program() {
 
 /** @param {Record<string, { value: unknown, secret: boolean }>} outputs */
 function describeOutputs(outputs) {
-  return Object.fromEntries(
-    Object.entries(outputs).map(([key, output]) => [
-      key,
-      output.secret ? { secret: true, sha256: sha256(output.value) } : { secret: false, value: output.value },
-    ]),
-  );
+  return Object.fromEntries(Object.entries(outputs).map(([key, output]) => [key, output.secret ? { secret: true, sha256: sha256(output.value) } : { secret: false, value: output.value }]));
 }
 
 /** @param {import("@pulumi/pulumi/automation").Stack} stack */
