@@ -150,6 +150,11 @@ export class ProviderCore {
     const record = await connection.lookups.find(webhookId, { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl, redact: taint.values }, true);
     connection.justRead.set(id, { record, at: Date.now() });
     if (record === undefined) return undefined;
+    const stranger = old === undefined ? undefined : anotherEndpoint(id, old, record);
+    if (stranger !== undefined)
+      throw new ProviderError(
+        `${stranger}; refresh cannot see the stack's endpoint from here, and records nothing of this one: restore the connection the endpoint was made with, or run \`pulumi up\` without --refresh, which replaces it`,
+      );
     const imported: Provenance | undefined = old === undefined ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack } : undefined;
     const state = stateAfterRead(record, old ?? {}, imported);
     const inputs: WebhookEndpointInputs = {
@@ -180,7 +185,8 @@ export class ProviderCore {
     const adoptId = news.adoptWebhookId;
     if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
     else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
-    if (this.face === "dynamic" && JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null)) updates.push("connection");
+    const connectionChanged = this.face === "dynamic" && JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
+    if (connectionChanged) updates.push("connection");
 
     let drift: string | undefined;
     if (replaces.length === 0) {
@@ -192,9 +198,16 @@ export class ProviderCore {
       const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
       const seen = takeJustRead(connection, id);
       const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName, redact: taint.values }, false);
+      const stranger = current === undefined ? undefined : anotherEndpoint(id, olds, current);
       if (current === undefined) {
         replaces.push("webhookId");
         drift = `endpoint ${id} no longer exists on the service under its name`;
+      } else if (stranger !== undefined) {
+        // Ids are per service: the connection now reaches another service, where this id is
+        // another endpoint (often another team's). It is replaced there, never taken.
+        if (connectionChanged) updates.splice(updates.indexOf("connection"), 1);
+        replaces.push(connectionChanged ? "connection" : "webhookId");
+        drift = stranger;
       } else if (!stillAsCreated(current, olds)) {
         const created = createdAddress(olds);
         replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
@@ -358,4 +371,20 @@ function idNumber(id: string): number {
   // One endpoint, one ID: "08" and "8" would otherwise be two resources holding the same endpoint.
   if (id !== String(value)) throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not written as a webhook_id is: use ${value}`);
   return value;
+}
+
+/**
+ * Why `current` (the endpoint with the state's id on the service connected to) is not the endpoint
+ * the state holds: its creator or creation time differ, and neither ever changes (the API
+ * document: the principal that created it, and when). So this is another service's endpoint with
+ * the same id: the connection reaches another service than the endpoint was made on. The same
+ * service at a new address (a renamed host, an emulator on a new port) still matches. No base URL is
+ * named: one may be a secret.
+ */
+function anotherEndpoint(id: string, olds: Partial<WebhookEndpointOutputs>, current: WebhookEndpointRecord): string | undefined {
+  const creator = typeof olds.creatorId === "number" && current.creatorId !== olds.creatorId;
+  const time = typeof olds.createTime === "number" && current.createTime !== olds.createTime;
+  if (!creator && !time) return undefined;
+  const differs = creator ? `was created by creator ${current.creatorId}, not ${olds.creatorId} as the stack's endpoint ${id}` : `was created at another time than the stack's endpoint ${id}`;
+  return `endpoint ${id} on the service connected to ${differs}: it is another endpoint (ids are per service, and the connection reaches another service than the endpoint was made on)`;
 }
