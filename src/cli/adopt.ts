@@ -115,7 +115,8 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
     options.resourceName,
     secrets,
   );
-  const declarations = selected.map((record, i) => declare(record, names[i]!, secrets, fieldsOf(record)));
+  const identifiers = identifiersFor(names);
+  const declarations = selected.map((record, i) => declare(record, names[i]!, identifiers[i]!, secrets, fieldsOf(record)));
   const kinds = kindsOf(options.format, options.json);
   for (const [i, record] of selected.entries()) {
     const declaration = declarations[i]!;
@@ -137,7 +138,7 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
   }
   const printed = declarations.some((declaration) => kinds.some((kind) => declaration[kind] !== null));
   if (options.json) sink.stdout(jsonText({ declarations }));
-  else if (printed) sink.stdout(render(declarations, selected, options.format, secrets));
+  else if (printed) sink.stdout(render(declarations, options.format));
   if (!printed) {
     throw new CliError(EXIT.refused, `no declaration printed: ${selected.length === 1 ? "the endpoint" : `none of the ${selected.length} endpoints`} can be declared (the warnings above say why)`);
   }
@@ -215,6 +216,22 @@ export function identifierFor(resourceName: string): string {
   return /^[A-Za-z_$]/.test(ident) ? ident.charAt(0).toLowerCase() + ident.slice(1) : `webhook${ident.charAt(0).toUpperCase()}${ident.slice(1)}`;
 }
 
+/**
+ * One distinct identifier per resource name, for one program: distinct names may give the same
+ * identifier (`a-b`, `a_b` and `A.b` all give `aBWebhook`), and a program that declares one twice
+ * does not compile. The second and later get a number after `Webhook`, which {@link identifierFor}
+ * never ends with, so no suffixed one equals another's.
+ */
+export function identifiersFor(resourceNames: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return resourceNames.map((name) => {
+    const identifier = identifierFor(name);
+    const count = (seen.get(identifier) ?? 0) + 1;
+    seen.set(identifier, count);
+    return count === 1 ? identifier : `${identifier}${count}`;
+  });
+}
+
 /** Whether a text holds a UTF-16 surrogate that is not half of a pair. */
 function hasLoneSurrogate(text: string): boolean {
   return /\p{Cs}/u.test(text);
@@ -246,11 +263,11 @@ function refusals(record: WebhookEndpointRecord, secrets: readonly string[], sec
   return {};
 }
 
-function declare(record: WebhookEndpointRecord, resourceName: string, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration {
+function declare(record: WebhookEndpointRecord, resourceName: string, identifier: string, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration {
   const refused = refusals(record, secrets, secretFields);
   const typescript = [
     `// endpoint ${record.webhookId}, created ${isoTime(record.createTime)} by ${commentText(principal(record.creatorName, record.creatorId))}`,
-    `const ${identifierFor(resourceName)} = new WebhookEndpoint(${tsString(resourceName)}, {`,
+    `const ${identifier} = new WebhookEndpoint(${tsString(resourceName)}, {`,
     `  webhookName: ${tsString(record.webhookName)},`,
     `  webhookUrl: ${tsString(record.webhookUrl)},`,
     `  adoptWebhookId: ${record.webhookId},`,
@@ -278,7 +295,7 @@ function declare(record: WebhookEndpointRecord, resourceName: string, secrets: r
   };
 }
 
-function render(declarations: readonly Declaration[], records: readonly WebhookEndpointRecord[], format: AdoptFormat, secrets: readonly string[]): string {
+function render(declarations: readonly Declaration[], format: AdoptFormat): string {
   const blocks: string[] = [];
   const all = format === "all";
   const none = (kind: DeclarationKind) => `${kind === "typescript" ? "//" : "#"} (none: every endpoint was refused, see the warnings)`;
@@ -303,7 +320,9 @@ function render(declarations: readonly Declaration[], records: readonly WebhookE
     );
   }
   if (format === "import" || all) {
-    const commands = declarations.flatMap((d, i) => (d.importCommand === null ? [] : [`${d.importCommand}${all ? `  # ${commentText(cell(records[i]!.webhookName, MAX_CELL.name, secrets))}` : ""}`]));
+    // The commands alone, no service text after them: a trailing `# <name>` is not a comment in an
+    // interactive zsh (whose default has no interactive comments), so `$(...)` in a name would run.
+    const commands = declarations.flatMap((d) => (d.importCommand === null ? [] : [d.importCommand]));
     blocks.push(
       [...(all ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"] : []), ...(commands.length > 0 ? commands : [none("importCommand")])].join("\n"),
     );

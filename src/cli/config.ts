@@ -148,14 +148,25 @@ async function stackSecrets(
   };
   for (const text of configSecrets) keep(text);
   if (project === undefined) return { secrets: [...values], secretFields: fields };
-  const result = await options.pulumi.run(["stack", "export", "--show-secrets", ...stackArgs(options.stack)], { cwd: project.dir }).catch(() => undefined);
-  let current: UntypedDeployment | undefined;
-  try {
-    current = result !== undefined && result.code === 0 ? parseState(result.stdout, "`pulumi stack export --show-secrets`") : undefined;
-  } catch {
-    current = undefined;
+  const exported = async (reveal: boolean): Promise<UntypedDeployment | undefined> => {
+    const args = ["stack", "export", ...(reveal ? ["--show-secrets"] : []), ...stackArgs(options.stack)];
+    const result = await options.pulumi.run(args, { cwd: project.dir }).catch(() => undefined);
+    try {
+      return result !== undefined && result.code === 0 ? parseState(result.stdout, `\`pulumi ${args.join(" ")}\``) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  // Without the stack's secrets (no passphrase, no access to its key), the plain export still says
+  // which names and URLs are secret: those stay hidden, and the operator is told what cannot be.
+  let current = await exported(true);
+  if (current === undefined) {
+    current = await exported(false);
+    if (current === undefined) return { secrets: [...values], secretFields: fields };
+    options.warn(
+      "warning: the stack's secrets could not be read (`pulumi stack export --show-secrets` failed: set the stack's passphrase or secrets provider access): names and URLs its state holds secret are shown as [secret], but a secret value that appears elsewhere (in another endpoint's name or URL) cannot be recognised",
+    );
   }
-  if (current === undefined) return { secrets: [...values], secretFields: fields };
   const deployment = current.deployment;
   for (const resource of [...(deployment.resources ?? []), ...(deployment.pending_operations ?? []).map((op) => op.resource)]) {
     for (const properties of [resource.inputs, resource.outputs]) {

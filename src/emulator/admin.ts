@@ -4,7 +4,7 @@
 // credential in Authorization (which a cross-site "simple" request cannot), and send its body as
 // application/json (text/plain, the "simple" content type, is refused). No CORS headers are sent.
 import { injectionSchema } from "./options";
-import { ApiError, LOOPBACK_HOST, bodyObject, isJsonContentType, parseJsonBody, presentsToken } from "./protocol";
+import { ApiError, namesLoopbackHost, bodyObject, isJsonContentType, parseJsonBody, presentsToken } from "./protocol";
 import { EmulatorConfigError, parseWith } from "./resolve";
 import { ADMIN_PREFIX, writeJson, type Exchange } from "./server";
 import type { Emulator, WebhookInput } from "./types";
@@ -99,7 +99,7 @@ export async function serveAdmin(emulator: Emulator, exchange: Exchange, credent
   const method = req.method ?? "GET";
   const refuse = (status: number, error: string, headers: Record<string, string> = {}) => writeJson(res, status, { error }, headers);
 
-  if (!LOOPBACK_HOST.test(req.headers.host ?? "")) {
+  if (!namesLoopbackHost(req)) {
     refuse(403, "admin routes answer only requests whose Host is localhost, 127.0.0.1 or [::1]");
     return;
   }

@@ -10,7 +10,7 @@ import {
   ApiError,
   CREATE_PATH,
   LIST_PATH,
-  LOOPBACK_HOST,
+  namesLoopbackHost,
   apiErrors,
   bodyObject,
   errorOutcome,
@@ -40,7 +40,7 @@ export async function serveApi(state: ApiState, exchange: Exchange): Promise<voi
   const route = apiRoute(req.method, path);
   const entry = state.journal.begin(req, path, route, traceId, state.settings.now());
 
-  if (state.loopbackOnly && !LOOPBACK_HOST.test(req.headers.host ?? "")) {
+  if (state.loopbackOnly && !namesLoopbackHost(req)) {
     // Before the body is read and anything is run: a DNS-rebinding page gets nothing, not even a listing.
     deliver(res, entry, errorOutcome(apiErrors.foreignHost(), traceId, "http"));
     return;

@@ -134,3 +134,9 @@ function sameSecret(presented: string, expected: string): boolean {
  * to loopback carries, unless a page of another origin reached it by DNS rebinding.
  */
 export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+
+/** Whether a request names exactly one Host, and a loopback one (two Host headers are refused, whichever comes first). */
+export function namesLoopbackHost(req: { headers: { host?: string | undefined }; rawHeaders: readonly string[] }): boolean {
+  const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
+  return hosts === 1 && LOOPBACK_HOST.test(req.headers.host ?? "");
+}

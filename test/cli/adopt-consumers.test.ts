@@ -88,8 +88,11 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           expect(commands.map((args) => [args[0], args[1], args[3]])).toEqual(declared.map((id) => ["import", NATIVE_TYPE, String(id)]));
           expect(commands.every((args) => args.length === 4)).toBe(true);
           seen.shell += commands.length;
-          // With --format all, each command carries the endpoint's name in a comment: the shell still runs exactly the same commands.
+          // With --format all, the very same command lines, with nothing after them: a trailing
+          // `# <name>` is no comment in an interactive zsh (no interactive comments by default),
+          // where a `$(...)` in the name would run.
           const allCommands = runs.all.out.split("\n").filter((line) => line.startsWith("pulumi import "));
+          expect(allCommands).toEqual(runs.import.out.split("\n").filter((line) => line.startsWith("pulumi import ")));
           expect(allCommands.length).toBe(declared.length);
           if (declared.length > 0) expect(runShellCommands(allCommands.join("\n"))).toEqual(commands);
           // Its TypeScript and YAML blocks are the single formats' own.
@@ -130,8 +133,17 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
     expect(seen.interpolating).toBeGreaterThan(0);
   });
 
-  it("the declared TypeScript type-checks against the package's own types", () => {
+  it("the declared TypeScript type-checks against the package's own types", async () => {
     expect(typescriptSamples.length).toBeGreaterThan(0);
+    // Distinct names whose identifiers would be one (`aBWebhook`): one program must still compile.
+    const colliding = await emulatorHolding(["a-b", "a_b", "A.b", "a b", "a--b"].map((name, i) => ({ name, url: `https://example.com/hooks/${i}` })));
+    try {
+      const run = await adopt(new WebhooksClient({ baseUrl: colliding.url, accessToken: TOKEN, maxRetries: 0 }), [1, 2, 3, 4, 5], "ts");
+      expect(readTsDeclarations(run.out)).toHaveLength(5);
+      typescriptSamples.push(run.out);
+    } finally {
+      await colliding.close();
+    }
     const dir = mkdtempSync(join(tmpdir(), "webhooks-adopt-ts-"));
     try {
       const files = typescriptSamples.map((text, i) => {

@@ -177,3 +177,47 @@ describe("what the stack holds secret is judged per service", () => {
     expect((JSON.parse(onS2.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl).toBe("[secret]");
   });
 });
+
+// An operator or a job with the service's token but not the stack's passphrase: `--show-secrets`
+// fails, yet the plain export still marks which names and URLs are secret (second outside attack, F2).
+describe("without the stack's secrets, what its state marks secret stays hidden", () => {
+  let emulator: Emulator;
+  const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-locked-"));
+  const project = join(root, "project");
+  const heldUrl = "https://hooks.example.com/in?key=held-secret-4411";
+
+  beforeAll(async () => {
+    emulator = await cliEmulator();
+    emulator.addRecord({ webhook_name: "held", webhook_url: heldUrl }); // 1
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("list, list --json, adopt in every format and orphans show [secret] or refuse, and say what cannot be recognised", async () => {
+    const state = { version: 3, deployment: { resources: [{ urn: URN("held"), type: DYNAMIC_TYPE, id: "1", inputs: { webhookUrl: encrypted }, outputs: { webhookId: 1, webhookUrl: encrypted } }] } };
+    const locked = () => ({ code: 255, stderr: "error: passphrase must be set with PULUMI_CONFIG_PASSPHRASE" });
+    const pulumi = fakePulumi({
+      "config --json --show-secrets": locked,
+      "stack export --show-secrets": locked,
+      "stack export --stack dev --show-secrets": locked,
+      "stack export": () => ({ stdout: JSON.stringify(state) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
+    });
+    const env = { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN };
+    for (const argv of [["list"], ["list", "--json"], ["adopt", "--id", "1", "--format", "all"], ["adopt", "--id", "1", "--json"], ["orphans", "--stack", "dev"]]) {
+      const sink = memorySink();
+      const code = await main(argv, { sink, env, cwd: project, pulumi });
+      expect(sink.out + sink.err, argv.join(" ")).not.toContain("held-secret-4411");
+      if (argv[0] === "list") {
+        expect(code).toBe(0);
+        expect(sink.out).toContain("[secret]");
+        expect(sink.err).toMatch(/secrets could not be read/);
+      }
+      if (argv.includes("all")) expect({ code, err: sink.err }).toMatchObject({ code: 5, err: expect.stringMatching(/its URL is a secret in this stack's state/) });
+    }
+  });
+});

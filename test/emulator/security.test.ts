@@ -2,6 +2,7 @@
 // localhost, so they need a credential, a JSON content type and a loopback Host; every count a
 // caller passes is bounded; the state file, which holds every sign_secret, is private.
 import http from "node:http";
+import net from "node:net";
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -135,6 +136,33 @@ describe("admin content type, Host and CORS", () => {
       expect(listed.status, host).toBe(200);
       expect(listed.text).toContain("sign_secret");
     }
+  });
+
+  it("two Host headers are refused, whichever comes first (second outside attack, F5)", async () => {
+    const emulator = await start();
+    emulator.addRecord(hook(1));
+    const raw = (path: string, hosts: string[], body: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(emulator.port, "127.0.0.1", () => {
+          const headers = [...hosts.map((host) => `Host: ${host}`), `Authorization: ${TOKEN}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
+          socket.end(`POST ${path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n${body}`);
+        });
+        let text = "";
+        socket.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+    const list = JSON.stringify({ cursor: "", limit: 10, webhook_name: "", webhook_url: "", ascending: "true" });
+    for (const hosts of [
+      ["localhost", "evil.example"],
+      ["evil.example", "localhost"],
+      ["localhost", "localhost"],
+    ]) {
+      const reply = await raw("/open-api/v1/webhooks", hosts, list);
+      expect(reply.split(" ")[1], hosts.join(", ")).not.toBe("200");
+      expect(reply).not.toContain("sign_secret");
+    }
+    expect((await raw("/open-api/v1/webhooks", ["localhost"], list)).split(" ")[1]).toBe("200");
   });
 
   it("sends no CORS headers, not even to a preflight", async () => {

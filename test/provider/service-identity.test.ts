@@ -88,10 +88,10 @@ describe("an endpoint is its id on the service it was made on", () => {
     const onA = core("native", a.url, OURS);
     const created = await onA.create(ENDPOINT, undefined, "shop/dev");
     await onA.close();
-    const { provenance: _provenance, ...earlier } = created.state as WebhookEndpointOutputs;
+    const { provenance: _provenance, ...earlier } = created.state;
     const onB = core("native", b.url, B_STACK);
     try {
-      const diff = await onB.diff(created.id, earlier as WebhookEndpointOutputs, ENDPOINT);
+      const diff = await onB.diff(created.id, earlier, ENDPOINT);
       expect(diff).toMatchObject({ changes: true, replaces: ["webhookId"] });
       expect(diff.drift).toMatch(/creator 77/);
       await expect(onB.read(created.id, earlier, undefined, "shop/dev")).rejects.toThrow(/another endpoint/);
