@@ -45,10 +45,10 @@
 // an endpoint that exists and prints a declaration its consumer (a shell, Pulumi YAML) takes.
 //
 // Size: MODEL_OPS_SCHEDULES schedules of MODEL_OPS_STEPS steps (default 4, then the audit); without
-// MODEL_OPS_SCHEDULES, as many as MODEL_OPS_BUDGET_S seconds allow (default 180), at least
+// MODEL_OPS_SCHEDULES, as many as MODEL_OPS_BUDGET_S seconds allow (default 120), at least
 // MODEL_OPS_MIN_SCHEDULES (default 2). Seeds start at MODEL_OPS_SEED, else at a number derived from
 // the commit under test (printed at the start); a violation prints the one line that replays its
-// schedule. MODEL_OPS_WORKERS (default 2, at most 2) run schedules side by side, each with its own
+// schedule. MODEL_OPS_WORKERS (1 in npm test, 2 in test:deep, at most 2) run schedules side by side, each with its own
 // services, stacks and backends (two workers ran 15 schedules in the 180 s where one ran 7).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -64,8 +64,8 @@ import { backendFor } from "./support";
 
 const EXPLICIT_SCHEDULES = process.env.MODEL_OPS_SCHEDULES !== undefined && process.env.MODEL_OPS_SCHEDULES.trim() !== "";
 const MAX_SCHEDULES = envCount(process.env, "MODEL_OPS_SCHEDULES", TIER === "deep" ? 60 : 10_000, 1);
-// npm test: a 150 s slice (the other model test runs beside it); npm run test:deep: 60 schedules.
-const BUDGET_S = envCount(process.env, "MODEL_OPS_BUDGET_S", EXPLICIT_SCHEDULES || TIER === "deep" ? 1e9 : 150);
+// npm test: a 120 s slice (the other model test runs beside it); npm run test:deep: 60 schedules.
+const BUDGET_S = envCount(process.env, "MODEL_OPS_BUDGET_S", EXPLICIT_SCHEDULES || TIER === "deep" ? 1e9 : 120);
 const MIN_SCHEDULES = Math.min(MAX_SCHEDULES, envCount(process.env, "MODEL_OPS_MIN_SCHEDULES", EXPLICIT_SCHEDULES ? MAX_SCHEDULES : 2));
 const STEPS = envCount(process.env, "MODEL_OPS_STEPS", 4, 1);
 // One worker in npm test (vitest already runs another end-to-end file beside this one), two in test:deep.

@@ -1,6 +1,6 @@
 // Which schedules the model-based test (model.test.ts) runs: how many, from which seed, for how long.
 //
-//   npm test             schedules for a time budget (MODEL_BUDGET, default 180 s; at least
+//   npm test             schedules for a time budget (MODEL_BUDGET, default 120 s; at least
 //                        MODEL_MIN_SCHEDULES, default 4), seeds from the commit: every commit tries new
 //                        schedules, and a re-run of one commit tries the same ones
 //   npm run test:deep    MODEL_SCHEDULES (default 200) schedules, seeds from the commit and the date (UTC):
@@ -26,7 +26,7 @@ export interface ModelPlan {
   description: string;
 }
 
-const DEFAULTS = { steps: 2, ciBudgetS: 180, minimum: 4, count: 200 } as const;
+const DEFAULTS = { steps: 2, ciBudgetS: 120, minimum: 4, count: 200 } as const;
 
 type Env = Record<string, string | undefined>;
 
