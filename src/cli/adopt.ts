@@ -46,7 +46,7 @@ export interface AdoptOptions {
   format: AdoptFormat;
   json: boolean;
   progress: boolean;
-  /** Never printed (the access token, the stack's secret values): an endpoint whose name or URL holds one is not declared. */
+  /** Never printed (first the access token, then the stack's secret values): an endpoint whose name or URL holds one is not declared. */
   secrets?: readonly string[] | undefined;
   /** Fields a stack's state holds secret, per endpoint: such an endpoint is not declared. */
   secretFields?: SecretFields | undefined;
@@ -108,7 +108,7 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
   }
   const found = await selectEndpoints(client, sink, options);
   // A name or URL the stack holds secret is shown as [secret], and no resource name is derived from it.
-  const fieldsOf = (record: WebhookEndpointRecord) => options.secretFields?.get(record.webhookId);
+  const fieldsOf = (record: WebhookEndpointRecord) => options.secretFields?.fieldsOf(record);
   const selected = found.map((record) => hideSecretFields(record, fieldsOf(record)));
   const names = resourceNames(
     selected.map((record) => (fieldsOf(record)?.has("webhookName") === true ? { ...record, webhookName: "" } : record)),
@@ -140,7 +140,10 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
   if (options.json) sink.stdout(jsonText({ declarations }));
   else if (printed) sink.stdout(render(declarations, options.format));
   if (!printed) {
-    throw new CliError(EXIT.refused, `no declaration printed: ${selected.length === 1 ? "the endpoint" : `none of the ${selected.length} endpoints`} can be declared (the warnings above say why)`);
+    throw new CliError(
+      EXIT.refused,
+      `no declaration printed: ${selected.length === 1 ? "the endpoint cannot" : `none of the ${selected.length} endpoints can`} be declared (the warnings above say why)`,
+    );
   }
   return declarations;
 }
@@ -247,7 +250,9 @@ function refusals(record: WebhookEndpointRecord, secrets: readonly string[], sec
   }
   const token = holding((text) => holdsSecretShown(text, secrets));
   if (token !== "") {
-    const why = `its ${token} ${token.includes(" and ") ? "hold" : "holds"} the access token this command connects with, so no declaration of it can be printed without printing the token (a program and its Pulumi state would hold it in plain text too); have the endpoint renamed on the service`;
+    // The first secret is the token this command connects with; the others are values the stack holds secret.
+    const what = holding((text) => holdsSecretShown(text, secrets.slice(0, 1))) !== "" ? "the access token this command connects with" : "a value this stack holds secret";
+    const why = `its ${token} ${token.includes(" and ") ? "hold" : "holds"} ${what}, so no declaration of it can be printed without printing that secret (a program and its Pulumi state would hold it in plain text too); have the endpoint renamed on the service`;
     return { typescript: why, yaml: why, importCommand: why };
   }
   const surrogate = holding(hasLoneSurrogate);

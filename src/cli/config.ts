@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { WebhookConfigError } from "../client";
-import { SETTINGS, SETTING_NAMES, configKey, resolveConnection, serviceOf, retiredSettingsInUse, stackConfig, type Connection, type ProviderConfig, type SettingName } from "../core/settings";
-import { SECRET_SIG, SIG_KEY, addSecretFields, endpointResources, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
-import { heldService, type HomeSettings } from "./services";
+import { secretForms } from "../text";
+import { SETTINGS, SETTING_NAMES, configKey, resolveConnection, retiredSettingsInUse, stackConfig, type Connection, type ProviderConfig, type SettingName } from "../core/settings";
+import { SECRET_SIG, SIG_KEY, SecretFieldIndex, endpointResources, isSecret, revealed, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
+import type { SecretFields } from "./output";
 import { historyCheckpoints } from "./history";
 import { CliError, EXIT } from "./exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
@@ -58,7 +59,7 @@ export interface CliConnection {
    * the history a `file://` backend keeps, holds secret. The service shows them as they are; what
    * `webhooks` prints shows them as secret.
    */
-  secretFields: ReadonlyMap<number, ReadonlySet<"webhookName" | "webhookUrl">>;
+  secretFields: SecretFields;
 }
 
 export interface ResolveOptions {
@@ -117,12 +118,11 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
     config,
     secretConfigKeys: secretKeys,
     sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
-    ...(await stackSecrets(options, project, connection.client.accessToken, secretValues, {
-      service: serviceOf(connection.client.baseUrl),
-      config,
-      env: options.env,
-      secretConfigKeys: secretKeys,
-    })),
+    ...(await stackSecrets(options, project, connection.client.accessToken, [
+      ...secretValues,
+      // The base URL connected to, held secret: redacted by its host too (an error names the host it could not reach).
+      ...(secretKeys.includes(configKey("baseUrl")) && !nonEmpty(flagValues.baseUrl) ? secretForms(connection.client.baseUrl) : []),
+    ])),
   };
 }
 
@@ -134,15 +134,9 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
  * (whose secrets stay encrypted: which fields were secret is all it tells), held secret. Nothing but
  * the token when the stack cannot be read (no stack yet, no access to its secrets).
  */
-async function stackSecrets(
-  options: ResolveOptions,
-  project: ProjectDir | undefined,
-  token: string,
-  configSecrets: readonly string[],
-  home: HomeSettings,
-): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
+async function stackSecrets(options: ResolveOptions, project: ProjectDir | undefined, token: string, configSecrets: readonly string[]): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
   const values = new Set<string>([token]);
-  const fields = new Map<number, Set<"webhookName" | "webhookUrl">>();
+  const fields = new SecretFieldIndex();
   const keep = (text: string) => {
     if (text.trim().length >= MIN_SECRET_CHARS) values.add(text);
   };
@@ -171,8 +165,12 @@ async function stackSecrets(
   for (const resource of [...(deployment.resources ?? []), ...(deployment.pending_operations ?? []).map((op) => op.resource)]) {
     for (const properties of [resource.inputs, resource.outputs]) {
       if (properties === undefined) continue;
-      const { signSecret: _signSecret, ...rest } = properties;
+      // Not the provenance's words either: a provenance held secret (its service's base URL is)
+      // would make "created" a secret; its service is kept, as the provider's base URL is.
+      const { signSecret: _signSecret, provenance, ...rest } = properties;
       for (const text of secretTexts(rest)) keep(text);
+      const service = (revealed(provenance) as { service?: unknown } | undefined)?.service;
+      if (isSecret(provenance) && typeof service === "string") keep(service);
     }
   }
   const backend = await backendUrl(options.pulumi);
@@ -180,15 +178,9 @@ async function stackSecrets(
   // history still holds what it marked secret) the current stack pulumi names.
   const stack = options.stack ?? (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined) ?? (await currentStackName(options.pulumi, project.dir));
   const history = backend !== undefined && stack !== undefined ? historyCheckpoints(backend, stack, current, project.dir) : [];
-  // Ids are per service: only endpoints on the service `webhooks` connects to (or whose service the
-  // state cannot tell) mark this service's endpoints secret. A history checkpoint's secrets stay
-  // encrypted; its resources are looked up in the revealed current state.
-  for (const state of [current, ...history]) {
-    for (const resource of endpointResources(state.deployment)) {
-      const service = heldService(resource, deployment, home);
-      if (service === undefined || service === home.service) addSecretFields(fields, resource);
-    }
-  }
+  // Ids are per service: the index tells another service's endpoint with the same id apart by its
+  // creator and creation time (see SecretFieldIndex).
+  for (const state of [current, ...history]) for (const resource of endpointResources(state.deployment)) fields.add(resource);
   return { secrets: [...values], secretFields: fields };
 }
 

@@ -1,7 +1,8 @@
 import type { WebhookEndpointRecord } from "../client";
-import { createdByItsStack, provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
+import { createdByItsStack, mayBeHeldEndpoint, provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
 import { showsTainted } from "../core/taint";
 import { CliError, EXIT } from "./exit";
+import type { SecretField, SecretFields } from "./output";
 
 /**
  * Reading a stack's state as `pulumi stack export` prints it (and the checkpoints a file backend
@@ -95,15 +96,27 @@ export function urnStackProject(urn: string): { stack: string; project: string }
 }
 
 /**
- * Adds to `fields` which of an endpoint resource's name and URL its state holds secret (in its inputs
- * or outputs), under the webhook_id it holds. The caller keeps only resources on the service it
- * reads: ids are per service, and another service's endpoint with the same id is another endpoint.
+ * Which names and URLs the stacks' states hold secret, per endpoint they hold or held: by id, with
+ * the creator and creation time each state recorded. Ids are per service, so another service's
+ * endpoint with the same id is told apart by what never changes about an endpoint
+ * ({@link mayBeHeldEndpoint}), never by the spelling of a base URL (one service is reached at
+ * several addresses, and may move). A state that recorded neither marks every endpoint with its id.
  */
-export function addSecretFields(fields: Map<number, Set<"webhookName" | "webhookUrl">>, resource: StateResource): void {
-  const id = heldId(resource);
-  if (id === undefined) return;
-  for (const field of ["webhookName", "webhookUrl"] as const) {
-    if (isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field])) fields.set(id, (fields.get(id) ?? new Set()).add(field));
+export class SecretFieldIndex implements SecretFields {
+  readonly #byId = new Map<number, { fields: Set<SecretField>; facts: Record<string, unknown> | undefined }[]>();
+
+  /** Adds what an endpoint resource of a state (now or in history) holds secret, in its inputs or outputs. */
+  add(resource: StateResource): void {
+    const id = heldId(resource);
+    if (id === undefined) return;
+    const fields = new Set((["webhookName", "webhookUrl"] as const).filter((field) => isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field])));
+    if (fields.size === 0) return;
+    this.#byId.set(id, [...(this.#byId.get(id) ?? []), { fields, facts: resource.outputs }]);
+  }
+
+  fieldsOf(record: WebhookEndpointRecord): ReadonlySet<SecretField> | undefined {
+    const matching = (this.#byId.get(record.webhookId) ?? []).filter((entry) => mayBeHeldEndpoint(entry.facts, record));
+    return matching.length === 0 ? undefined : new Set(matching.flatMap((entry) => [...entry.fields]));
   }
 }
 

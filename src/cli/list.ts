@@ -43,7 +43,7 @@ export async function runList(client: ListingClient, sink: Sink, options: ListOp
   if (options.url !== undefined) filter.webhookUrl = options.url;
   const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress));
   // A name or URL the stack holds secret is not shown as the service has it.
-  const records = listed.map((record) => hideSecretFields(record, options.secretFields?.get(record.webhookId)));
+  const records = listed.map((record) => hideSecretFields(record, options.secretFields?.fieldsOf(record)));
   if (options.json) {
     sink.stdout(jsonText({ endpoints: records.map((record) => recordView(record, options.showSecrets, options.secrets ?? [])) }));
   } else {

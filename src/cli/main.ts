@@ -8,7 +8,7 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { WebhooksClient } from "../client";
 import { serviceOf } from "../core/settings";
-import { redact, showable } from "../text";
+import { redact, showable, unsupportedNode } from "../text";
 import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./adopt";
 import { resolveCliConnection, type CliConnection } from "./config";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
@@ -320,6 +320,11 @@ export function processSink(): Sink {
 }
 
 if (require.main === module) {
+  const tooOld = unsupportedNode("webhooks");
+  if (tooOld !== undefined) {
+    process.stderr.write(`webhooks: ${tooOld}\n`);
+    process.exit(EXIT.config);
+  }
   void main(process.argv.slice(2), { sink: processSink(), env: process.env, cwd: process.cwd() }).then((code) => {
     process.exitCode = code;
   });

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { sameName, type WebhookEndpointRecord } from "../client";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
-import { createdByItsStack, type Provenance } from "../core/state";
-import { addSecretFields, endpointResources, heldId, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
+import { createdByItsStack, mayBeHeldEndpoint, type Provenance } from "../core/state";
+import { SecretFieldIndex, endpointResources, heldId, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
 import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
@@ -110,25 +110,34 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
     return service === undefined ? undefined : service === home.service;
   };
 
-  const held = new Set<number>();
+  // What the stacks hold now, by id. Ids are per service: a listed endpoint is held when a resource
+  // holds its id and may be it by its creator and creation time (SecretFieldIndex's rule); when the
+  // state recorded neither, when the resource's service is this one or cannot be told (never
+  // advised for removal). A base URL's spelling alone decides nothing (one service, several addresses).
+  const holders: { id: number; facts: Record<string, unknown> | undefined; here: boolean | undefined }[] = [];
   for (const source of sources) {
-    // An endpoint whose service the state cannot tell counts as held here: never advised for removal.
-    for (const r of endpointResources(source.current.deployment)) if (onThisService(r, source.current) !== false) addId(held, heldId(r));
+    for (const r of endpointResources(source.current.deployment)) {
+      const id = heldId(r);
+      if (id !== undefined) holders.push({ id, facts: r.outputs, here: onThisService(r, source.current) });
+    }
   }
+  const recordsFacts = (facts: Record<string, unknown> | undefined) => typeof facts?.creatorId === "number" || typeof facts?.createTime === "number";
+  const isHeld = (record: WebhookEndpointRecord) => holders.some((h) => h.id === record.webhookId && (recordsFacts(h.facts) ? mayBeHeldEndpoint(h.facts, record) : h.here !== false));
   // What the stacks hold or held on this service, by id (with the provenance each recorded), and by name.
-  const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined }[]>();
+  const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined; facts: Record<string, unknown> | undefined }[]>();
   // A name or URL a state marks secret (now or in history) stays secret in what orphans prints.
-  const secretFields = new Map<number, Set<"webhookName" | "webhookUrl">>();
+  const secretFields = new SecretFieldIndex();
   const named: { name: string; source: string; urn: string }[] = [];
   for (const source of sources) {
     for (const deployment of [source.current, ...source.history]) {
       for (const resource of endpointResources(deployment.deployment)) {
         const id = heldId(resource);
         const names = namesOf(resource);
-        if (onThisService(resource, deployment) !== false) addSecretFields(secretFields, resource);
-        if (id !== undefined && !held.has(id) && onThisService(resource, deployment) !== false) {
+        secretFields.add(resource);
+        if (id !== undefined && onThisService(resource, deployment) !== false) {
           const list = formerly.get(id) ?? [];
-          if (!list.some((x) => x.urn === resource.urn && x.source === source.label)) list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource) });
+          if (!list.some((x) => x.urn === resource.urn && x.source === source.label))
+            list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource), facts: resource.outputs });
           formerly.set(id, list);
         }
         for (const name of names) if (!named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label)) named.push({ name, source: source.label, urn: resource.urn });
@@ -137,23 +146,28 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   }
 
   const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
+  // Held: the service's endpoints the stacks hold now (seen on it).
+  const held = records.filter(isHeld).length;
   const orphans: Orphan[] = records
-    .filter((record) => !held.has(record.webhookId))
+    .filter((record) => !isHeld(record))
     .map((record): Orphan => {
-      const before = formerly.get(record.webhookId);
-      if (before !== undefined) {
+      // What the states held under its id and may have been this endpoint (not another service's with the same id).
+      const before = formerly.get(record.webhookId)?.filter((b) => mayBeHeldEndpoint(b.facts, record));
+      const secret = [...(secretFields.fieldsOf(record) ?? [])];
+      if (before !== undefined && before.length > 0) {
         const resources = before.map(({ source, urn, name }) => ({ source, urn, name }));
         // Ours only when every record of it says this stack created it, here: one that says
         // adopted or imported, or says nothing, makes it someone else's or unknown.
         // Created here by the stack that held it (not moved in from another stack with `pulumi state move`).
         const createdHere = before.every((b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service);
-        const secret = [...(secretFields.get(record.webhookId) ?? [])];
         if (createdHere) return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields: secret };
         const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
         return { record, relation: "formerly-held", ours: false, provenance: how, resources, secretFields: secret };
       }
       const byName = named.filter((n) => sameName(record.webhookName, n.name)).map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
-      return byName.length > 0 ? { record, relation: "name-match", ours: false, resources: byName, secretFields: [] } : { record, relation: "unrelated", ours: false, resources: [], secretFields: [] };
+      return byName.length > 0
+        ? { record, relation: "name-match", ours: false, resources: byName, secretFields: secret }
+        : { record, relation: "unrelated", ours: false, resources: [], secretFields: secret };
     })
     .map((o) => ({ ...o, record: hideSecretFields(o.record, o.secretFields) }));
 
@@ -161,7 +175,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
     deps.sink.stdout(
       jsonText({
         sources: sources.map((s) => ({ label: s.label, endpoints: endpointResources(s.current.deployment).length, historyCheckpoints: s.history.length })),
-        held: held.size,
+        held,
         orphans: orphans.map((o) => ({
           ...recordView(o.record, false, options.secrets ?? []),
           relation: o.relation,
@@ -172,7 +186,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       }),
     );
   } else {
-    printOrphans(deps.sink, sources, held.size, records.length, orphans, options.secrets ?? []);
+    printOrphans(deps.sink, sources, held, records.length, orphans, options.secrets ?? []);
   }
   return orphans;
 }
@@ -205,8 +219,4 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
     parts.push(table(headers, notOurs.map(row)).trimEnd());
   }
   sink.stdout(`${parts.join("\n")}\n`);
-}
-
-function addId(set: Set<number>, id: number | undefined): void {
-  if (id !== undefined) set.add(id);
 }

@@ -199,13 +199,11 @@ export function isoTime(ms: number): string {
   return Number.isFinite(date.getTime()) ? date.toISOString() : "-";
 }
 
-/**
- * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for, and
- * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
- * a URL (see {@link redactShown}).
- */
-/** Per webhook_id, the fields a stack's state holds secret (see `CliConnection.secretFields`). */
-export type SecretFields = ReadonlyMap<number, ReadonlySet<"webhookName" | "webhookUrl">>;
+export type SecretField = "webhookName" | "webhookUrl";
+/** The fields of a listed endpoint that a stack's state holds secret (see `CliConnection.secretFields`). */
+export interface SecretFields {
+  fieldsOf(record: WebhookEndpointRecord): ReadonlySet<SecretField> | undefined;
+}
 
 /** The record with each field a stack's state holds secret shown as `[secret]`, never as the service has it. */
 export function hideSecretFields(record: WebhookEndpointRecord, fields: Iterable<"webhookName" | "webhookUrl"> | undefined): WebhookEndpointRecord {
@@ -214,6 +212,11 @@ export function hideSecretFields(record: WebhookEndpointRecord, fields: Iterable
   return { ...record, ...Object.fromEntries(hidden.map((field) => [field, "[secret]"])) };
 }
 
+/**
+ * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for, and
+ * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
+ * a URL (see {@link redactShown}).
+ */
 export function recordView(record: WebhookEndpointRecord, showSecrets: boolean, secrets: readonly string[] = []): Record<string, unknown> {
   const { signSecret, ...rest } = record;
   const text = (value: string) => redactShown(value, secrets);

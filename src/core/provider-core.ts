@@ -1,10 +1,10 @@
 import { CLIENT_DEFAULTS, WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient, sameEndpoint, sameName, sameUrl, type WebhookEndpointRecord } from "../client";
-import { quoteServiceText, shellQuote } from "../text";
+import { quoteServiceText, secretForms, shellQuote } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
 import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, serviceOf, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
-import { createdAddress, declaredAddress, stateAfterCreate, stateAfterRead, stateAfterUpdate, stillAsCreated, type Provenance, type WebhookEndpointOutputs } from "./state";
+import { createdAddress, declaredAddress, mayBeHeldEndpoint, stateAfterCreate, stateAfterRead, stateAfterUpdate, stillAsCreated, type Provenance, type WebhookEndpointOutputs } from "./state";
 import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
 
 /**
@@ -106,7 +106,7 @@ export class ProviderCore {
     try {
       return await this.#create(inputs, taint, stack);
     } catch (error) {
-      throw scrubbedError(error, taint.values);
+      throw scrubbedError(error, this.#scrubbing(taint));
     }
   }
 
@@ -140,7 +140,7 @@ export class ProviderCore {
     try {
       return await this.#read(id, old, taint, stack);
     } catch (error) {
-      throw scrubbedError(error, taint.values);
+      throw scrubbedError(error, this.#scrubbing(taint));
     }
   }
 
@@ -172,7 +172,7 @@ export class ProviderCore {
     try {
       return await this.#diff(id, olds, news, taint);
     } catch (error) {
-      throw scrubbedError(error, taint.values);
+      throw scrubbedError(error, this.#scrubbing(taint));
     }
   }
 
@@ -319,6 +319,18 @@ export class ProviderCore {
     return connection;
   }
 
+  /**
+   * What a failure's message is scrubbed of: the tainted values and, for a base URL among them (one
+   * of this provider's connections), its origin and host, which is how a failed request names it
+   * ("list request to <host> failed: ENOTFOUND <host>"). A secret webhook URL is not cut into its
+   * host: that would redact every other URL on the same host.
+   */
+  #scrubbing(taint: Taint): readonly string[] {
+    const services = new Set([...this.#connections.values()].map((state) => serviceOf(state.client.baseUrl)));
+    const baseUrls = taint.values.filter((value) => services.has(serviceOf(value)));
+    return baseUrls.length === 0 ? taint.values : [...taint.values, ...baseUrls.flatMap((value) => secretForms(value))];
+  }
+
   #connection(resource: ConnectionInputs | undefined): PerConnection {
     const connection = this.#resolve(resource);
     let state = this.#connections.get(connection.key);
@@ -382,9 +394,8 @@ function idNumber(id: string): number {
  * named: one may be a secret.
  */
 function anotherEndpoint(id: string, olds: Partial<WebhookEndpointOutputs>, current: WebhookEndpointRecord): string | undefined {
+  if (mayBeHeldEndpoint(olds, current)) return undefined;
   const creator = typeof olds.creatorId === "number" && current.creatorId !== olds.creatorId;
-  const time = typeof olds.createTime === "number" && current.createTime !== olds.createTime;
-  if (!creator && !time) return undefined;
   const differs = creator ? `was created by creator ${current.creatorId}, not ${olds.creatorId} as the stack's endpoint ${id}` : `was created at another time than the stack's endpoint ${id}`;
   return `endpoint ${id} on the service connected to ${differs}: it is another endpoint (ids are per service, and the connection reaches another service than the endpoint was made on)`;
 }

@@ -141,6 +141,17 @@ export function stillAsCreated(current: EndpointAddress, state: Partial<WebhookE
   return (created !== undefined && sameEndpoint(current, created)) || (declared !== undefined && sameEndpoint(current, declared));
 }
 
+/**
+ * The facts an endpoint keeps for life, by the API document: the principal that created it and
+ * when. Ids are per service, so the same id on another service (another team's, often with the same
+ * name and URL) differs in one of them. Whether `record` may be the endpoint a state holds: every
+ * fact the state recorded (as a plain number) equals the record's; a state that recorded none (or
+ * holds them secret) cannot tell, and answers yes.
+ */
+export function mayBeHeldEndpoint(state: { creatorId?: unknown; createTime?: unknown } | undefined, record: Pick<WebhookEndpointRecord, "creatorId" | "createTime">): boolean {
+  return (typeof state?.creatorId !== "number" || state.creatorId === record.creatorId) && (typeof state?.createTime !== "number" || state.createTime === record.createTime);
+}
+
 function isAddress(value: unknown): value is EndpointAddress {
   return typeof value === "object" && value !== null && typeof (value as EndpointAddress).webhookName === "string" && typeof (value as EndpointAddress).webhookUrl === "string";
 }

@@ -181,3 +181,25 @@ function safeJson(value: unknown): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The forms a secret takes in text: itself and, for a URL, its origin and host (and its host name,
+ * when it is a name). A message about a connection names the host it failed to reach ("list request to
+ * <host> failed: ENOTFOUND <host>"), never the whole URL, so a base URL held secret must be
+ * redacted by its host too.
+ */
+export function secretForms(value: string): string[] {
+  const forms = [value];
+  if (!/^https?:\/\//i.test(value.trim())) return forms;
+  try {
+    const url = new URL(value.trim());
+    // The host name alone too (a failed DNS lookup names it without the port), unless it is an
+    // address or localhost: those are named with their port ("ECONNREFUSED 127.0.0.1:8080"), and
+    // alone they would cut every loopback URL apart.
+    const named = !/^[\d.]+$|^\[|^localhost$/i.test(url.hostname);
+    for (const form of [url.origin, url.host, ...(named ? [url.hostname] : [])]) if (form.length >= 4 && !forms.includes(form)) forms.push(form);
+  } catch {
+    // Not a URL after all: the value alone.
+  }
+  return forms;
+}

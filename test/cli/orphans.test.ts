@@ -125,7 +125,7 @@ describe("webhooks orphans", () => {
       { label: "stack dev", endpoints: 2, historyCheckpoints: 1 },
       { label: "stack prod", endpoints: 0, historyCheckpoints: 1 },
     ]);
-    expect(parsed.held).toBe(3);
+    expect(parsed.held).toBe(2);
     expect(parsed.orphans.map((o) => o.relation)).toEqual(["left-behind", "formerly-held", "name-match", "unrelated", "name-match", "formerly-held", "name-match", "name-match"]);
     expect(parsed.orphans.map((o) => o.ours)).toEqual([true, false, false, false, false, false, false, false]);
     expect(parsed.orphans.map((o) => o.creatorId)).toEqual([1001, 1001, 1001, 1001, 1001, 1001, 1001, 2002]);
@@ -155,8 +155,30 @@ describe("webhooks orphans", () => {
     }
   });
 
+  it("the same service at another address (moved, or spelled otherwise): the endpoint the stack holds is held, by its creator and creation time", async () => {
+    const one = emulator.records().find((r) => r.webhook_id === 1)!;
+    const resource = withProvenance(heldResource("orders", 1, one.creator_id), "created", "http://old-address.example:8080");
+    const atOldAddress = { ...resource, outputs: { ...resource.outputs, createTime: one.create_time } };
+    const pulumiAt = fakePulumi({
+      "stack export --stack dev": () => ({ stdout: exportText([...baseResources(), atOldAddress], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
+    });
+    const sink = memorySink();
+    const orphans = await runOrphans({ client, pulumi: pulumiAt, sink, cwd: project }, { stacks: ["dev"], stateFiles: [], json: true, progress: false });
+    expect(orphans.map((o) => o.record.webhookId)).not.toContain(1);
+    expect((JSON.parse(sink.out) as { held: number }).held).toBe(1);
+    // Another creation time: not that endpoint, so not held (listed apart, never as ours).
+    const another = { ...atOldAddress, outputs: { ...atOldAddress.outputs, createTime: one.create_time + 1 } };
+    const pulumiOther = fakePulumi({
+      "stack export --stack dev": () => ({ stdout: exportText([...baseResources(), another], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
+    });
+    const listed = await runOrphans({ client, pulumi: pulumiOther, sink: memorySink(), cwd: project }, { stacks: ["dev"], stateFiles: [], json: true, progress: false });
+    expect(listed.find((o) => o.record.webhookId === 1)).toMatchObject({ ours: false });
+  });
+
   it("an endpoint moved in from another stack (pulumi state move) and then dropped is not advised for removal: it was created by that stack", async () => {
-    const moved = heldResource("handover", 7, 2002);
+    const moved = heldResource("handover", 7, 1001);
     const fromPlatform = { ...moved, outputs: { ...moved.outputs, provenance: { how: "created", service: emulator.url, stack: "platform/prod" } } };
     const history = join(backend, ".pulumi", "history", "shop", "moved");
     mkdirSync(history, { recursive: true });

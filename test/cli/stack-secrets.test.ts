@@ -116,10 +116,14 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
 // Ids are per service: endpoint 1 of one service is not endpoint 1 of another. A name or URL the
 // stack holds secret for its endpoint on S1 says nothing about S2's endpoint with the same id
 // (found by the operators' model test: `adopt --id 2`, connected to S2, was refused because the
-// stack held S1's endpoint 2 with a secret URL).
-describe("what the stack holds secret is judged per service", () => {
+// stack held S1's endpoint 2 with a secret URL). They are told apart by what never changes about an
+// endpoint, its creator and creation time, not by the spelling of a base URL: one service is
+// reached at several addresses, and may move (second outside attack: connected to S1 as
+// `localhost` instead of `127.0.0.1`, the secret URL was printed).
+describe("what the stack holds secret is judged per endpoint, not per base URL", () => {
   let s1: Emulator;
   let s2: Emulator;
+  let ours: { creator_id: number; create_time: number };
   const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-services-"));
   const project = join(root, "project");
   const backend = join(root, "state");
@@ -127,8 +131,8 @@ describe("what the stack holds secret is judged per service", () => {
   const plainUrl = "https://a.example/hook";
 
   beforeAll(async () => {
-    [s1, s2] = await Promise.all([cliEmulator(), cliEmulator()]);
-    s1.addRecord({ webhook_name: "orders", webhook_url: secretUrl }); // 1 on S1: the stack's, its URL secret
+    [s1, s2] = await Promise.all([cliEmulator(), cliEmulator({ creator: { id: 2002, name: "team-b" } })]);
+    ours = s1.addRecord({ webhook_name: "orders", webhook_url: secretUrl }); // 1 on S1: the stack's, its URL secret
     s2.addRecord({ webhook_name: "payments", webhook_url: plainUrl }); // 1 on S2: another team's, nothing secret
     mkdirSync(project, { recursive: true });
     mkdirSync(backend, { recursive: true });
@@ -139,12 +143,12 @@ describe("what the stack holds secret is judged per service", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  async function run(argv: string[], provenance: boolean) {
+  async function run(argv: string[], facts: boolean) {
     const outputs = {
       webhookId: 1,
       webhookName: "orders",
       webhookUrl: revealedSecret(secretUrl),
-      ...(provenance ? { provenance: { how: "created", service: s1.url, stack: "shop/dev" } } : {}),
+      ...(facts ? { creatorId: ours.creator_id, createTime: ours.create_time, provenance: { how: "created", service: s1.url, stack: "shop/dev" } } : {}),
     };
     const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: { webhookUrl: revealedSecret(secretUrl) }, outputs }] } };
     const pulumi = fakePulumi({
@@ -156,6 +160,7 @@ describe("what the stack holds secret is judged per service", () => {
     const code = await main(argv, { sink, env: {}, cwd: project, pulumi });
     return { code, out: sink.out, err: sink.err };
   }
+  const urlOf = (out: string) => (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl;
 
   it("connected to S2, S2's endpoint 1 is listed and declared as it is; connected to S1, the stack's stays secret", async () => {
     const onS2 = await run(["list", "--json", "--base-url", s2.url], true);
@@ -166,15 +171,24 @@ describe("what the stack holds secret is judged per service", () => {
     expect(adopt.out).toContain(" 1");
     const onS1 = await run(["list", "--json"], true);
     expect(onS1.out).not.toContain(secretUrl);
-    expect((JSON.parse(onS1.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl).toBe("[secret]");
+    expect(urlOf(onS1.out)).toBe("[secret]");
     const refused = await run(["adopt", "--id", "1", "--format", "import"], true);
     expect(refused.code).toBe(5);
     expect(refused.err).toMatch(/its URL is a secret in this stack's state/);
   });
 
-  it("an endpoint whose service the state does not record (an earlier release) counts as on the service connected to: kept secret", async () => {
-    const onS2 = await run(["list", "--json", "--base-url", s2.url], false);
-    expect((JSON.parse(onS2.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl).toBe("[secret]");
+  it("S1 reached at another spelling of its address (localhost for 127.0.0.1): the stack's endpoint stays secret", async () => {
+    const other = s1.url.replace("127.0.0.1", "localhost");
+    expect(other).not.toBe(s1.url);
+    for (const argv of [["list"], ["list", "--json"], ["adopt", "--id", "1", "--format", "all"]]) {
+      const result = await run([...argv, "--base-url", other], true);
+      expect(result.out + result.err, argv.join(" ")).not.toContain(secretUrl);
+    }
+    expect(urlOf((await run(["list", "--json", "--base-url", other], true)).out)).toBe("[secret]");
+  });
+
+  it("a state that records neither creator nor creation time (an earlier release) cannot tell them apart: kept secret on either service", async () => {
+    expect(urlOf((await run(["list", "--json", "--base-url", s2.url], false)).out)).toBe("[secret]");
   });
 });
 
@@ -218,6 +232,59 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
         expect(sink.err).toMatch(/secrets could not be read/);
       }
       if (argv.includes("all")) expect({ code, err: sink.err }).toMatchObject({ code: 5, err: expect.stringMatching(/its URL is a secret in this stack's state/) });
+    }
+  });
+});
+
+// A provenance held secret (its service's base URL is a secret) is no list of secret words: "created"
+// must not be redacted from every header and sentence (second outside attack, F5).
+describe("a secret provenance hides its service, not the words around it", () => {
+  it("list shows its CREATED column and the service's address stays hidden", async () => {
+    const emulator = await cliEmulator();
+    const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-provenance-"));
+    try {
+      emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/orders" });
+      writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+      const provenance = revealedSecret({ how: "created", service: emulator.url, stack: "shop/dev" });
+      const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: {}, outputs: { webhookId: 1, provenance } }] } };
+      const pulumi = fakePulumi({
+        "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+        "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
+        "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
+      });
+      const sink = memorySink();
+      expect(await main(["list", "--base-url", emulator.url], { sink, env: {}, cwd: root, pulumi })).toBe(0);
+      expect(sink.out).toContain("CREATED");
+      expect(sink.out).not.toContain("[REDACTED]D");
+      expect(sink.out + sink.err).not.toContain(emulator.url.replace(/^http:\/\//, ""));
+    } finally {
+      await emulator.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+// The stack's base URL set with --secret, unreachable: the CLI's error names neither it nor its
+// host (second outside attack, F2: "list request to <host> failed").
+describe("a secret base URL is kept out of the CLI's errors, host included", () => {
+  it("list against an unreachable secret base URL fails without naming its host", async () => {
+    const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-baseurl-"));
+    try {
+      writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+      const secretBase = "http://127.0.0.1:9/SECRETPATH";
+      const pulumi = fakePulumi({
+        "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:baseUrl": { value: secretBase, secret: true }, "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+        "stack export --show-secrets": () => ({ stdout: JSON.stringify({ version: 3, deployment: { resources: [] } }) }),
+        "stack --show-name": () => ({ stdout: "dev\n" }),
+        "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
+      });
+      const sink = memorySink();
+      const code = await main(["list"], { sink, env: { WEBHOOKS_MAX_RETRIES: "0" }, cwd: root, pulumi });
+      expect(code).not.toBe(0);
+      expect(sink.err).toMatch(/\S/);
+      for (const form of [secretBase, "127.0.0.1:9", "SECRETPATH"]) expect(sink.out + sink.err, form).not.toContain(form);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

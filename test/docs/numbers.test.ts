@@ -3,6 +3,7 @@
 // the provider text stored in state, the settings and client defaults, the lookup policy's
 // constants, the model test's sizes. Each check finds the figure by the phrase that states it, and
 // fails when that phrase is gone too (a figure nobody checks is a figure that drifts).
+import { MIN_NODE, unsupportedNode } from "../../src/text";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -54,6 +55,12 @@ describe("supported versions: stated in the docs as package.json and the scripts
     expect(fromSource("scripts/node-env.sh", /a > (\d+) \|\| \(a === \d+ && b >= \d+\)/)).toBe(major);
     expect(fromSource("scripts/node-env.sh", /a === (\d+) && b >= \d+/)).toBe(major);
     expect(fromSource("scripts/node-env.sh", /a === \d+ && b >= (\d+)/)).toBe(minor);
+    // What the bins tell an older Node.js.
+    expect(manifest.engines.node).toBe(`>=${MIN_NODE}`);
+    expect(unsupportedNode("webhooks", "", "20.20.2")).toMatch(new RegExp(`needs Node.js ${MIN_NODE.replace(/\./g, "\\.")} or newer, and this is Node.js 20\\.20\\.2`));
+    expect(unsupportedNode("webhooks", "", `${major}.${Number(minor) - 1}.9`)).toBeDefined();
+    expect(unsupportedNode("webhooks", "", `${major}.${minor}.0`)).toBeUndefined();
+    expect(unsupportedNode("webhooks", "", `${Number(major) + 2}.0.0`)).toBeUndefined();
   });
 
   it("the oldest @pulumi/pulumi: the README states the dependency's caret range floor", () => {

@@ -141,6 +141,28 @@ describe("what the red team found: a form of a secret value is as secret as the 
     }
   });
 
+  it("a secret base URL that cannot be reached: the error names neither it nor its host (second outside attack, F2)", async () => {
+    const core = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+    const provider = createDynamicProvider(core);
+    await provider.configure({ config: { get: () => undefined, require: () => "" } });
+    const cases = [
+      { baseUrl: "https://secrethost-abc.invalid/api", hidden: ["secrethost-abc.invalid", "secrethost-abc"] },
+      { baseUrl: "http://127.0.0.1:9/SECRETPATH", hidden: ["127.0.0.1:9", "SECRETPATH"] },
+    ];
+    for (const { baseUrl, hidden } of cases) {
+      const connection = { baseUrl, accessToken: TOKEN };
+      const olds = { webhookId: 1, webhookName: "orders", webhookUrl: "https://example.com/hooks/orders", connection, __secretInputs: ["connection"] } as unknown as WebhookEndpointOutputs;
+      const error = await provider.diff("1", olds, { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders", connection, __secretInputs: ["connection"] }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error, baseUrl).toBeInstanceOf(Error);
+      const text = `${(error as Error).message} ${(error as Error).stack ?? ""}`;
+      for (const form of [baseUrl, ...hidden]) expect(text, baseUrl).not.toContain(form);
+    }
+    await core.close();
+  });
+
   it("a secret base URL refused as plain http, or a secret setting out of range, is not repeated in the message", () => {
     expect(baseUrlProblem("http://internal-secret-host.corp.example/open/gateway", false, "stack config webhooks:baseUrl")).not.toContain("internal-secret-host");
     expect(settingValueProblem("timeoutMs", "45000-plus-a-long-secret-suffix-01234567")).not.toContain("45000");

@@ -33,13 +33,13 @@ describe("tiers", () => {
 describe("the model-based test's plan", () => {
   const day = new Date("2026-11-25T12:00:00Z");
 
-  it("npm test: a 180 s budget, at least 4 schedules, seeds from the commit (the same on a re-run, whatever the date)", () => {
+  it("npm test: a 120 s budget, at least 4 schedules, seeds from the commit (the same on a re-run, whatever the date)", () => {
     const plan = modelPlan({}, "ci", day);
-    expect(plan).toMatchObject({ count: 200, budgetMs: 180_000, minimum: 4, steps: 2 });
+    expect(plan).toMatchObject({ count: 200, budgetMs: 120_000, minimum: 4, steps: 2 });
     expect(modelPlan({}, "ci", new Date("2027-01-01T00:00:00Z")).firstSeed).toBe(plan.firstSeed);
     expect(plan.firstSeed).toBeGreaterThanOrEqual(0);
     expect(plan.firstSeed).toBeLessThan(2 ** 28);
-    expect(plan.description).toMatch(/^tier ci: schedules for 180 s \(at least 4, at most 200\) of 2 steps, seeds from \d+ on \(from commit [0-9a-f]{12}\)/);
+    expect(plan.description).toMatch(/^tier ci: schedules for 120 s \(at least 4, at most 200\) of 2 steps, seeds from \d+ on \(from commit [0-9a-f]{12}\)/);
   });
 
   it("test:deep: 200 schedules without a budget, seeds from the commit and the date", () => {
