@@ -34,6 +34,7 @@ export interface RecoverReport {
 interface Entry {
   urn: string;
   resourceName: string;
+  /** Undefined when the state holds it secret (a pending create always has both): shown as `[secret]`. */
   webhookName?: string | undefined;
   webhookUrl?: string | undefined;
 }
@@ -76,8 +77,8 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
         report.recorded.map((r) => [
           cell(r.resourceName, MAX_CELL.name, secrets),
           String(r.webhookId),
-          cell(r.webhookName ?? "", MAX_CELL.name, secrets),
-          cell(r.webhookUrl ?? "", MAX_CELL.url, secrets),
+          cell(r.webhookName ?? "[secret]", MAX_CELL.name, secrets),
+          cell(r.webhookUrl ?? "[secret]", MAX_CELL.url, secrets),
           isoTime(r.createTime),
         ]),
       ).trimEnd(),
@@ -88,14 +89,16 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
     lines.push(
       table(
         ["RESOURCE", "NAME", "WHY"],
-        report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name, secrets), cell(c.webhookName ?? "", MAX_CELL.name, secrets), c.reason]),
+        report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name, secrets), cell(c.webhookName ?? "[secret]", MAX_CELL.name, secrets), c.reason]),
       ).trimEnd(),
     );
   }
   if (report.ambiguous.length > 0) {
     lines.push("", "Not guessed (nothing was changed): a person must choose.");
     for (const a of report.ambiguous) {
-      lines.push(`  ${cell(a.resourceName, MAX_CELL.name, secrets)} (${cell(a.webhookName ?? "", MAX_CELL.name, secrets)}, ${cell(a.webhookUrl ?? "", MAX_CELL.url, secrets)}): ${a.reason}`);
+      lines.push(
+        `  ${cell(a.resourceName, MAX_CELL.name, secrets)} (${cell(a.webhookName ?? "[secret]", MAX_CELL.name, secrets)}, ${cell(a.webhookUrl ?? "[secret]", MAX_CELL.url, secrets)}): ${a.reason}`,
+      );
       for (const c of a.candidates) {
         lines.push(`    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`);
         lines.push(`      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`);
