@@ -208,7 +208,17 @@ export function resourceNames(records: readonly WebhookEndpointRecord[], given: 
   const derived = records.map((r) => resourceNameFor(r.webhookName, r.webhookId, secrets));
   const counts = new Map<string, number>();
   for (const name of derived) counts.set(name, (counts.get(name) ?? 0) + 1);
-  return derived.map((name, i) => ((counts.get(name) ?? 0) > 1 ? `${name}-${records[i]!.webhookId}` : name));
+  const suffixed = derived.map((name, i) => ((counts.get(name) ?? 0) > 1 ? `${name}-${records[i]!.webhookId}` : name));
+  // A suffixed name may be another endpoint's own (`a` twice with ids 3 and 4, and `a-3`): the first
+  // keeps it, a later one gets a number no other name has. One program may declare each only once.
+  const all = new Set(suffixed);
+  const taken = new Set<string>();
+  return suffixed.map((name) => {
+    let candidate = name;
+    for (let n = 2; taken.has(candidate) || (candidate !== name && all.has(candidate)); n++) candidate = `${name}-${n}`;
+    taken.add(candidate);
+    return candidate;
+  });
 }
 
 /** A TypeScript identifier for a resource name: camelCase, ending in `Webhook` (never a keyword). */

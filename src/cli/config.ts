@@ -165,9 +165,11 @@ async function stackSecrets(options: ResolveOptions, project: ProjectDir | undef
   for (const resource of [...(deployment.resources ?? []), ...(deployment.pending_operations ?? []).map((op) => op.resource)]) {
     for (const properties of [resource.inputs, resource.outputs]) {
       if (properties === undefined) continue;
-      // Not the provenance's words either: a provenance held secret (its service's base URL is)
-      // would make "created" a secret; its service is kept, as the provider's base URL is.
-      const { signSecret: _signSecret, provenance, ...rest } = properties;
+      // Not what the resource holds secret whatever the program marked (webhook-endpoint.ts's forced
+      // secret outputs): `declared` and `createdAs` repeat the name and URL, secret here only when
+      // those fields are; `__secretInputs` lists input names; a provenance held secret (its service's
+      // base URL is) would make "created" a secret: its service is kept, as the base URL is.
+      const { signSecret: _signSecret, declared: _declared, createdAs: _createdAs, __secretInputs: _names, provenance, ...rest } = properties;
       for (const text of secretTexts(rest)) keep(text);
       const service = (revealed(provenance) as { service?: unknown } | undefined)?.service;
       if (isSecret(provenance) && typeof service === "string") keep(service);

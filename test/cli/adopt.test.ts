@@ -1,7 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhooksClient } from "../../src/client/client";
-import { identifierFor, resourceNameFor, runAdopt, type AdoptOptions } from "../../src/cli/adopt";
+import { identifierFor, resourceNameFor, resourceNames, runAdopt, type AdoptOptions } from "../../src/cli/adopt";
 import { CliError, EXIT } from "../../src/cli/exit";
 import { memorySink } from "../../src/cli/output";
 import type { Emulator } from "../../src/emulator";
@@ -93,6 +93,14 @@ describe("webhooks adopt against the emulator", () => {
     expect((missingId as CliError).message).toMatch(/no endpoint with webhook_id 99/);
     const missingName = await runAdopt(client, memorySink(), { ...base, name: "nope" }).catch((e: unknown) => e);
     expect((missingName as CliError).exitCode).toBe(EXIT.usage);
+  });
+
+  it("resource names stay distinct when a suffixed one is another endpoint's own name (a, a and a-3: third outside attack)", () => {
+    const record = (webhookId: number, webhookName: string) => ({ webhookId, webhookName, webhookUrl: "https://example.com/h" }) as never;
+    const names = resourceNames([record(3, "a"), record(4, "a"), record(5, "a-3")], undefined);
+    expect(new Set(names).size).toBe(3);
+    expect(names.slice(0, 2)).toEqual(["a-3", "a-4"]);
+    expect(resourceNames([record(1, "x"), record(2, "x-1"), record(3, "x")], undefined).every((name, _i, all) => all.indexOf(name) === all.lastIndexOf(name))).toBe(true);
   });
 
   it("derives resource names and identifiers that Pulumi and TypeScript accept", () => {

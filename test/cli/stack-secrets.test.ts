@@ -288,3 +288,49 @@ describe("a secret base URL is kept out of the CLI's errors, host included", () 
     }
   });
 });
+
+// What the dynamic resource holds secret whatever the program says (`declared`, `createdAs`: the
+// name and URL again, for a service that stores another form) is not a secret of the program's:
+// plain names and URLs must not be cut apart (third outside attack, F1).
+describe("the resource's own secret outputs do not make plain text secret", () => {
+  it("list and adopt show an endpoint the program marked nothing secret of", async () => {
+    const emulator = await cliEmulator();
+    const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-declared-"));
+    try {
+      const one = emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders/" });
+      emulator.addRecord({ webhook_name: "orders-archive", webhook_url: "https://example.com/hooks/orders/v2" });
+      writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+      const address = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" };
+      const outputs = {
+        webhookId: 1,
+        ...address,
+        webhookUrl: one.webhook_url,
+        creatorId: one.creator_id,
+        createTime: one.create_time,
+        declared: revealedSecret(address),
+        createdAs: revealedSecret(address),
+        __secretInputs: revealedSecret([]),
+      };
+      const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: address, outputs }] } };
+      const pulumi = fakePulumi({
+        "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+        "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
+        "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
+      });
+      const run = async (argv: string[]) => {
+        const sink = memorySink();
+        const code = await main([...argv, "--base-url", emulator.url], { sink, env: {}, cwd: root, pulumi });
+        return { code, text: sink.out + sink.err };
+      };
+      const listed = await run(["list", "--json"]);
+      expect(listed.text).not.toContain("[REDACTED]");
+      expect(listed.text).toContain("orders-archive");
+      const adopted = await run(["adopt", "--id", "2", "--format", "all"]);
+      expect(adopted.code).toBe(0);
+      expect(adopted.text).not.toContain("[REDACTED]");
+    } finally {
+      await emulator.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
