@@ -19,8 +19,12 @@ export const ids = hooks.map((hook) => hook.webhookId);
 `;
 const FLEET_YAML = readFileSync(join(REPO, "examples/quickstart/Pulumi.yaml"), "utf8").replace(/^name: .*$/m, "name: webhooks-fleet");
 
-/** Tight timeouts so "latency past the client timeout" happens; generous retries so runs converge. */
-const CLIENT_TUNING = { WEBHOOKS_TIMEOUT_MS: "1000", WEBHOOKS_MAX_RETRIES: "8", WEBHOOKS_CREATE_SETTLE_MS: "2500" };
+/**
+ * Tight timeouts so "latency past the client timeout" happens; generous retries so runs converge; a
+ * settle window of seconds beyond the 1.5 s latency, so a loaded machine cannot push a slow create's
+ * commit past it.
+ */
+const CLIENT_TUNING = { WEBHOOKS_TIMEOUT_MS: "1000", WEBHOOKS_MAX_RETRIES: "8", WEBHOOKS_CREATE_SETTLE_MS: "8000" };
 const ALL_FAULTS: FaultKind[] = ["server-error", "rate-limit", "latency", "reset-before", "drop-after-commit", "truncated", "malformed"];
 
 /** A fleet project of its own stack and backend, talking to one emulator. */

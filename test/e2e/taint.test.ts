@@ -160,7 +160,11 @@ async function runProgram(program: Program, run: number): Promise<void> {
 
   // maxRetries (a small count) and ascending ("true") are marked when generated, but a text search
   // cannot tell them from other text: they are not searched for.
-  const searchable = program.secret.filter((key) => key !== "maxRetries" && key !== "ascending");
+  // On the dynamic face one of the two base URL settings is used, by `useConnection`: the other one is
+  // never set, so marking it says nothing (the emulator's URL is then plain config, which the engine
+  // copies into the default provider's inputs as given).
+  const unused = program.face !== "dynamic" ? "" : program.useConnection ? "baseUrl" : "connBaseUrl";
+  const searchable = program.secret.filter((key) => key !== "maxRetries" && key !== "ascending" && key !== unused);
   const secrets = [...new Set([...searchable.map((key) => (key === "connBaseUrl" ? emulator.url : values[key]!)), ...(program.secret.includes("url") ? [url2, url3] : []), token])];
   // Every file the backend keeps, by name; a token the test itself set in plaintext config is
   // searched for only where the product writes (state, not the config snapshot in *.history.json).
