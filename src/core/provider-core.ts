@@ -205,7 +205,8 @@ export class ProviderCore {
       } else if (stranger !== undefined) {
         // Ids are per service: the connection now reaches another service, where this id is
         // another endpoint (often another team's). It is replaced there, never taken.
-        if (connectionChanged) updates.splice(updates.indexOf("connection"), 1);
+        const at = updates.indexOf("connection");
+        if (at >= 0) updates.splice(at, 1);
         replaces.push(connectionChanged ? "connection" : "webhookId");
         drift = stranger;
       } else if (!stillAsCreated(current, olds)) {

@@ -128,6 +128,25 @@ describe("an endpoint is its id on the service it was made on", () => {
     }
   });
 
+  it("a state that records the creation time but not the creator: the time alone tells them apart, and the reason says so", async () => {
+    const onA = core("native", a.url, OURS);
+    const created = await onA.create(ENDPOINT, undefined, "shop/dev");
+    await onA.close();
+    const { creatorId: _creator, ...withoutCreator } = created.state as WebhookEndpointOutputs;
+    const onB = core("native", b.url, B_STACK);
+    try {
+      const diff = await onB.diff(created.id, withoutCreator as WebhookEndpointOutputs, ENDPOINT);
+      expect(diff).toMatchObject({ changes: true, replaces: ["webhookId"], updates: [] });
+      expect(diff.drift).toMatch(/was created at another time than the stack's endpoint 1/);
+      expect(diff.drift).not.toMatch(/undefined/);
+      // What else changed is still said (here adoptWebhookId added for the id held): only a changed connection turns into the replacement.
+      const adopting = await onB.diff(created.id, withoutCreator as WebhookEndpointOutputs, { ...ENDPOINT, adoptWebhookId: Number(created.id) });
+      expect(adopting).toMatchObject({ replaces: ["webhookId"], updates: ["adoptWebhookId"] });
+    } finally {
+      await onB.close();
+    }
+  });
+
   it("the same service at a new address (persisted, restarted on another port): nothing changes, refresh reads it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "service-identity-"));
     const persistPath = join(dir, "records.json");
