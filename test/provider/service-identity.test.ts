@@ -132,7 +132,7 @@ describe("an endpoint is its id on the service it was made on", () => {
     const onA = core("native", a.url, OURS);
     const created = await onA.create(ENDPOINT, undefined, "shop/dev");
     await onA.close();
-    const { creatorId: _creator, ...withoutCreator } = created.state as WebhookEndpointOutputs;
+    const { creatorId: _creator, ...withoutCreator } = created.state;
     const onB = core("native", b.url, B_STACK);
     try {
       const diff = await onB.diff(created.id, withoutCreator as WebhookEndpointOutputs, ENDPOINT);
