@@ -1,4 +1,5 @@
 import type { WebhookEndpointRecord } from "../client";
+import { charOrEscape } from "../text";
 
 /**
  * Where a command writes, and what it may know about the terminal. Results go to stdout (a table
@@ -106,11 +107,11 @@ function escapedWithin(text: string, maxBytes: number): string {
 const SHOWN_GAP = String.raw`(?:${HIDDEN_SOURCE}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8})*`;
 const SHOWN_PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
 
-/** A secret as a person reads it: in any letter case, hidden characters or their escapes between its characters. */
+/** A secret as a person reads it: in any letter case, a character or its percent-escape (which a URL's reader decodes), hidden characters or their escapes between its characters. */
 function shownPatterns(secret: string): { any: RegExp; all: RegExp } {
   let patterns = SHOWN_PATTERNS.get(secret);
   if (patterns === undefined) {
-    const source = [...secret].map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")).join(SHOWN_GAP);
+    const source = [...secret].map(charOrEscape).join(SHOWN_GAP);
     patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
     if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
     SHOWN_PATTERNS.set(secret, patterns);

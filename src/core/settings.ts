@@ -129,20 +129,8 @@ export function resolveConnection(
   return { key, client };
 }
 
-/**
- * The service a base URL names, in one form: scheme and host lower-cased, a default port and
- * trailing slashes dropped. What state records as an endpoint's service (never the token), and what
- * `webhooks recover` and `orphans` compare.
- */
-export function serviceOf(baseUrl: string): string {
-  const trimmed = baseUrl.trim();
-  try {
-    const url = new URL(trimmed);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
-  } catch {
-    return trimmed.replace(/\/+$/, "");
-  }
-}
+/** The service a base URL names, in one form (see text/service.ts): what state records as an endpoint's service. */
+export { serviceOf } from "../text";
 
 /**
  * Every access token the settings hold, from each place, whether or not a connection resolves

@@ -11,7 +11,7 @@ import { ProviderCore } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
 import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
-import { MAX_MESSAGE_CHARS, showable } from "../text";
+import { MAX_MESSAGE_CHARS, serviceOf, showable } from "../text";
 import { checkConfig, nativeConfig } from "./config";
 import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb } from "./grpc";
 import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
@@ -300,7 +300,13 @@ function struct(properties: Record<string, unknown>): Struct {
 function configTaint(values: Record<string, unknown>): Taint {
   const marked = secretsIn(values);
   const token = unwrapSecrets(values.accessToken ?? values["webhooks:config:accessToken"]);
-  return { names: marked.names, values: typeof token === "string" && token !== "" && token !== UNKNOWN ? [...new Set([...marked.values, token])] : marked.values };
+  // A base URL marked secret is secret also as the service a provenance records (trailing slash
+  // dropped, host lower-cased); the core redacts its host forms from messages.
+  const baseUrl = values.baseUrl ?? values["webhooks:config:baseUrl"];
+  const plainBaseUrl = unwrapSecrets(baseUrl);
+  const baseUrlForms = holdsSecret(baseUrl) && typeof plainBaseUrl === "string" && plainBaseUrl !== UNKNOWN ? [serviceOf(plainBaseUrl)] : [];
+  const tokens = typeof token === "string" && token !== "" && token !== UNKNOWN ? [token] : [];
+  return { names: marked.names, values: [...new Set([...marked.values, ...baseUrlForms, ...tokens])] };
 }
 
 /**

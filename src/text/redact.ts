@@ -1,3 +1,4 @@
+import { serviceOf } from "./service";
 /**
  * Token redaction and the display of text that came from a service. Internal: not exported from
  * the package's entry.
@@ -36,6 +37,17 @@ const UNSHOWABLE =
  * `sign_secret: ...`, and the camelCase `signSecret`. Group 1 is everything before the value; a
  * value already redacted (a secret known by value) is left alone.
  */
+/**
+ * One character of a secret as a pattern: itself, or its percent-escape (`%41` for `A`, each UTF-8
+ * byte of it), which a URL's reader decodes back: a token written `tok-%41BC` in an endpoint's URL
+ * is still the token. Case-insensitive patterns take `%4a` and `%4A` alike.
+ */
+export function charOrEscape(char: string): string {
+  const literal = char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+  const escaped = [...Buffer.from(char, "utf8")].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
+  return `(?:${literal}|${escaped})`;
+}
+
 const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
 
 /**
@@ -63,7 +75,7 @@ const PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
 function secretPatterns(secret: string): { any: RegExp; all: RegExp } {
   let patterns = PATTERNS.get(secret);
   if (patterns === undefined) {
-    const source = secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+    const source = [...secret].map(charOrEscape).join("");
     patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
     if (PATTERNS.size >= 64) PATTERNS.clear();
     PATTERNS.set(secret, patterns);
@@ -183,10 +195,12 @@ function safeJson(value: unknown): string | undefined {
 }
 
 /**
- * The forms a secret takes in text: itself and, for a URL, its origin and host (and its host name,
- * when it is a name). A message about a connection names the host it failed to reach ("list request to
- * <host> failed: ENOTFOUND <host>"), never the whole URL, so a base URL held secret must be
- * redacted by its host too.
+ * The forms a secret takes in text: itself and, for a URL, the service it names as state records
+ * it ({@link serviceOf}: a provenance), its origin and host (and its host name, when it is a name),
+ * and for an IPv6 host the address and port as Node.js names them, without brackets. A message
+ * about a connection names the host it failed to reach ("list request to <host> failed: ENOTFOUND
+ * <host>", "connect EHOSTUNREACH 2001:db8::1:443"), never the whole URL, so a base URL held secret
+ * must be redacted by its host too.
  */
 export function secretForms(value: string): string[] {
   const forms = [value];
@@ -197,7 +211,9 @@ export function secretForms(value: string): string[] {
     // address or localhost: those are named with their port ("ECONNREFUSED 127.0.0.1:8080"), and
     // alone they would cut every loopback URL apart.
     const named = !/^[\d.]+$|^\[|^localhost$/i.test(url.hostname);
-    for (const form of [url.origin, url.host, ...(named ? [url.hostname] : [])]) if (form.length >= 4 && !forms.includes(form)) forms.push(form);
+    const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
+    const ipv6 = url.hostname.startsWith("[") ? [`${url.hostname.slice(1, -1)}:${port}`] : [];
+    for (const form of [serviceOf(value), url.origin, url.host, ...ipv6, ...(named ? [url.hostname] : [])]) if (form.length >= 4 && !forms.includes(form)) forms.push(form);
   } catch {
     // Not a URL after all: the value alone.
   }

@@ -78,8 +78,10 @@ describe("the native plugin keeps every secret the program marked secret (proper
           rewrite: fc.constantFrom("none", "rewriting-lowercase"),
           marker: fc.stringMatching(/^[a-z0-9]{10}$/),
           drift: fc.boolean(),
+          // How the program spells the base URL: a secret one is secret in every form (the service a provenance records drops the slash).
+          baseUrlSpelling: fc.constantFrom("as-is", "trailing-slash", "upper-scheme-slashes"),
         }),
-        async ({ secretInputs, secretSettings, nameCase, rewrite, marker, drift }) => {
+        async ({ secretInputs, secretSettings, nameCase, rewrite, marker, drift, baseUrlSpelling }) => {
           run++;
           const emulator = emulators.get(rewrite)!;
           // Unique per run (a shrunk case repeats its marker): a second create of one name and URL is refused.
@@ -88,7 +90,8 @@ describe("the native plugin keeps every secret the program marked secret (proper
           const url = `https://Hooks.Example.com/in/${nameCase === "lower" ? "tnt-url" : "Tnt-Url"}-${unique}?key=K${unique}`;
           const inputs: Record<string, unknown> = { webhookName: name, webhookUrl: url };
           for (const key of secretInputs) inputs[key] = wrap(inputs[key]);
-          const settings: Record<string, unknown> = { baseUrl: emulator.url, accessToken: TOKEN };
+          const baseUrl = baseUrlSpelling === "as-is" ? emulator.url : baseUrlSpelling === "trailing-slash" ? `${emulator.url}/` : `${emulator.url.replace(/^http:/, "HTTP:")}//`;
+          const settings: Record<string, unknown> = { baseUrl, accessToken: TOKEN };
           for (const [key, make] of Object.entries(SETTING_VALUES)) settings[key] = make(run);
           for (const key of secretSettings) settings[key] = wrap(settings[key]);
 
@@ -97,6 +100,8 @@ describe("the native plugin keeps every secret the program marked secret (proper
           const secrets = [
             ...secretInputs.map((key) => String(key === "webhookName" ? name : url)),
             ...secretSettings.filter((key) => key !== "accessToken" && key !== "maxRetries").map((key) => String((settings[key] as { value: unknown }).value)),
+            // The service a secret base URL names, however it was spelled (its origin: the emulator has no path).
+            ...(secretSettings.includes("baseUrl") ? [new URL(baseUrl).origin] : []),
             TOKEN,
           ];
           const answers: unknown[] = [];

@@ -141,13 +141,17 @@ describe("what the red team found: a form of a secret value is as secret as the 
     }
   });
 
-  it("a secret base URL that cannot be reached: the error names neither it nor its host (second outside attack, F2)", async () => {
+  it("a secret base URL that cannot be reached: the error names neither it nor its host, IPv6 ones too (second outside attack, F2; final, F3)", async () => {
     const core = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
     const provider = createDynamicProvider(core);
     await provider.configure({ config: { get: () => undefined, require: () => "" } });
     const cases = [
       { baseUrl: "https://secrethost-abc.invalid/api", hidden: ["secrethost-abc.invalid", "secrethost-abc"] },
       { baseUrl: "http://127.0.0.1:9/SECRETPATH", hidden: ["127.0.0.1:9", "SECRETPATH"] },
+      // Node.js names an IPv6 peer without brackets ("connect ECONNREFUSED ::1:9"), and the URL
+      // parser writes an IPv4-mapped address in hex (final outside attack, F3).
+      { baseUrl: "http://[::1]:9/", hidden: ["::1:9", "[::1]"] },
+      { baseUrl: "http://[::ffff:127.0.0.1]:9/", hidden: ["::ffff:7f00:1:9", "::ffff:127.0.0.1", "7f00:1"] },
     ];
     for (const { baseUrl, hidden } of cases) {
       const connection = { baseUrl, accessToken: TOKEN };
