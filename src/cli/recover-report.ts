@@ -21,7 +21,11 @@ export interface RecoverReport {
   providers: { pid: number; engine: string; kind: "dynamic" | "native"; stopped: boolean }[];
   recorded: (Entry & { webhookId: number; createTime: number; how: string })[];
   cleared: (Entry & { reason: string })[];
-  ambiguous: (Entry & { reason: string; candidates: { webhookId: number; createTime: number; creatorId: number }[] })[];
+  /**
+   * `elsewhere`: the create was sent to another service than the one this command connects to (an
+   * explicit provider's, a connection input's); `baseUrl` is that service, null when the state holds it secret.
+   */
+  ambiguous: (Entry & { reason: string; candidates: { webhookId: number; createTime: number; creatorId: number }[]; elsewhere?: { baseUrl: string | null } })[];
   /** Other pending operations (updates, deletes, reads) `pulumi stack import` drops, as the next update would. */
   droppedOperations: number;
   /** A broken checkpoint metadata file removed (or, in a dry run, that would be) so that the stack loads. */
@@ -103,7 +107,18 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
         lines.push(`    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`);
         lines.push(`      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`);
         // Only a resource name adopt accepts is suggested (a stack's resource may be named anything).
-        lines.push(`      or declare it: webhooks adopt --id ${c.webhookId}${resourceNameProblem(a.resourceName, secrets) === undefined ? ` --resource-name ${shellQuote(a.resourceName)}` : ""}`);
+        const resourceName = resourceNameProblem(a.resourceName, secrets) === undefined ? ` --resource-name ${shellQuote(a.resourceName)}` : "";
+        if (a.elsewhere === undefined) lines.push(`      or declare it: webhooks adopt --id ${c.webhookId}${resourceName}`);
+        // The id is the service's: adopt run as the project configures it would look it up on another service.
+        else if (a.elsewhere.baseUrl !== null) {
+          lines.push(
+            `      or declare it (with WEBHOOKS_ACCESS_TOKEN set to the token of the provider that sent it): webhooks adopt --id ${c.webhookId} --base-url ${shellQuote(a.elsewhere.baseUrl)}${resourceName}`,
+          );
+        } else {
+          lines.push(
+            `      or declare it with webhooks adopt --id ${c.webhookId}${resourceName}, WEBHOOKS_BASE_URL and WEBHOOKS_ACCESS_TOKEN set to the base URL (held secret, not shown) and token of the provider that sent it`,
+          );
+        }
       }
     }
   }

@@ -262,7 +262,11 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   }
   report.services = services;
   if (report.window !== null) report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
-  fillReport(report, outcomes);
+  fillReport(report, outcomes, (urn) => {
+    const target = targets.get(urn);
+    // A create sent to another service than the one this command connects to: adopt must be pointed there.
+    return target?.known === true && target.service !== home.service ? { baseUrl: target.baseUrlSecret ? null : target.service } : undefined;
+  });
   if (report.ambiguous.length > 0) {
     printReport(sink, report, options.json, options.secrets);
     const unconfirmed = services.some((s) => s.creators.length === 0);
@@ -416,7 +420,7 @@ async function gone(processes: ProcessProbe, pid: number, sleep: (ms: number) =>
   return false;
 }
 
-function fillReport(report: RecoverReport, outcomes: readonly Outcome[]): void {
+function fillReport(report: RecoverReport, outcomes: readonly Outcome[], elsewhere: (urn: string) => { baseUrl: string | null } | undefined): void {
   for (const outcome of outcomes) {
     const p = outcome.pending;
     // A name or URL the state holds secret was matched, and is never shown.
@@ -427,7 +431,13 @@ function fillReport(report: RecoverReport, outcomes: readonly Outcome[]): void {
     } else if (outcome.kind === "clear") {
       report.cleared.push({ ...base, reason: outcome.reason });
     } else {
-      report.ambiguous.push({ ...base, reason: outcome.reason, candidates: outcome.candidates.map((c) => ({ webhookId: c.webhookId, createTime: c.createTime, creatorId: c.creatorId })) });
+      const other = elsewhere(p.urn);
+      report.ambiguous.push({
+        ...base,
+        reason: outcome.reason,
+        candidates: outcome.candidates.map((c) => ({ webhookId: c.webhookId, createTime: c.createTime, creatorId: c.creatorId })),
+        ...(other === undefined ? {} : { elsewhere: other }),
+      });
     }
   }
 }

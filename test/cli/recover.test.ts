@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -528,6 +529,40 @@ describe("recover: each pending create is judged on the service it was sent to",
     expect(sink.out).toContain("endpoint 1, created");
     expect(sink.out).toContain("endpoint 2, created");
     expect(stack.imported).toBeUndefined();
+    // The adopt it suggests looks the id up on the second service, not on the one the project
+    // configures (where id 1 is the stack's own november): read back by a POSIX shell (final outside attack, F5).
+    const adopts = sink.out.split("\n").filter((line) => line.includes("webhooks adopt"));
+    expect(adopts).toHaveLength(2);
+    for (const [line, id] of adopts.map((l, i) => [l, i + 1] as const)) {
+      const command = line.slice(line.indexOf("webhooks adopt"));
+      const words = execFileSync("sh", ["-c", `for a in ${command}; do printf '%s\\n' "$a"; done`], { encoding: "utf8" })
+        .trimEnd()
+        .split("\n");
+      expect(words).toEqual(["webhooks", "adopt", "--id", String(id), "--base-url", eu.url, "--resource-name", "mike"]);
+      expect(line).toContain("WEBHOOKS_ACCESS_TOKEN set to the token of the provider that sent it");
+    }
+  });
+
+  it("a second service whose base URL the state holds secret: the adopt hint points there without showing it", async () => {
+    await euEndpoint("oscar", RUN_START + 500);
+    await euEndpoint("oscar", RUN_START + 1_000);
+    const op = pendingCreate("oscar", { face: "native" });
+    const provider = euProvider();
+    setup(
+      [{ ...provider, inputs: { ...provider.inputs, baseUrl: ciphertext(eu.url) }, outputs: { ...provider.outputs, baseUrl: ciphertext(eu.url) } }],
+      [{ ...op, resource: onEu(op.resource) }],
+      "stale",
+      "unknown",
+    );
+    const { error, sink } = await recover();
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    const adopts = sink.out.split("\n").filter((line) => line.includes("webhooks adopt"));
+    expect(adopts).toHaveLength(2);
+    for (const line of adopts) {
+      expect(line).not.toContain("--base-url");
+      expect(line).toMatch(/WEBHOOKS_BASE_URL and WEBHOOKS_ACCESS_TOKEN set to the base URL \(held secret, not shown\)/);
+    }
+    expect(sink.out + sink.err).not.toContain(eu.url.replace(/^http:\/\//, ""));
   });
 });
 
