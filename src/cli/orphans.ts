@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { sameName, type WebhookEndpointRecord } from "../client";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
 import { createdByItsStack, mayBeHeldEndpoint, type Provenance } from "../core/state";
-import { SecretFieldIndex, endpointResources, heldId, namesOf, parseState, provenanceIn, type StateResource, type UntypedDeployment } from "./deployment";
+import { SecretFieldIndex, endpointResources, heldId, namesOf, parseState, provenanceIn, stackCreators, type StateResource, type UntypedDeployment } from "./deployment";
 import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
@@ -47,11 +47,14 @@ export const ORPHANS_USAGE = `Usage: webhooks orphans (--stack S ... | --state-f
 
 Lists the endpoints on the service that none of the given stacks holds there, with their creator:
   left-behind    ours to remove: a resource of those stacks created this very endpoint on this
-                 service (its recorded provenance says so) and no longer holds it (a replacement
-                 or a destroy): remove it on the service if nothing uses it
+                 service (its recorded provenance says so), its creator is the one creator of
+                 everything that stack created there, and the stack no longer holds it (a
+                 replacement or a destroy): remove it on the service if nothing uses it
 and apart, not ours to remove:
-  formerly-held  a resource held this id, but adopted, imported or picked it (someone else's), or
-                 records no provenance (written by an earlier release: unknown)
+  formerly-held  a resource held this id, but adopted, imported or picked it (someone else's),
+                 records no provenance (written by an earlier release: unknown), or recorded it
+                 as created while the stack's endpoints there name more than one creator
+                 ("disputed": a service may have answered a create with another's endpoint)
   name-match     its name is the name (or webhookName) of a resource of those stacks: a hint only
   unrelated      neither
   --stack S         a stack of the current backend (exported with \`pulumi stack export --stack S\`,
@@ -72,6 +75,8 @@ export interface Orphan {
   ours: boolean;
   /** How the resource that held it got it, when one did and its state records it. */
   provenance?: Provenance["how"] | "unknown";
+  /** Created by the stack that held it, by its provenance, but its creator is not the one creator of everything that stack created on this service. */
+  disputed?: true;
   /** Its fields a state of those stacks holds secret: shown as `[secret]`, never as the service has them. */
   secretFields: ("webhookName" | "webhookUrl")[];
   resources: { source: string; urn: string; name: string }[];
@@ -145,6 +150,8 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
     }
   }
 
+  // Each stack's principal on this service: the creators of the endpoints it created here, in any checkpoint.
+  const creatorsBySource = new Map(sources.map((source) => [source.label, new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)]))]));
   const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
   // Held: the service's endpoints the stacks hold now (seen on it).
   const held = records.filter(isHeld).length;
@@ -160,7 +167,15 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         // adopted or imported, or says nothing, makes it someone else's or unknown.
         // Created here by the stack that held it (not moved in from another stack with `pulumi state move`).
         const createdHere = before.every((b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service);
-        if (createdHere) return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields: secret };
+        // And by the stack's principal there: the one creator of every endpoint the stack created
+        // on this service. Creators that disagree mean one of them is not the stack's (a service
+        // answered a create with another principal's endpoint before the principal was known).
+        const byItsPrincipal = before.every((b) => {
+          const creators = creatorsBySource.get(b.source);
+          return creators !== undefined && creators.size === 1 && creators.has(record.creatorId);
+        });
+        if (createdHere && byItsPrincipal) return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields: secret };
+        if (createdHere) return { record, relation: "formerly-held", ours: false, provenance: "created", disputed: true, resources, secretFields: secret };
         const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
         return { record, relation: "formerly-held", ours: false, provenance: how, resources, secretFields: secret };
       }
@@ -181,6 +196,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
           relation: o.relation,
           ours: o.ours,
           ...(o.provenance === undefined ? {} : { provenance: o.provenance }),
+          ...(o.disputed === true ? { disputed: true } : {}),
           resources: o.resources,
         })),
       }),
@@ -203,7 +219,9 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
     cell(o.record.webhookUrl, MAX_CELL.url, secrets),
     principal(o.record.creatorName, o.record.creatorId),
     isoTime(o.record.createTime),
-    o.relation === "formerly-held" ? `formerly-held (${o.provenance === "unknown" ? "provenance unknown" : o.provenance})` : o.relation,
+    o.relation === "formerly-held"
+      ? `formerly-held (${o.disputed === true ? "created, but not by the stack's one creator here" : o.provenance === "unknown" ? "provenance unknown" : o.provenance})`
+      : o.relation,
     o.resources.map((r) => `${cell(r.name, MAX_CELL.name, secrets)} (${cell(r.source, MAX_CELL.url, secrets)})`).join(", ") || "-",
   ];
   const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "RELATION", "RESOURCE"];
@@ -214,7 +232,7 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
   if (notOurs.length > 0) {
     parts.push(
       "",
-      "Not ours to remove (listed apart): no state shows these stacks created them. Adopted, imported or picked endpoints were someone else's; a name match is only a hint; an endpoint held by a state of an earlier release records no provenance.",
+      "Not ours to remove (listed apart): no state shows these stacks created them. Adopted, imported or picked endpoints were someone else's; a name match is only a hint; an endpoint held by a state of an earlier release records no provenance; one recorded as created by a creator other than the stack's one creator on this service may be another principal's.",
     );
     parts.push(table(headers, notOurs.map(row)).trimEnd());
   }

@@ -47,7 +47,11 @@ export type Outcome =
 
 export function matchPendingCreates(pending: readonly PendingCreate[], records: readonly WebhookEndpointRecord[], rules: MatchRules): Outcome[] {
   const byId = new Map(records.map((record) => [record.webhookId, record]));
-  const principalKnown = rules.creators.size > 0;
+  // One creator: the stack's principal. None: unknown. More than one: the stack's own records
+  // disagree (a service that answered a create with another principal's endpoint before the
+  // principal was known), so which one is the stack's cannot be told either.
+  const principalKnown = rules.creators.size === 1;
+  const disagreeing = rules.creators.size > 1 ? [...rules.creators].sort((a, b) => a - b).join(", ") : undefined;
   const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: RecordedHow; why: string; reason?: string; unconfirmed?: boolean }[] = pending.map((p) => {
     const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
     if (pick !== undefined) return { pending: p, candidates: [picked(p, pick, byId, rules)], how: "picked", why: "chosen with --pick" };
@@ -92,7 +96,11 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
         kind: "ambiguous",
         pending: p,
         candidates,
-        reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but the state shows no principal of the stack on that service (no endpoint the stack created there is recorded with its provenance; adopted, imported and picked ones, and those of earlier releases, do not count), so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
+        reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but ${
+          disagreeing === undefined
+            ? "the state shows no principal of the stack on that service (no endpoint the stack created there is recorded with its provenance; adopted, imported and picked ones, and those of earlier releases, do not count)"
+            : `the endpoints the stack created on that service name more than one creator (${disagreeing}: one may be another principal's that the service answered a create with)`
+        }, so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
       };
     }
     if (candidates.length > 1) {

@@ -269,9 +269,9 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   });
   if (report.ambiguous.length > 0) {
     printReport(sink, report, options.json, options.secrets);
-    const unconfirmed = services.some((s) => s.creators.length === 0);
+    const unconfirmed = services.some((s) => s.creators.length !== 1);
     const why = unconfirmed
-      ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service)"
+      ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service, or endpoints by more than one creator)"
       : "match more than one endpoint (or share one)";
     throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`);
   }

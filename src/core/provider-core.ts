@@ -4,7 +4,18 @@ import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
 import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, serviceOf, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
-import { createdAddress, declaredAddress, mayBeHeldEndpoint, stateAfterCreate, stateAfterRead, stateAfterUpdate, stillAsCreated, type Provenance, type WebhookEndpointOutputs } from "./state";
+import {
+  createdAddress,
+  declaredAddress,
+  mayBeHeldEndpoint,
+  provenanceOf,
+  stateAfterCreate,
+  stateAfterRead,
+  stateAfterUpdate,
+  stillAsCreated,
+  type Provenance,
+  type WebhookEndpointOutputs,
+} from "./state";
 import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
 
 /**
@@ -62,6 +73,12 @@ interface PerConnection {
   lookups: EndpointLookups;
   /** What a read just saw, reused once by the diff that follows it in a refresh. */
   justRead: Map<string, { record: WebhookEndpointRecord | undefined; at: number }>;
+  /**
+   * The stack's principal on this connection, as recorded facts show it: the creators of the
+   * endpoints this stack created on its service (their provenance says so), seen in this process
+   * by a diff or a refresh. Empty until then: the API cannot say which principal a token is.
+   */
+  principals: Set<number>;
 }
 
 /** Most connections kept at once; the least recently used one is closed past it. */
@@ -117,6 +134,15 @@ export class ProviderCore {
     const adopting = inputs.adoptWebhookId !== undefined;
     const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(connection.client, inputs, taint) : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
+    if (!adopting && connection.principals.size > 0 && !connection.principals.has(record.creatorId)) {
+      // A service that keeps names unique may answer a create with the endpoint that has the name:
+      // when another principal made the same name and URL while this create was in flight, that
+      // endpoint is theirs, new since the attempt began, and only its creator tells.
+      const ours = [...connection.principals].sort((a, b) => a - b).join(", ");
+      throw new ProviderError(
+        `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}, but the endpoints this stack created on this service were created by ${ours}: another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded. If endpoint ${id} is this stack's (its access token now belongs to another principal), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
+      );
+    }
     const state = stateAfterCreate(record, inputs, { how: adopting ? "adopted" : "created", service: serviceOf(connection.client.baseUrl), stack });
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
@@ -155,6 +181,7 @@ export class ProviderCore {
       throw new ProviderError(
         `${stranger}; refresh cannot see the stack's endpoint from here, and records nothing of this one: restore the connection the endpoint was made with, or run \`pulumi up\` without --refresh, which replaces it`,
       );
+    if (old !== undefined) learnPrincipal(connection, old, stack);
     const imported: Provenance | undefined = old === undefined ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack } : undefined;
     const state = stateAfterRead(record, old ?? {}, imported);
     const inputs: WebhookEndpointInputs = {
@@ -168,15 +195,15 @@ export class ProviderCore {
   }
 
   /** Diff: inputs compared with what was declared, then the service asked whether the endpoint drifted. */
-  async diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint = NO_TAINT): Promise<DiffOutcome> {
+  async diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint = NO_TAINT, stack = "unknown"): Promise<DiffOutcome> {
     try {
-      return await this.#diff(id, olds, news, taint);
+      return await this.#diff(id, olds, news, taint, stack);
     } catch (error) {
       throw scrubbedError(error, this.#scrubbing(taint));
     }
   }
 
-  async #diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint): Promise<DiffOutcome> {
+  async #diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint, stack: string): Promise<DiffOutcome> {
     const replaces: string[] = [];
     const updates: string[] = [];
     const declared = declaredAddress(olds);
@@ -209,7 +236,8 @@ export class ProviderCore {
         if (at >= 0) updates.splice(at, 1);
         replaces.push(connectionChanged ? "connection" : "webhookId");
         drift = stranger;
-      } else if (!stillAsCreated(current, olds)) {
+      } else if (!connectionChanged) learnPrincipal(connection, olds, stack);
+      if (current !== undefined && stranger === undefined && !stillAsCreated(current, olds)) {
         const created = createdAddress(olds);
         replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
         const secrets = [...connection.secrets, ...taint.values];
@@ -342,7 +370,13 @@ export class ProviderCore {
       return state;
     }
     const client = new WebhooksClient(connection.client);
-    state = { client, secrets: [connection.client.accessToken], lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending), justRead: new Map() };
+    state = {
+      client,
+      secrets: [connection.client.accessToken],
+      lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending),
+      justRead: new Map(),
+      principals: new Set(),
+    };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {
       const [oldestKey, oldest] = this.#connections.entries().next().value as [string, PerConnection];
@@ -399,4 +433,20 @@ function anotherEndpoint(id: string, olds: Partial<WebhookEndpointOutputs>, curr
   const creator = typeof olds.creatorId === "number" && current.creatorId !== olds.creatorId;
   const differs = creator ? `was created by creator ${current.creatorId}, not ${olds.creatorId} as the stack's endpoint ${id}` : `was created at another time than the stack's endpoint ${id}`;
   return `endpoint ${id} on the service connected to ${differs}: it is another endpoint (ids are per service, and the connection reaches another service than the endpoint was made on)`;
+}
+
+/**
+ * Learns the stack's principal on a connection from an endpoint the stack holds: only one its
+ * provenance says this stack created on this very service (adopted, imported and picked endpoints,
+ * and those of earlier releases, which record no provenance, may be anyone's).
+ */
+function learnPrincipal(connection: PerConnection, olds: Partial<WebhookEndpointOutputs>, stack: string): void {
+  const provenance = provenanceOf(olds);
+  if (provenance?.how !== "created" || provenance.service !== serviceOf(connection.client.baseUrl)) return;
+  if (stack !== "unknown" && provenance.stack !== stack) return;
+  if (typeof olds.creatorId === "number" && Number.isSafeInteger(olds.creatorId)) connection.principals.add(olds.creatorId);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

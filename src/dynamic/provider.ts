@@ -94,7 +94,7 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
 
     async diff(id, olds, news) {
       const taint = taintOf(olds, news);
-      const outcome = await core.diff(id, olds, news, taint);
+      const outcome = await core.diff(id, olds, news, taint, typeof news.__stack === "string" ? news.__stack : undefined);
       if (outcome.drift !== undefined) console.log(scrubbed(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`, taint.values));
       return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
     },

@@ -61,7 +61,12 @@ export function parseCreate(body: Body, options: ResolvedOptions): WebhookInput 
 }
 
 export function createWebhook(input: WebhookInput, options: ResolvedOptions, store: WebhookStore, creator: Creator, time: number): WebhookRecord {
-  if (options.uniqueNames && store.hasName(input.webhook_name)) throw apiErrors.nameExists();
+  if (options.uniqueNames && store.hasName(input.webhook_name)) {
+    // An idempotent create answers with the endpoint that has the name, whoever made it.
+    const [existing] = store.named(input.webhook_name);
+    if (options.takenName === "existing" && existing !== undefined) return { ...existing };
+    throw apiErrors.nameExists();
+  }
   return store.create(input, creator, time);
 }
 

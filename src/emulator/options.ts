@@ -31,6 +31,7 @@ import {
   NAME_REWRITES,
   PAGING_STYLES,
   SORT_ORDERS,
+  TAKEN_NAME_ANSWERS,
   TRUNCATIONS,
   URL_REWRITES,
   type Creator,
@@ -45,7 +46,7 @@ import {
   type RouteFaults,
 } from "./types";
 
-export { API_ROUTES, ASCENDING_MODES, ERROR_STYLES, FAULT_KINDS, FILTER_MATCHES, LIMIT_ABOVE_MAX, NAME_REWRITES, PAGING_STYLES, SORT_ORDERS, TRUNCATIONS, URL_REWRITES };
+export { API_ROUTES, ASCENDING_MODES, ERROR_STYLES, FAULT_KINDS, FILTER_MATCHES, LIMIT_ABOVE_MAX, NAME_REWRITES, PAGING_STYLES, SORT_ORDERS, TAKEN_NAME_ANSWERS, TRUNCATIONS, URL_REWRITES };
 export type {
   ApiRoute,
   AscendingMode,
@@ -170,6 +171,7 @@ export const optionsShape = {
   maxPageSize: int(1, LIMITS.pageSize).default(100),
   limitAboveMax: oneOf(LIMIT_ABOVE_MAX).default("clamp"),
   uniqueNames: flag.default(false),
+  takenName: oneOf(TAKEN_NAME_ANSWERS).default("refuse"),
   errorStyle: oneOf(ERROR_STYLES).default("http"),
   ascending: oneOf(ASCENDING_MODES).default("any"),
   defaultOrder: oneOf(SORT_ORDERS).default("asc"),

@@ -16,6 +16,7 @@ export const FAULT_KINDS = ["server-error", "rate-limit", "latency", "reset-befo
 export const FILTER_MATCHES = ["exact", "partial", "ignored"] as const;
 export const PAGING_STYLES = ["none", "cursor", "next-cursor", "has-more"] as const;
 export const LIMIT_ABOVE_MAX = ["clamp", "error"] as const;
+export const TAKEN_NAME_ANSWERS = ["refuse", "existing"] as const;
 export const ERROR_STYLES = ["http", "envelope-200"] as const;
 export const ASCENDING_MODES = ["true-false-string", "asc-desc", "any", "ignored"] as const;
 export const SORT_ORDERS = ["asc", "desc"] as const;
@@ -44,6 +45,8 @@ export type FilterMatch = (typeof FILTER_MATCHES)[number];
 export type PagingStyle = (typeof PAGING_STYLES)[number];
 /** What happens when a list request asks for more than `maxPageSize` records. */
 export type LimitAboveMax = (typeof LIMIT_ABOVE_MAX)[number];
+/** What a create of a taken name gets, with `uniqueNames`: an error, or the endpoint that has it (an idempotent create). */
+export type TakenNameAnswer = (typeof TAKEN_NAME_ANSWERS)[number];
 /** Where errors are reported: the HTTP status, or a non-"200" `code` inside an HTTP 200 envelope. */
 export type ErrorStyle = (typeof ERROR_STYLES)[number];
 /** Which values the list `ascending` field accepts. */
@@ -206,6 +209,13 @@ export interface EmulatorOptions {
    */
   uniqueNames?: boolean | undefined;
   /**
+   * With `uniqueNames`, what a create of a taken name gets: `refuse` (the error above), or
+   * `existing`: code "200" and the endpoint that has the name, whoever created it, as an
+   * idempotent create would answer (nothing is created).
+   * @default "refuse"
+   */
+  takenName?: TakenNameAnswer | undefined;
+  /**
    * `http`: 4xx/5xx status with an error envelope; `envelope-200`: HTTP 200 with a non-"200" `code`.
    * Applies to the two API paths only: unknown paths and methods always get a real 404/405.
    * @default "http"
@@ -329,6 +339,7 @@ export interface ResolvedOptions {
   maxPageSize: number;
   limitAboveMax: LimitAboveMax;
   uniqueNames: boolean;
+  takenName: TakenNameAnswer;
   errorStyle: ErrorStyle;
   ascending: AscendingMode;
   defaultOrder: SortOrder;

@@ -173,7 +173,7 @@ export class WebhooksProviderServer {
     const rawNews = wrapped(request.getNews());
     const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
     const news = unwrapSecrets(rawNews) as Partial<WebhookEndpointInputs>;
-    const outcome = await this.#core.diff(request.getId(), olds, news, this.#taint(rawOlds, rawNews));
+    const outcome = await this.#core.diff(request.getId(), olds, news, this.#taint(rawOlds, rawNews), stackOfUrn(String(request.getUrn())));
     if (outcome.drift !== undefined) this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, request.getUrn());
     const response = new providerPb.DiffResponse();
     response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);

@@ -192,6 +192,48 @@ describe("webhooks orphans", () => {
     expect([seven.relation, seven.ours]).toEqual(["formerly-held", false]);
   });
 
+  it("an endpoint recorded as created whose creator is not the stack's one creator on the service is not advised for removal (final outside attack, F1)", async () => {
+    // A service that answered a create with another team's endpoint before the stack's principal was
+    // known: the state says created for both 2 (1001, the stack's) and 10 (team-b's, 2002). Which
+    // creator is the stack's cannot be told from the state, so neither is advised for removal.
+    const ten = emulator.records().find((r) => r.webhook_id === 10)!;
+    expect(ten.creator_id).toBe(2002);
+    const history = join(backend, ".pulumi", "history", "shop", "mixed");
+    mkdirSync(history, { recursive: true });
+    const resources = [
+      ...baseResources(),
+      withProvenance(heldResource("orders", 2, 1001), "created", emulator.url),
+      withProvenance(heldResource("orders-b", 10, 2002, { webhookUrl: ten.webhook_url }), "created", emulator.url),
+    ];
+    writeFileSync(join(history, "mixed-1700000000000000003.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources } } }));
+    const pulumiMixed = fakePulumi({
+      "stack export --stack mixed": () => ({ stdout: exportText([], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+    for (const json of [false, true]) {
+      const sink = memorySink();
+      const orphans = await runOrphans({ client, pulumi: pulumiMixed, sink, cwd: project }, { stacks: ["mixed"], stateFiles: [], json, progress: false });
+      for (const id of [2, 10])
+        expect(
+          orphans.find((o) => o.record.webhookId === id),
+          String(id),
+        ).toMatchObject({ relation: "formerly-held", ours: false, provenance: "created", disputed: true });
+      expect(orphans.filter((o) => o.ours)).toEqual([]);
+      if (json) expect((JSON.parse(sink.out) as { orphans: { webhookId: number; disputed?: boolean }[] }).orphans.filter((o) => o.disputed === true).map((o) => o.webhookId)).toEqual([2, 10]);
+      else expect(sink.out).not.toContain("Left behind by these stacks");
+    }
+    // With only the stack's own creator recorded, 2 is left behind and ours, as before.
+    const solo = join(backend, ".pulumi", "history", "shop", "solo");
+    mkdirSync(solo, { recursive: true });
+    writeFileSync(join(solo, "solo-1700000000000000004.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: resources.slice(0, -1) } } }));
+    const pulumiSolo = fakePulumi({
+      "stack export --stack solo": () => ({ stdout: exportText([], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+    const own = await runOrphans({ client, pulumi: pulumiSolo, sink: memorySink(), cwd: project }, { stacks: ["solo"], stateFiles: [], json: true, progress: false });
+    expect(own.find((o) => o.record.webhookId === 2)).toMatchObject({ relation: "left-behind", ours: true });
+  });
+
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {
     const none = fakePulumi({}, { missing: true });
     const orphans = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [stateFile()], json: false, progress: false });

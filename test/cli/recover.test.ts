@@ -434,6 +434,19 @@ describe("recover: the principal is learnt only from endpoints this stack create
     expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
   });
+
+  it("endpoints the stack created there by two creators (one taken from a service's answer) teach no principal: a person chooses (final outside attack, F1)", async () => {
+    const earlier = await endpoint("india", RUN_START - 24 * HOUR);
+    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+    const candidate = await endpoint("juliet", RUN_START + 1_000);
+    setup([entered(heldResource("india", earlier, 1001), "created"), entered(heldResource("kilo", answered, 2002), "created")], [pendingCreate("juliet")], "stale", "unknown");
+    const { report, error, sink } = await recover();
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(report).toBeUndefined();
+    expect(stack.events).not.toContain("import");
+    expect(sink.out).toContain(`endpoint ${candidate}, created`);
+    expect(sink.out).toMatch(/name more than one creator \(1001, 2002/);
+  });
 });
 
 describe("recover: each pending create is judged on the service it was sent to", () => {

@@ -137,6 +137,17 @@ describe("name uniqueness", () => {
     expect(reply.json).toMatchObject({ code: "40009", msg: "webhook name already exists", data: null });
     expect(emulator.records()).toHaveLength(1);
   });
+
+  it("takenName existing: a create of a taken name answers 200 with the endpoint that has it, whoever made it, and creates nothing", async () => {
+    const emulator = await start({ uniqueNames: true, takenName: "existing", principals: [{ token: "other-team-token-0123", creator: { id: 200, name: "other" } }] });
+    const theirs = await create(emulator, hook(1), { authorization: "other-team-token-0123" });
+    const reply = await create(emulator, hook(1));
+    expect(reply.status).toBe(200);
+    expect(reply.json.code).toBe("200");
+    expect(reply.json.data).toEqual(theirs.json.data);
+    expect((reply.json.data as { creator_id: number }).creator_id).toBe(200);
+    expect(emulator.records()).toHaveLength(1);
+  });
 });
 
 describe("error styles", () => {

@@ -1,0 +1,135 @@
+// A service that keeps names unique may answer a create of a taken name with the endpoint that has
+// it (an idempotent create: the API document leaves uniqueness open). When another team creates the
+// same name and URL while the stack's create is in flight, that answer is their endpoint, new since
+// the attempt began, so "did it exist before?" cannot tell it apart; only its creator can. Nothing of
+// theirs may be taken (PRODUCT.md): once the stack's principal on that service is known from an
+// endpoint its provenance says this stack created there, an answer by another creator is refused and
+// nothing is recorded. Found by the final outside attack on issue 20 (F1).
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ProviderCore } from "../../src/core/provider-core";
+import { NO_TAINT } from "../../src/core/taint";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { waitUntil } from "../support/helpers";
+
+const OURS = "tok_ours_9d2c4e6a1b";
+const THEIRS = "tok_theirs_5f8a0c3e7d";
+const STACK = "shop/dev";
+const BASE = { webhookName: "base", webhookUrl: "https://victim.example/base" };
+const X = { webhookName: "x", webhookUrl: "https://victim.example/x" };
+
+describe("a create answered with another principal's endpoint (a unique-names service answering with what it has)", () => {
+  let service: Emulator;
+  let core: ProviderCore;
+  const notices: string[] = [];
+  const connection = () => ({ baseUrl: service.url, accessToken: OURS });
+
+  beforeEach(async () => {
+    service = await startEmulator({
+      accessToken: OURS,
+      uniqueNames: true,
+      takenName: "existing",
+      principals: [{ token: THEIRS, creator: { id: 200, name: "other-team" } }],
+      // Only the create a case injects it into is slowed, after its body was read.
+      faults: { create: { rate: 0, slowMs: 2_000 } },
+    });
+    core = new ProviderCore({ face: "dynamic", notify: (message) => notices.push(message), env: {} });
+  });
+  afterEach(async () => {
+    await core.close();
+    await service.close();
+  });
+
+  /** The other team creates `endpoint` while the stack's create of it is held by the service; returns the stack's outcome. */
+  async function raced(endpoint: typeof X): Promise<unknown> {
+    service.injectNext("create", "latency");
+    const pending = core.create({ ...endpoint, connection: connection() }, NO_TAINT, STACK).catch((error: unknown) => error);
+    await waitUntil("the stack's create reaches the service", () => service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes(`"${endpoint.webhookName}"`)));
+    const theirs = await fetch(`${service.url}/open-api/v1/webhooks/create`, {
+      method: "POST",
+      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
+      body: JSON.stringify({ webhook_name: endpoint.webhookName, webhook_url: endpoint.webhookUrl }),
+    });
+    expect(((await theirs.json()) as { data: { creator_id: number } }).data.creator_id).toBe(200);
+    return pending;
+  }
+
+  it("once a diff saw an endpoint this stack created there, the other team's answer is refused and nothing is recorded", async () => {
+    const base = await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK);
+    expect(base.state.provenance).toMatchObject({ how: "created", stack: STACK });
+    // A preview or an up diffs what the stack holds before it creates what is new.
+    expect((await core.diff(base.id, base.state, { ...BASE, connection: connection() }, NO_TAINT, STACK)).changes).toBe(false);
+
+    const outcome = await raced(X);
+    expect(outcome).toBeInstanceOf(Error);
+    const message = (outcome as Error).message;
+    expect(message).toMatch(/created by creator 200/);
+    expect(message).toMatch(new RegExp(`were created by ${base.state.creatorId}:`));
+    expect(message).toMatch(/not taken and nothing is recorded/);
+    expect(message).toMatch(/adoptWebhookId: 2/);
+    expect(message).not.toContain(OURS);
+    // Not an EndpointCreatedButFailedError: the engine records nothing of theirs.
+    expect((outcome as { properties?: unknown }).properties).toBeUndefined();
+    // One endpoint of that name on the service, theirs: nothing duplicated, nothing taken.
+    expect(
+      service
+        .records()
+        .filter((r) => r.webhook_name === "x")
+        .map((r) => r.creator_id),
+    ).toEqual([200]);
+  });
+
+  it("the stack's own create, with its principal known, is not refused", async () => {
+    const base = await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK);
+    await core.diff(base.id, base.state, { ...BASE, connection: connection() }, NO_TAINT, STACK);
+    const made = await core.create({ ...X, connection: connection() }, NO_TAINT, STACK);
+    expect(made.state.creatorId).toBe(base.state.creatorId);
+  });
+
+  it("an endpoint the stack only adopted or imported, or one another stack created, teaches no principal", async () => {
+    // The other team's endpoint, held by the stack without having created it.
+    const response = await fetch(`${service.url}/open-api/v1/webhooks/create`, {
+      method: "POST",
+      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
+      body: JSON.stringify({ webhook_name: "theirs", webhook_url: "https://victim.example/theirs" }),
+    });
+    const theirsId = ((await response.json()) as { data: { webhook_id: number } }).data.webhook_id;
+    const held = await core.create({ webhookName: "theirs", webhookUrl: "https://victim.example/theirs", adoptWebhookId: theirsId, connection: connection() }, NO_TAINT, STACK);
+    expect(held.state).toMatchObject({ creatorId: 200, provenance: { how: "adopted" } });
+    // pulumi import: a read with no state, its connection from the settings.
+    const importer = new ProviderCore({ face: "native", notify: () => {}, env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: OURS } });
+    const imported = await importer.read(String(theirsId), undefined, NO_TAINT, STACK).finally(() => importer.close());
+    expect(imported!.state.provenance).toMatchObject({ how: "imported" });
+    const variants = [held.state.provenance, imported!.state.provenance, { ...held.state.provenance, how: "created", stack: "shop/other" }, undefined];
+    for (const [i, provenance] of variants.entries()) {
+      const other = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+      try {
+        const olds = { ...held.state, provenance } as typeof held.state;
+        const outcome = await other.diff(String(theirsId), olds, { webhookName: "theirs", webhookUrl: "https://victim.example/theirs", connection: connection() }, NO_TAINT, STACK);
+        // Not replaced, and on the same connection: the endpoint was looked up, so a principal could have been learnt.
+        expect(outcome.replaces, JSON.stringify(provenance)).toEqual([]);
+        expect(outcome.updates).not.toContain("connection");
+        // Were creator 200 believed to be the stack's principal, the stack's own create would be refused.
+        const made = await other.create({ webhookName: `y${i}`, webhookUrl: `https://victim.example/y${i}`, connection: connection() }, NO_TAINT, STACK);
+        expect(made.state.creatorId, JSON.stringify(provenance)).not.toBe(200);
+      } finally {
+        await other.close();
+      }
+    }
+    // The same endpoint with a provenance saying this stack created it does teach 200, and the stack's next create is refused.
+    const taught = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+    try {
+      await taught.diff(
+        String(theirsId),
+        { ...held.state, provenance: { ...held.state.provenance, how: "created" } } as typeof held.state,
+        { webhookName: "theirs", webhookUrl: "https://victim.example/theirs", connection: connection() },
+        NO_TAINT,
+        STACK,
+      );
+      await expect(taught.create({ webhookName: "z", webhookUrl: "https://victim.example/z", connection: connection() }, NO_TAINT, STACK)).rejects.toThrow(
+        /created by creator (?!200)\d+, .*created by 200:/,
+      );
+    } finally {
+      await taught.close();
+    }
+  });
+});
