@@ -19,6 +19,7 @@ const NEEDS_DIST = [
   "test/cli/main.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
+  "test/native/taken-answer.test.ts",
   "test/provider/stored-provider-host.test.ts",
   "test/cli/plugin-archive.test.ts",
   "test/docs/numbers.test.ts",
