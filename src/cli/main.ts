@@ -135,7 +135,16 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
   const command = first as Command;
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    values = parseArgs({ args: [...rest], options: OPTIONS[command], strict: true, allowPositionals: false }).values as unknown as typeof values;
+    const parsed = parseArgs({ args: [...rest], options: OPTIONS[command], strict: true, allowPositionals: false, tokens: true });
+    values = parsed.values as unknown as typeof values;
+    // A flag that takes one value, given twice, would keep only the last one silently (`--name A --name B`).
+    const options = OPTIONS[command] as Record<string, { type: string; multiple?: boolean }>;
+    const seen = new Set<string>();
+    for (const token of parsed.tokens) {
+      if (token.kind !== "option" || options[token.name]?.multiple === true) continue;
+      if (seen.has(token.name)) throw new Error(`--${token.name} was given more than once; give it once`);
+      seen.add(token.name);
+    }
   } catch (error) {
     throw usageError(`${command}: ${(error as Error).message}`);
   }

@@ -53,7 +53,7 @@ describe("webhooks: exit codes and dispatch", () => {
     }
   });
 
-  it("usage errors exit 2: no command, an unknown one, an unknown flag, a bad value", async () => {
+  it("usage errors exit 2: no command, an unknown one, an unknown flag, a bad value, a one-value flag twice", async () => {
     const cases: string[][] = [
       [],
       ["frobnicate"],
@@ -68,6 +68,9 @@ describe("webhooks: exit codes and dispatch", () => {
       ["adopt", "--id", "1", "--resource-name", "a b"],
       ["recover", "--since", "yesterday"],
       ["recover", "--pick", "orders"],
+      // A one-value flag given twice would keep the last silently (final outside attack).
+      ["adopt", "--name", "a", "--name", "b"],
+      ["list", "--url", "https://a.example", "--url=https://b.example"],
     ];
     for (const argv of cases) {
       const { sink, io: args } = io({ WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN });
