@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { WebhookEndpointInputs } from "../../src/core/inputs";
 import { baseUrlProblem } from "../../src/client/options";
+import { secretForms } from "../../src/text";
 import { ProviderCore } from "../../src/core/provider-core";
 import { settingValueProblem } from "../../src/core/settings";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
@@ -165,6 +166,16 @@ describe("what the red team found: a form of a secret value is as secret as the 
       for (const form of [baseUrl, ...hidden]) expect(text, baseUrl).not.toContain(form);
     }
     await core.close();
+  });
+
+  it("the forms of a secret base URL: the service a provenance records, and an IPv6 peer as Node.js names it on the scheme's default port", () => {
+    // Node.js names a peer "<address>:<port>", an IPv6 address without brackets, the port the
+    // scheme's default when the URL gives none.
+    expect(secretForms("https://[2001:db8::1]/api/")).toEqual(expect.arrayContaining(["https://[2001:db8::1]/api", "2001:db8::1:443", "[2001:db8::1]"]));
+    expect(secretForms("http://[2001:db8::1]/")).toEqual(expect.arrayContaining(["2001:db8::1:80"]));
+    expect(secretForms("HTTP://Hooks.Example.COM:8443//")).toEqual(expect.arrayContaining(["http://hooks.example.com:8443", "hooks.example.com"]));
+    expect(secretForms("http://127.0.0.1:9")).not.toContain("127.0.0.1");
+    expect(secretForms("not a url")).toEqual(["not a url"]);
   });
 
   it("a secret base URL refused as plain http, or a secret setting out of range, is not repeated in the message", () => {
