@@ -38,14 +38,28 @@ const UNSHOWABLE =
  * value already redacted (a secret known by value) is left alone.
  */
 /**
- * One character of a secret as a pattern: itself, or its percent-escape (`%41` for `A`, each UTF-8
- * byte of it), which a URL's reader decodes back: a token written `tok-%41BC` in an endpoint's URL
- * is still the token. Case-insensitive patterns take `%4a` and `%4A` alike.
+ * One character of a secret as a pattern: itself, or an escape of it that a reader decodes back: a
+ * token written `tok-%41BC` in an endpoint's URL is still the token. The escapes: percent-escapes
+ * of each UTF-8 byte, encoded again any number of times (`%2541`); `%u0041`; HTML character
+ * references (`&#65;`, `&#x41;`); and the `\u0041`, `\u{41}` and `\x41` escapes of source code
+ * and JSON. Case-insensitive patterns take `%4a` and `%4A` alike.
  */
 export function charOrEscape(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-  const escaped = [...Buffer.from(char, "utf8")].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
-  return `(?:${literal}|${escaped})`;
+  const hex = (value: number, width: number) => `0*${value.toString(16).padStart(width, "0")}`;
+  const percent = [...Buffer.from(char, "utf8")].map((byte) => `%(?:25)*${byte.toString(16).padStart(2, "0")}`).join("");
+  const code = char.codePointAt(0)!;
+  const units = [...char].length === 1 && char.length === 1 ? [code] : [char.charCodeAt(0), char.charCodeAt(1)];
+  const escapes = [
+    percent,
+    units.map((unit) => `%u${unit.toString(16).padStart(4, "0")}`).join(""),
+    `&#0*${code};`,
+    `&#x${hex(code, 1)};`,
+    units.map((unit) => `\\\\u${unit.toString(16).padStart(4, "0")}`).join(""),
+    `\\\\u\\{${hex(code, 1)}\\}`,
+    ...(code < 0x100 ? [`\\\\x${code.toString(16).padStart(2, "0")}`] : []),
+  ];
+  return `(?:${literal}|${escapes.join("|")})`;
 }
 
 const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
@@ -207,13 +221,14 @@ export function secretForms(value: string): string[] {
   if (!/^https?:\/\//i.test(value.trim())) return forms;
   try {
     const url = new URL(value.trim());
-    // The host name alone too (a failed DNS lookup names it without the port), unless it is an
-    // address or localhost: those are named with their port ("ECONNREFUSED 127.0.0.1:8080"), and
-    // alone they would cut every loopback URL apart.
-    const named = !/^[\d.]+$|^\[|^localhost$/i.test(url.hostname);
+    // The host alone too: a failed DNS lookup names it without the port, and a TLS error names an
+    // address alone ("IP: 127.0.0.2 is not in the cert's list"); an IPv6 address without its
+    // brackets, as Node.js names a peer ("connect ECONNREFUSED 2001:db8::1:443"). Not localhost,
+    // which names no one.
     const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
-    const ipv6 = url.hostname.startsWith("[") ? [`${url.hostname.slice(1, -1)}:${port}`] : [];
-    for (const form of [serviceOf(value), url.origin, url.host, ...ipv6, ...(named ? [url.hostname] : [])]) if (form.length >= 4 && !forms.includes(form)) forms.push(form);
+    const address = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const hosts = url.hostname.startsWith("[") ? [`${address}:${port}`, address] : /^localhost$/i.test(url.hostname) ? [] : [url.hostname];
+    for (const form of [serviceOf(value), url.origin, url.host, ...hosts]) if (form.length >= 4 && !forms.includes(form)) forms.push(form);
   } catch {
     // Not a URL after all: the value alone.
   }

@@ -439,7 +439,8 @@ describe("recover: the principal is learnt only from endpoints this stack create
     const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
     const candidate = await endpoint("juliet", RUN_START + 1_000);
-    setup([entered(heldResource("india", earlier, 1001), "created"), entered(heldResource("kilo", answered, 2002), "created")], [pendingCreate("juliet")], "stale", "unknown");
+    // Theirs first in the state: the creators are named in order all the same.
+    setup([entered(heldResource("kilo", answered, 2002), "created"), entered(heldResource("india", earlier, 1001), "created")], [pendingCreate("juliet")], "stale", "unknown");
     const { report, error, sink } = await recover();
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect(report).toBeUndefined();

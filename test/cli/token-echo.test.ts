@@ -26,11 +26,28 @@ const ECHOES = [
   `${TOKEN.slice(0, 8)}${percentEncoded(TOKEN.slice(8, 9))}${TOKEN.slice(9)}`,
   TOKEN.replaceAll("_", "%5f"),
   percentEncoded(TOKEN),
+  // Encoded twice, and the other escapes a reader decodes: HTML character references, %u, and
+  // source code's backslash escapes (second look after the final outside attack).
+  `${TOKEN.slice(0, 4)}%25${percentEncoded(TOKEN.slice(4, 5)).slice(1)}${TOKEN.slice(5)}`,
+  TOKEN.replaceAll("_", "&#95;"),
+  TOKEN.replaceAll("_", "&#x5F;"),
+  TOKEN.replaceAll("_", "%u005f"),
+  `\\u0063${TOKEN.slice(1)}`,
+  `${TOKEN.slice(0, 3)}\\x5f${TOKEN.slice(4)}`,
 ];
 
 /** Whether `text` shows the token, or a piece of it long enough to matter (any case, percent-escapes read as a URL's reader reads them). */
 function showsToken(text: string): boolean {
-  const lower = text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase();
+  let decoded = text;
+  for (let round = 0; round < 4; round++) {
+    decoded = decoded
+      .replace(/%u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+      .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
+      .replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi, (_, u?: string, x?: string) => String.fromCharCode(parseInt(u ?? x!, 16)));
+  }
+  const lower = decoded.toLowerCase();
   return lower.includes(TOKEN.toLowerCase()) || lower.includes(TOKEN.slice(8).toLowerCase()) || lower.includes(TOKEN.slice(0, 16).toLowerCase());
 }
 

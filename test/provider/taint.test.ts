@@ -174,7 +174,10 @@ describe("what the red team found: a form of a secret value is as secret as the 
     expect(secretForms("https://[2001:db8::1]/api/")).toEqual(expect.arrayContaining(["https://[2001:db8::1]/api", "2001:db8::1:443", "[2001:db8::1]"]));
     expect(secretForms("http://[2001:db8::1]/")).toEqual(expect.arrayContaining(["2001:db8::1:80"]));
     expect(secretForms("HTTP://Hooks.Example.COM:8443//")).toEqual(expect.arrayContaining(["http://hooks.example.com:8443", "hooks.example.com"]));
-    expect(secretForms("http://127.0.0.1:9")).not.toContain("127.0.0.1");
+    // An address alone too: a TLS error names it without the port ("IP: 127.0.0.2 is not in the cert's list").
+    expect(secretForms("https://127.0.0.2:18643/")).toContain("127.0.0.2");
+    expect(secretForms("https://[::ffff:192.0.2.2]:18643/")).toEqual(expect.arrayContaining(["::ffff:c000:202", "::ffff:c000:202:18643"]));
+    expect(secretForms("http://localhost:9/")).not.toContain("localhost");
     expect(secretForms("not a url")).toEqual(["not a url"]);
   });
 
