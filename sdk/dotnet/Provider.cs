@@ -97,6 +97,12 @@ namespace PulumiWebhookEndpoints.Webhooks
         public Input<int>? PageSize { get; set; }
 
         /// <summary>
+        /// The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
+        /// </summary>
+        [Input("principalId", json: true)]
+        public Input<int>? PrincipalId { get; set; }
+
+        /// <summary>
         /// Milliseconds allowed for one HTTP attempt. Default 10000.
         /// </summary>
         [Input("timeoutMs", json: true)]

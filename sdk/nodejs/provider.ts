@@ -41,6 +41,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["createSettleMs"] = pulumi.output(args?.createSettleMs).apply(JSON.stringify);
             resourceInputs["maxRetries"] = pulumi.output(args?.maxRetries).apply(JSON.stringify);
             resourceInputs["pageSize"] = pulumi.output(args?.pageSize).apply(JSON.stringify);
+            resourceInputs["principalId"] = pulumi.output(args?.principalId).apply(JSON.stringify);
             resourceInputs["timeoutMs"] = pulumi.output(args?.timeoutMs).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -80,6 +81,10 @@ export interface ProviderArgs {
      * Records asked for per list page. Default 100.
      */
     pageSize?: pulumi.Input<number | undefined>;
+    /**
+     * The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
+     */
+    principalId?: pulumi.Input<number | undefined>;
     /**
      * Milliseconds allowed for one HTTP attempt. Default 10000.
      */

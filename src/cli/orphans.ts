@@ -8,7 +8,7 @@ import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
 import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
-import { heldService, type HomeService } from "./services";
+import { configuredPrincipal, heldService, type HomeService } from "./services";
 
 /**
  * `webhooks orphans`: the endpoints on the service that none of the given stacks holds, and which of
@@ -151,7 +151,15 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   }
 
   // Each stack's principal on this service: the creators of the endpoints it created here, in any checkpoint.
-  const creatorsBySource = new Map(sources.map((source) => [source.label, new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)]))]));
+  // Each stack's principal on this service: the one the configuration names (principalId), else the
+  // creators of the endpoints it created here, in any checkpoint.
+  const configured = configuredPrincipal(home.config, home.env);
+  const creatorsBySource = new Map(
+    sources.map((source) => [
+      source.label,
+      configured !== undefined ? new Set([configured]) : new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)])),
+    ]),
+  );
   const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
   // Held: the service's endpoints the stacks hold now (seen on it).
   const held = records.filter(isHeld).length;

@@ -243,7 +243,9 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
         // An endpoint whose service the state cannot tell is held on every service: never a candidate.
         if (id !== undefined && (on === undefined || on === service)) held.add(id);
       }
-      const creators = service === null ? new Set<number>() : stackCreators(revealedState, service);
+      // A principal the configuration names decides; else the creators of what the stack created there.
+      const configured = group.target?.principalId;
+      const creators = configured !== undefined ? new Set([configured]) : service === null ? new Set<number>() : stackCreators(revealedState, service);
       // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
       if (group.target !== undefined) {
         services.push({ service: group.target.baseUrlSecret ? "(a base URL held secret)" : group.target.service, creators: [...creators].sort((a, b) => a - b), pendingCreates: group.pending.length });

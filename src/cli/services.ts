@@ -39,6 +39,8 @@ export type ServiceTarget =
       secretValues: string[];
       /** Whether its base URL is held secret in state (the provenance must then be secret too). */
       baseUrlSecret: boolean;
+      /** The principal its configuration names (`principalId`): then it alone is the stack's principal there. */
+      principalId?: number;
     }
   | { known: false; why: string };
 
@@ -52,13 +54,21 @@ export function serviceTarget(resource: StateResource, revealedState: Deployment
     if (resource.type === DYNAMIC_TYPE) {
       const connectionValue = resource.inputs?.connection;
       if (connectionValue === undefined || connectionValue === null) {
-        return { known: true, service: home.service, secretValues: [], baseUrlSecret: home.secretConfigKeys.includes("webhooks:baseUrl") };
+        const principalId = configuredPrincipal(home.config, home.env);
+        return { known: true, service: home.service, secretValues: [], baseUrlSecret: home.secretConfigKeys.includes("webhooks:baseUrl"), ...(principalId === undefined ? {} : { principalId }) };
       }
       const connection = revealed(connectionValue);
       if (typeof connection !== "object" || connection === null) return { known: false, why: "its connection input is a secret that could not be decrypted" };
       const resolved = resolveConnection(home.config, connection, home.env, "its connection");
       const service = serviceOf(resolved.client.baseUrl);
-      return { known: true, service, ...(service === home.service ? {} : { connection: resolved }), secretValues: secretTexts(connectionValue), baseUrlSecret: true };
+      return {
+        known: true,
+        service,
+        ...(service === home.service ? {} : { connection: resolved }),
+        secretValues: secretTexts(connectionValue),
+        baseUrlSecret: true,
+        ...(resolved.principalId === undefined ? {} : { principalId: resolved.principalId }),
+      };
     }
     const provider = providerOf(resource, revealedState);
     if (provider === undefined) return { known: false, why: `its provider (${typeof resource.provider === "string" ? resource.provider : "none named"}) is not in the state` };
@@ -72,7 +82,14 @@ export function serviceTarget(resource: StateResource, revealedState: Deployment
     const resolved = resolveConnection(config, undefined, home.env);
     const service = serviceOf(resolved.client.baseUrl);
     const baseUrlSecret = typeof provider.inputs?.baseUrl === "object" && provider.inputs.baseUrl !== null;
-    return { known: true, service, ...(service === home.service ? {} : { connection: resolved }), secretValues: secretTexts(provider.inputs ?? {}), baseUrlSecret };
+    return {
+      known: true,
+      service,
+      ...(service === home.service ? {} : { connection: resolved }),
+      secretValues: secretTexts(provider.inputs ?? {}),
+      baseUrlSecret,
+      ...(resolved.principalId === undefined ? {} : { principalId: resolved.principalId }),
+    };
   } catch (error) {
     if (error instanceof WebhookConfigError) return { known: false, why: `its settings do not resolve to a service (${error.message})` };
     throw error;
@@ -141,5 +158,18 @@ export class ServiceClients {
   async close(): Promise<void> {
     await Promise.all([...this.#clients.values()].map(async (client) => client.close?.()));
     this.#clients.clear();
+  }
+}
+
+/**
+ * The principal a configuration names for its own token (`principalId`), undefined when it names
+ * none or does not resolve.
+ */
+export function configuredPrincipal(config: ProviderConfig, env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    return resolveConnection(config, undefined, env).principalId;
+  } catch (error) {
+    if (error instanceof WebhookConfigError) return undefined;
+    throw error;
   }
 }

@@ -79,6 +79,8 @@ interface PerConnection {
    * by a diff or a refresh. Empty until then: the API cannot say which principal a token is.
    */
   principals: Set<number>;
+  /** The token's principal as configured (`principalId`): when set, it alone decides. */
+  principalId?: number;
 }
 
 /** Most connections kept at once; the least recently used one is closed past it. */
@@ -134,13 +136,16 @@ export class ProviderCore {
     const adopting = inputs.adoptWebhookId !== undefined;
     const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(connection.client, inputs, taint) : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
-    if (!adopting && connection.principals.size > 0 && !connection.principals.has(record.creatorId)) {
+    const principals = connection.principalId !== undefined ? new Set([connection.principalId]) : connection.principals;
+    if (!adopting && principals.size > 0 && !principals.has(record.creatorId)) {
       // A service that keeps names unique may answer a create with the endpoint that has the name:
       // when another principal made the same name and URL while this create was in flight, that
       // endpoint is theirs, new since the attempt began, and only its creator tells.
-      const ours = [...connection.principals].sort((a, b) => a - b).join(", ");
+      const ours = [...principals].sort((a, b) => a - b).join(", ");
+      const whose =
+        connection.principalId !== undefined ? `the principal configured for this token (principalId) is creator ${ours}` : `the endpoints this stack created on this service were created by ${ours}`;
       throw new ProviderError(
-        `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}, but the endpoints this stack created on this service were created by ${ours}: another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded. If endpoint ${id} is this stack's (its access token now belongs to another principal), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
+        `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}, but ${whose}: another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded. If endpoint ${id} is this stack's (its access token now belongs to another principal${connection.principalId !== undefined ? ", or principalId is wrong" : ""}), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
       );
     }
     const state = stateAfterCreate(record, inputs, { how: adopting ? "adopted" : "created", service: serviceOf(connection.client.baseUrl), stack });
@@ -376,6 +381,7 @@ export class ProviderCore {
       lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending),
       justRead: new Map(),
       principals: new Set(),
+      ...(connection.principalId === undefined ? {} : { principalId: connection.principalId }),
     };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {

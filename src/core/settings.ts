@@ -18,6 +18,9 @@ export const SETTINGS = {
   createSettleMs: { env: "WEBHOOKS_CREATE_SETTLE_MS", kind: "number", min: 0, max: 600_000, unit: "milliseconds" },
   pageSize: { env: "WEBHOOKS_PAGE_SIZE", kind: "number", min: 1, max: 10_000, integer: true, unit: "records per page" },
   ascending: { env: "WEBHOOKS_ASCENDING", kind: "string" },
+  // The creator_id the service gives endpoints made with the configured token (the API cannot say
+  // which principal a token is): a create answered with another creator's endpoint is refused.
+  principalId: { env: "WEBHOOKS_PRINCIPAL_ID", kind: "number", min: 0, max: Number.MAX_SAFE_INTEGER, integer: true, unit: "creator id" },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -72,6 +75,11 @@ export interface Connection {
   /** Identifies the connection in caches: base URL, a hash of the token, every client setting. Never the token. */
   key: string;
   client: WebhooksClientOptions & { tokenSource: string };
+  /**
+   * The token's principal as configured (`principalId`): the creator_id of the endpoints it makes.
+   * Only for a token from the same configuration (a resource's own token is another principal's).
+   */
+  principalId?: number;
 }
 
 /**
@@ -124,9 +132,10 @@ export function resolveConnection(
     allowInsecureHttp,
     ...tuning,
   };
+  const principalId = resource?.accessToken === undefined ? num(config, env, "principalId") : undefined;
   const tokenHash = createHash("sha256").update(token.value).digest("hex");
-  const key = JSON.stringify([baseUrl.value.replace(/\/+$/, ""), tokenHash, allowInsecureHttp, tuning]);
-  return { key, client };
+  const key = JSON.stringify([baseUrl.value.replace(/\/+$/, ""), tokenHash, allowInsecureHttp, tuning, principalId ?? null]);
+  return { key, client, ...(principalId === undefined ? {} : { principalId }) };
 }
 
 /** The service a base URL names, in one form (see text/service.ts): what state records as an endpoint's service. */

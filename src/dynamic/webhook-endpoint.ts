@@ -153,6 +153,7 @@ const SECRET_CAPABLE_CONFIG = [
   "webhooks:createSettleMs",
   "webhooks:pageSize",
   "webhooks:ascending",
+  "webhooks:principalId",
 ];
 
 /** Which of the resource's inputs, and which `webhooks:*` config keys, the program marked secret. */

@@ -11,6 +11,7 @@ import type { Emulator } from "../../src/emulator";
 import { allSecrets, cliEmulator, clientFor, expectGolden, fakePulumi } from "./helpers";
 import type { StateResource } from "../../src/cli/deployment";
 import { baseResources, exportText, heldResource } from "./recover-fixtures";
+import { stackConfig } from "../../src/core/settings";
 
 /** A resource whose state records how its endpoint entered the stack, and on which service. */
 function withProvenance(resource: StateResource, how: string, service: string): StateResource {
@@ -232,6 +233,40 @@ describe("webhooks orphans", () => {
     });
     const own = await runOrphans({ client, pulumi: pulumiSolo, sink: memorySink(), cwd: project }, { stacks: ["solo"], stateFiles: [], json: true, progress: false });
     expect(own.find((o) => o.record.webhookId === 2)).toMatchObject({ relation: "left-behind", ours: true });
+  });
+
+  it("with principalId configured, an endpoint recorded as created by another creator is not ours, even as the stack's only one (second look after the final attack)", async () => {
+    // The stack's first endpoint was another team's, answered to its create before any principal
+    // could be checked: the state's creators alone would call it the stack's own.
+    const ten = emulator.records().find((r) => r.webhook_id === 10)!;
+    const history = join(backend, ".pulumi", "history", "shop", "first");
+    mkdirSync(history, { recursive: true });
+    const taken = withProvenance(heldResource("orders-b", 10, 2002, { webhookUrl: ten.webhook_url }), "created", emulator.url);
+    writeFileSync(join(history, "first-1700000000000000005.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), taken] } } }));
+    const pulumiFirst = fakePulumi({
+      "stack export --stack first": () => ({ stdout: exportText([], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+    const run = (principalId?: string) =>
+      runOrphans(
+        {
+          client,
+          pulumi: pulumiFirst,
+          sink: memorySink(),
+          cwd: project,
+          home: {
+            service: emulator.url,
+            config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": "t", "webhooks:principalId": principalId })[key]),
+            env: {},
+            secretConfigKeys: [],
+          },
+        },
+        { stacks: ["first"], stateFiles: [], json: true, progress: false },
+      );
+    // Without it, the state's one creator is taken as the stack's (the documented limit).
+    expect((await run()).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "left-behind", ours: true });
+    expect((await run("1001")).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "formerly-held", ours: false, disputed: true });
+    expect((await run("2002")).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "left-behind", ours: true });
   });
 
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {

@@ -82,14 +82,14 @@ function tracedClient(): ListingClient {
   };
 }
 
-async function recover(options: Partial<RecoverOptions> = {}) {
+async function recover(options: Partial<RecoverOptions> = {}, deps: { home?: typeof HOME } = {}) {
   const sink = memorySink();
   const sleeps: number[] = [];
   const run = runRecover(
     {
       client: tracedClient(),
       // The service `webhooks` connects to: the emulator.
-      home: HOME,
+      home: deps.home ?? HOME,
       pulumi: stack.pulumi(),
       sink,
       cwd: stack.project,
@@ -430,6 +430,19 @@ describe("recover: the principal is learnt only from endpoints this stack create
     const ours = await endpoint("juliet", RUN_START + 1_000);
     setup([entered(heldResource("india", earlier, 1001), "created")], [pendingCreate("juliet")], "stale", "unknown");
     const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
+
+  it("a principalId in the stack's configuration decides the principal: the state's creators do not (second look after the final attack)", async () => {
+    // The state's only created endpoint is another team's (2002), taken from a service's answer.
+    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+    const ours = await endpoint("lima", RUN_START + 1_000);
+    await endpoint("lima", RUN_START + 2_000, "other");
+    setup([entered(heldResource("kilo", answered, 2002), "created")], [pendingCreate("lima")], "stale", "unknown");
+    const home = async () => ({ ...(await HOME()), config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN, "webhooks:principalId": "1001" })[key]) });
+    const { report, error } = await recover({}, { home });
     expect(error).toBeUndefined();
     expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);

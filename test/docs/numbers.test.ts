@@ -126,7 +126,7 @@ describe("defaults: the settings and client tables hold the code's values", () =
       const [key, env, fallback] = rows.get(name)!.map(bare);
       expect(key, name).toBe(configKey(name));
       expect(env, name).toBe(SETTINGS[name].env);
-      const expected = name === "baseUrl" || name === "accessToken" ? "required" : String(CLIENT_DEFAULTS[name]);
+      const expected = name === "baseUrl" || name === "accessToken" ? "required" : name === "principalId" ? "none" : String(CLIENT_DEFAULTS[name]);
       expect(fallback, name).toBe(expected);
     }
   });

@@ -34,8 +34,11 @@ describe("a unique-names service answering the stack's create with another team'
     const backend = backendFor("taken-answer");
     const dir = join(BASE_DIR, "projects", "taken-answer");
     const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, { env: { ...backend.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, transcript });
-    const declare = (endpoints: { resource: string; name: string; url: string }[]) =>
-      writeFileSync(join(dir, "Pulumi.dev.yaml"), `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(endpoints))}\n`);
+    const declare = (endpoints: { resource: string; name: string; url: string }[], principalId?: number) =>
+      writeFileSync(
+        join(dir, "Pulumi.dev.yaml"),
+        `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(endpoints))}\n${principalId === undefined ? "" : `  webhooks:principalId: "${principalId}"\n`}`,
+      );
     const base = { resource: "base", name: "base", url: "https://victim.example/base" };
     const x = { resource: "x", name: "x", url: "https://victim.example/x" };
     await project.ok(["stack", "init", "dev"]);
@@ -67,5 +70,23 @@ describe("a unique-names service answering the stack's create with another team'
         .filter((r) => r.webhook_name === "x")
         .map((r) => r.creator_id),
     ).toEqual([200]);
+
+    // `up --target` diffs nothing else, so no endpoint of the stack shows its principal: with
+    // webhooks:principalId set, the answer is refused all the same (second look after the attack).
+    const y = { resource: "y", name: "y", url: "https://victim.example/y" };
+    declare([base, y], 2001);
+    emulator.injectNext("create", "latency");
+    const targeted = project.run(["up", "--yes", "--target", "urn:pulumi:dev::webhooks-model::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::y"]);
+    expect(await waitFor(() => emulator!.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "y"), 120_000)).toBe(true);
+    await fetch(`${emulator.url}/open-api/v1/webhooks/create`, {
+      method: "POST",
+      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
+      body: JSON.stringify({ webhook_name: y.name, webhook_url: y.url }),
+    });
+    const second = await targeted;
+    const secondOutput = `${second.stdout}\n${second.stderr}`;
+    expect(second.code, secondOutput).not.toBe(0);
+    expect(secondOutput).toMatch(/created by creator 200, but the principal configured for this token \(principalId\) is creator 2001/);
+    expect(webhookResources(await project.exportState()).map((r: { outputs?: { webhookName?: string } }) => r.outputs?.webhookName)).toEqual(["base"]);
   });
 });

@@ -40,9 +40,9 @@ describe("a create answered with another principal's endpoint (a unique-names se
   });
 
   /** The other team creates `endpoint` while the stack's create of it is held by the service; returns the stack's outcome. */
-  async function raced(endpoint: typeof X): Promise<unknown> {
+  async function raced(endpoint: typeof X, viaConnection = true): Promise<unknown> {
     service.injectNext("create", "latency");
-    const pending = core.create({ ...endpoint, connection: connection() }, NO_TAINT, STACK).catch((error: unknown) => error);
+    const pending = core.create({ ...endpoint, ...(viaConnection ? { connection: connection() } : {}) }, NO_TAINT, STACK).catch((error: unknown) => error);
     await waitUntil("the stack's create reaches the service", () => service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes(`"${endpoint.webhookName}"`)));
     const theirs = await fetch(`${service.url}/open-api/v1/webhooks/create`, {
       method: "POST",
@@ -76,6 +76,32 @@ describe("a create answered with another principal's endpoint (a unique-names se
         .filter((r) => r.webhook_name === "x")
         .map((r) => r.creator_id),
     ).toEqual([200]);
+  });
+
+  it("with principalId configured, the answer is refused with no endpoint looked at first (up --target, a stack's first endpoint)", async () => {
+    const ourCreator = (await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK)).state.creatorId;
+    const configured = new ProviderCore({ face: "native", notify: () => {}, env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: OURS, WEBHOOKS_PRINCIPAL_ID: String(ourCreator) } });
+    const previous = core;
+    core = configured;
+    try {
+      const outcome = await raced(X, false);
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toMatch(new RegExp(`created by creator 200, but the principal configured for this token \\(principalId\\) is creator ${ourCreator}:`));
+      expect(
+        service
+          .records()
+          .filter((r) => r.webhook_name === "x")
+          .map((r) => r.creator_id),
+      ).toEqual([200]);
+      // Its own creates go through.
+      expect((await configured.create({ webhookName: "w", webhookUrl: "https://victim.example/w" }, NO_TAINT, STACK)).state.creatorId).toBe(ourCreator);
+      // A resource's own token is another principal's: the configured principalId does not judge it.
+      const own = await configured.create({ webhookName: "v", webhookUrl: "https://victim.example/v", connection: { baseUrl: service.url, accessToken: THEIRS } }, NO_TAINT, STACK);
+      expect(own.state.creatorId).toBe(200);
+    } finally {
+      core = previous;
+      await configured.close();
+    }
   });
 
   it("the stack's own create, with its principal known, is not refused", async () => {

@@ -102,6 +102,16 @@ namespace PulumiWebhookEndpoints.Webhooks
             set => _pageSize.Set(value);
         }
 
+        private static readonly __Value<int?> _principalId = new __Value<int?>(() => __config.GetInt32("principalId"));
+        /// <summary>
+        /// The `creator_id` the service gives endpoints made with this token (`webhooks list` shows it). When set, a create the service answers with another creator's endpoint is refused, and `webhooks recover` and `orphans` judge by it. Falls back to `WEBHOOKS_PRINCIPAL_ID`. No default.
+        /// </summary>
+        public static int? PrincipalId
+        {
+            get => _principalId.Get();
+            set => _principalId.Set(value);
+        }
+
         private static readonly __Value<int?> _timeoutMs = new __Value<int?>(() => __config.GetInt32("timeoutMs"));
         /// <summary>
         /// Milliseconds allowed for one HTTP attempt. Falls back to `WEBHOOKS_TIMEOUT_MS`. Default 10000.

@@ -50,6 +50,8 @@ type providerArgs struct {
 	MaxRetries *int `pulumi:"maxRetries"`
 	// Records asked for per list page. Default 100.
 	PageSize *int `pulumi:"pageSize"`
+	// The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
+	PrincipalId *int `pulumi:"principalId"`
 	// Milliseconds allowed for one HTTP attempt. Default 10000.
 	TimeoutMs *int `pulumi:"timeoutMs"`
 }
@@ -70,6 +72,8 @@ type ProviderArgs struct {
 	MaxRetries pulumi.IntPtrInput
 	// Records asked for per list page. Default 100.
 	PageSize pulumi.IntPtrInput
+	// The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
+	PrincipalId pulumi.IntPtrInput
 	// Milliseconds allowed for one HTTP attempt. Default 10000.
 	TimeoutMs pulumi.IntPtrInput
 }

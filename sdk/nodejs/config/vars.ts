@@ -85,6 +85,17 @@ Object.defineProperty(exports, "pageSize", {
 });
 
 /**
+ * The `creator_id` the service gives endpoints made with this token (`webhooks list` shows it). When set, a create the service answers with another creator's endpoint is refused, and `webhooks recover` and `orphans` judge by it. Falls back to `WEBHOOKS_PRINCIPAL_ID`. No default.
+ */
+export declare const principalId: number | undefined;
+Object.defineProperty(exports, "principalId", {
+    get() {
+        return __config.getObject<number>("principalId");
+    },
+    enumerable: true,
+});
+
+/**
  * Milliseconds allowed for one HTTP attempt. Falls back to `WEBHOOKS_TIMEOUT_MS`. Default 10000.
  */
 export declare const timeoutMs: number | undefined;

@@ -26,6 +26,7 @@ class ProviderArgs:
                  create_settle_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  page_size: pulumi.Input[Optional[_builtins.int]] = None,
+                 principal_id: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_ms: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a Provider resource.
@@ -37,6 +38,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.int] create_settle_ms: Milliseconds to keep looking for the result of a create whose answer was lost. Default 3000.
         :param pulumi.Input[_builtins.int] max_retries: Retries per API call. Default 3.
         :param pulumi.Input[_builtins.int] page_size: Records asked for per list page. Default 100.
+        :param pulumi.Input[_builtins.int] principal_id: The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
         :param pulumi.Input[_builtins.int] timeout_ms: Milliseconds allowed for one HTTP attempt. Default 10000.
         """
         if access_token is not None:
@@ -53,6 +55,8 @@ class ProviderArgs:
             pulumi.set(__self__, "max_retries", max_retries)
         if page_size is not None:
             pulumi.set(__self__, "page_size", page_size)
+        if principal_id is not None:
+            pulumi.set(__self__, "principal_id", principal_id)
         if timeout_ms is not None:
             pulumi.set(__self__, "timeout_ms", timeout_ms)
 
@@ -141,6 +145,18 @@ class ProviderArgs:
         pulumi.set(self, "page_size", value)
 
     @_builtins.property
+    @pulumi.getter(name="principalId")
+    def principal_id(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
+        """
+        return pulumi.get(self, "principal_id")
+
+    @principal_id.setter
+    def principal_id(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "principal_id", value)
+
+    @_builtins.property
     @pulumi.getter(name="timeoutMs")
     def timeout_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -166,6 +182,7 @@ class Provider(pulumi.ProviderResource):
                  create_settle_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  page_size: pulumi.Input[Optional[_builtins.int]] = None,
+                 principal_id: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
@@ -180,6 +197,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.int] create_settle_ms: Milliseconds to keep looking for the result of a create whose answer was lost. Default 3000.
         :param pulumi.Input[_builtins.int] max_retries: Retries per API call. Default 3.
         :param pulumi.Input[_builtins.int] page_size: Records asked for per list page. Default 100.
+        :param pulumi.Input[_builtins.int] principal_id: The `creator_id` the service gives endpoints made with this token: a create answered with another creator's endpoint is refused. No default.
         :param pulumi.Input[_builtins.int] timeout_ms: Milliseconds allowed for one HTTP attempt. Default 10000.
         """
         ...
@@ -213,6 +231,7 @@ class Provider(pulumi.ProviderResource):
                  create_settle_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  page_size: pulumi.Input[Optional[_builtins.int]] = None,
+                 principal_id: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -230,6 +249,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["create_settle_ms"] = pulumi.Output.from_input(create_settle_ms).apply(pulumi.runtime.to_json) if create_settle_ms is not None else None
             __props__.__dict__["max_retries"] = pulumi.Output.from_input(max_retries).apply(pulumi.runtime.to_json) if max_retries is not None else None
             __props__.__dict__["page_size"] = pulumi.Output.from_input(page_size).apply(pulumi.runtime.to_json) if page_size is not None else None
+            __props__.__dict__["principal_id"] = pulumi.Output.from_input(principal_id).apply(pulumi.runtime.to_json) if principal_id is not None else None
             __props__.__dict__["timeout_ms"] = pulumi.Output.from_input(timeout_ms).apply(pulumi.runtime.to_json) if timeout_ms is not None else None
         super(Provider, __self__).__init__(
             'webhooks',

@@ -46,6 +46,11 @@ func GetPageSize(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "webhooks:pageSize")
 }
 
+// The `creator_id` the service gives endpoints made with this token (`webhooks list` shows it). When set, a create the service answers with another creator's endpoint is refused, and `webhooks recover` and `orphans` judge by it. Falls back to `WEBHOOKS_PRINCIPAL_ID`. No default.
+func GetPrincipalId(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "webhooks:principalId")
+}
+
 // Milliseconds allowed for one HTTP attempt. Falls back to `WEBHOOKS_TIMEOUT_MS`. Default 10000.
 func GetTimeoutMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "webhooks:timeoutMs")

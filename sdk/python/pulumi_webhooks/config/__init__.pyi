@@ -49,6 +49,11 @@ pageSize: Optional[int]
 Records asked for per list page, for a service whose page size limit is below 100. Falls back to `WEBHOOKS_PAGE_SIZE`. Default 100.
 """
 
+principalId: Optional[int]
+"""
+The `creator_id` the service gives endpoints made with this token (`webhooks list` shows it). When set, a create the service answers with another creator's endpoint is refused, and `webhooks recover` and `orphans` judge by it. Falls back to `WEBHOOKS_PRINCIPAL_ID`. No default.
+"""
+
 timeoutMs: Optional[int]
 """
 Milliseconds allowed for one HTTP attempt. Falls back to `WEBHOOKS_TIMEOUT_MS`. Default 10000.

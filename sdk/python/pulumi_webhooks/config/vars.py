@@ -70,6 +70,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_int('pageSize')
 
     @_builtins.property
+    def principal_id(self) -> Optional[int]:
+        """
+        The `creator_id` the service gives endpoints made with this token (`webhooks list` shows it). When set, a create the service answers with another creator's endpoint is refused, and `webhooks recover` and `orphans` judge by it. Falls back to `WEBHOOKS_PRINCIPAL_ID`. No default.
+        """
+        return __config__.get_int('principalId')
+
+    @_builtins.property
     def timeout_ms(self) -> Optional[int]:
         """
         Milliseconds allowed for one HTTP attempt. Falls back to `WEBHOOKS_TIMEOUT_MS`. Default 10000.
