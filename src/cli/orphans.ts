@@ -8,7 +8,7 @@ import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
 import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
-import { configuredPrincipal, heldService, type HomeService } from "./services";
+import { heldService, serviceTarget, type HomeService } from "./services";
 
 /**
  * `webhooks orphans`: the endpoints on the service that none of the given stacks holds, and which of
@@ -129,7 +129,17 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   const recordsFacts = (facts: Record<string, unknown> | undefined) => typeof facts?.creatorId === "number" || typeof facts?.createTime === "number";
   const isHeld = (record: WebhookEndpointRecord) => holders.some((h) => h.id === record.webhookId && (recordsFacts(h.facts) ? mayBeHeldEndpoint(h.facts, record) : h.here !== false));
   // What the stacks hold or held on this service, by id (with the provenance each recorded), and by name.
-  const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined; facts: Record<string, unknown> | undefined }[]>();
+  const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined; facts: Record<string, unknown> | undefined; principalId: number | undefined }[]>();
+  // The principal the resource's own configuration names (its provider's principalId, or the stack's
+  // for a resource configured by it); undefined where none is named or the settings cannot be read.
+  const principalOf = (resource: StateResource, deployment: UntypedDeployment): number | undefined => {
+    try {
+      const target = serviceTarget(resource, deployment.deployment, home);
+      return target.known ? target.principalId : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   // A name or URL a state marks secret (now or in history) stays secret in what orphans prints.
   const secretFields = new SecretFieldIndex();
   const named: { name: string; source: string; urn: string }[] = [];
@@ -142,7 +152,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         if (id !== undefined && onThisService(resource, deployment) !== false) {
           const list = formerly.get(id) ?? [];
           if (!list.some((x) => x.urn === resource.urn && x.source === source.label))
-            list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource), facts: resource.outputs });
+            list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource), facts: resource.outputs, principalId: principalOf(resource, deployment) });
           formerly.set(id, list);
         }
         for (const name of names) if (!named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label)) named.push({ name, source: source.label, urn: resource.urn });
@@ -150,16 +160,9 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
     }
   }
 
-  // Each stack's principal on this service: the creators of the endpoints it created here, in any checkpoint.
-  // Each stack's principal on this service: the one the configuration names (principalId), else the
-  // creators of the endpoints it created here, in any checkpoint.
-  const configured = configuredPrincipal(home.config, home.env);
-  const creatorsBySource = new Map(
-    sources.map((source) => [
-      source.label,
-      configured !== undefined ? new Set([configured]) : new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)])),
-    ]),
-  );
+  // Each stack's principal on this service when its configuration names none: the creators of the
+  // endpoints it created here, in any checkpoint.
+  const creatorsBySource = new Map(sources.map((source) => [source.label, new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)]))]));
   const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
   // Held: the service's endpoints the stacks hold now (seen on it).
   const held = records.filter(isHeld).length;
@@ -179,6 +182,8 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         // on this service. Creators that disagree mean one of them is not the stack's (a service
         // answered a create with another principal's endpoint before the principal was known).
         const byItsPrincipal = before.every((b) => {
+          // A principal the resource's configuration names decides (principalId).
+          if (b.principalId !== undefined) return record.creatorId === b.principalId;
           const creators = creatorsBySource.get(b.source);
           return creators !== undefined && creators.size === 1 && creators.has(record.creatorId);
         });

@@ -267,6 +267,45 @@ describe("webhooks orphans", () => {
     expect((await run()).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "left-behind", ours: true });
     expect((await run("1001")).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "formerly-held", ours: false, disputed: true });
     expect((await run("2002")).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "left-behind", ours: true });
+
+    // The same through an explicit native provider whose own principalId names the stack's principal
+    // (the stack's configuration names none): its resource is judged by it.
+    const providerUrn = "urn:pulumi:dev::shop::pulumi:providers:webhooks::ex";
+    const provider = {
+      urn: providerUrn,
+      id: "1111",
+      custom: true,
+      type: "pulumi:providers:webhooks",
+      inputs: { baseUrl: emulator.url, accessToken: "t", principalId: 1001 },
+      outputs: { baseUrl: emulator.url, accessToken: "t", principalId: 1001 },
+    };
+    const native = {
+      ...taken,
+      urn: taken.urn.replace("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", "webhooks:index:WebhookEndpoint"),
+      type: "webhooks:index:WebhookEndpoint",
+      provider: `${providerUrn}::1111`,
+    };
+    const nativeHistory = join(backend, ".pulumi", "history", "shop", "firstnative");
+    mkdirSync(nativeHistory, { recursive: true });
+    writeFileSync(
+      join(nativeHistory, "firstnative-1700000000000000006.checkpoint.json"),
+      JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), provider, native] } } }),
+    );
+    const pulumiNative = fakePulumi({
+      "stack export --stack firstnative": () => ({ stdout: exportText([], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
+    const viaProvider = await runOrphans(
+      {
+        client,
+        pulumi: pulumiNative,
+        sink: memorySink(),
+        cwd: project,
+        home: { service: emulator.url, config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": "t" })[key]), env: {}, secretConfigKeys: [] },
+      },
+      { stacks: ["firstnative"], stateFiles: [], json: true, progress: false },
+    );
+    expect(viaProvider.find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "formerly-held", ours: false, disputed: true });
   });
 
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {
