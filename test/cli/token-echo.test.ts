@@ -34,6 +34,7 @@ const ECHOES = [
   TOKEN.replaceAll("_", "%u005f"),
   `\\u0063${TOKEN.slice(1)}`,
   `${TOKEN.slice(0, 3)}\\x5f${TOKEN.slice(4)}`,
+  `${TOKEN.slice(0, 3)}\\u{5F}${TOKEN.slice(4)}`,
 ];
 
 /** Whether `text` shows the token, or a piece of it long enough to matter (any case, percent-escapes read as a URL's reader reads them). */
@@ -45,7 +46,7 @@ function showsToken(text: string): boolean {
       .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
       .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
       .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-      .replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi, (_, u?: string, x?: string) => String.fromCharCode(parseInt(u ?? x!, 16)));
+      .replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\u\{([0-9a-f]+)\}/gi, (_, u?: string, x?: string, braced?: string) => String.fromCodePoint(parseInt(u ?? x ?? braced!, 16)));
   }
   const lower = decoded.toLowerCase();
   return lower.includes(TOKEN.toLowerCase()) || lower.includes(TOKEN.slice(8).toLowerCase()) || lower.includes(TOKEN.slice(0, 16).toLowerCase());

@@ -104,6 +104,22 @@ describe("a create answered with another principal's endpoint (a unique-names se
     }
   });
 
+  it("a refresh (read) of an endpoint this stack created teaches the principal as a diff does", async () => {
+    const base = await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK);
+    const refreshing = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+    const previous = core;
+    core = refreshing;
+    try {
+      expect(await refreshing.read(base.id, base.state, NO_TAINT, STACK)).toBeDefined();
+      const outcome = await raced(X);
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toMatch(/created by creator 200/);
+    } finally {
+      core = previous;
+      await refreshing.close();
+    }
+  });
+
   it("the stack's own create, with its principal known, is not refused", async () => {
     const base = await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK);
     await core.diff(base.id, base.state, { ...BASE, connection: connection() }, NO_TAINT, STACK);
