@@ -241,12 +241,15 @@ export class ProviderCore {
         if (at >= 0) updates.splice(at, 1);
         replaces.push(connectionChanged ? "connection" : "webhookId");
         drift = stranger;
-      } else if (!connectionChanged) learnPrincipal(connection, olds, stack);
-      if (current !== undefined && stranger === undefined && !stillAsCreated(current, olds)) {
-        const created = createdAddress(olds);
-        replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
-        const secrets = [...connection.secrets, ...taint.values];
-        drift = `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`;
+      } else {
+        // The stack's own endpoint, on the connection it was made with: it may show the stack's principal.
+        if (!connectionChanged) learnPrincipal(connection, olds, stack);
+        if (!stillAsCreated(current, olds)) {
+          const created = createdAddress(olds);
+          replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
+          const secrets = [...connection.secrets, ...taint.values];
+          drift = `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`;
+        }
       }
     }
     return { changes: replaces.length > 0 || updates.length > 0, replaces, updates, ...(drift === undefined ? {} : { drift }) };
