@@ -12,9 +12,9 @@ import { Project } from "../../scripts/harness/pulumi.mjs";
 import { waitFor } from "./model-support";
 import { BASE_DIR, REPO } from "./paths";
 import { backendFor, transcript, webhookResources } from "./support";
+import { OTHER_TEAM, createAs, takenNameService } from "../support/helpers";
 
 const TOKEN = "taken_answer_token_3b9e1c07";
-const THEIRS = "taken_answer_theirs_8d20f4a6";
 
 describe("a unique-names service answering the stack's create with another team's endpoint (dynamic resource, real engine)", () => {
   let emulator: Emulator | undefined;
@@ -23,14 +23,7 @@ describe("a unique-names service answering the stack's create with another team'
   });
 
   it("up refuses it, records nothing of it, and creates nothing twice", async () => {
-    emulator = await startEmulator({
-      accessToken: TOKEN,
-      creator: { id: 2001, name: "team-a" },
-      uniqueNames: true,
-      takenName: "existing",
-      principals: [{ token: THEIRS, creator: { id: 200, name: "other-team" } }],
-      faults: { create: { rate: 0, slowMs: 4_000 } },
-    });
+    emulator = await startEmulator({ ...takenNameService(TOKEN, 4_000), creator: { id: 2001, name: "team-a" } });
     const backend = backendFor("taken-answer");
     const dir = join(BASE_DIR, "projects", "taken-answer");
     const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, { env: { ...backend.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, transcript });
@@ -49,12 +42,7 @@ describe("a unique-names service answering the stack's create with another team'
     emulator.injectNext("create", "latency");
     const running = project.run(["up", "--yes"]);
     expect(await waitFor(() => emulator!.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "x"), 120_000)).toBe(true);
-    const theirs = await fetch(`${emulator.url}/open-api/v1/webhooks/create`, {
-      method: "POST",
-      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
-      body: JSON.stringify({ webhook_name: x.name, webhook_url: x.url }),
-    });
-    const theirsId = ((await theirs.json()) as { data: { webhook_id: number } }).data.webhook_id;
+    const theirsId = (await createAs(emulator.url, OTHER_TEAM.token, { webhookName: x.name, webhookUrl: x.url })).webhook_id;
     const result = await running;
     const output = `${result.stdout}\n${result.stderr}`;
     expect(result.code, output).not.toBe(0);
@@ -78,11 +66,7 @@ describe("a unique-names service answering the stack's create with another team'
     emulator.injectNext("create", "latency");
     const targeted = project.run(["up", "--yes", "--target", "urn:pulumi:dev::webhooks-model::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::y"]);
     expect(await waitFor(() => emulator!.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "y"), 120_000)).toBe(true);
-    await fetch(`${emulator.url}/open-api/v1/webhooks/create`, {
-      method: "POST",
-      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
-      body: JSON.stringify({ webhook_name: y.name, webhook_url: y.url }),
-    });
+    await createAs(emulator.url, OTHER_TEAM.token, { webhookName: y.name, webhookUrl: y.url });
     const second = await targeted;
     const secondOutput = `${second.stdout}\n${second.stderr}`;
     expect(second.code, secondOutput).not.toBe(0);

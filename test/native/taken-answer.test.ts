@@ -3,24 +3,17 @@
 // the stack), and refuses a create the service answered with another team's endpoint.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { waitUntil } from "../support/helpers";
+import { OTHER_TEAM, createAs, takenNameService, waitUntil } from "../support/helpers";
 import { ProviderHost } from "../support/provider-host";
 
 const OURS = "tok_native_ours_4e7a9c21";
-const THEIRS = "tok_native_theirs_b03d58e6";
 const URN = (name: string) => `urn:pulumi:dev::shop::webhooks:index:WebhookEndpoint::${name}`;
 
 describe("the native plugin: a create answered with another principal's endpoint", () => {
   let service: Emulator;
   let plugin: ProviderHost;
   beforeAll(async () => {
-    service = await startEmulator({
-      accessToken: OURS,
-      uniqueNames: true,
-      takenName: "existing",
-      principals: [{ token: THEIRS, creator: { id: 200, name: "other-team" } }],
-      faults: { create: { rate: 0, slowMs: 2_000 } },
-    });
+    service = await startEmulator(takenNameService(OURS));
     plugin = await ProviderHost.startNative({ WEBHOOKS_BASE_URL: "", WEBHOOKS_ACCESS_TOKEN: "" });
     await plugin.configure({ baseUrl: service.url, accessToken: OURS });
   });
@@ -37,11 +30,7 @@ describe("the native plugin: a create answered with another principal's endpoint
     service.injectNext("create", "latency");
     const pending = plugin.create(URN("x"), { webhookName: "x", webhookUrl: "https://victim.example/x" }).catch((error: unknown) => error);
     await waitUntil("the plugin's create reaches the service", () => service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes('"x"')));
-    await fetch(`${service.url}/open-api/v1/webhooks/create`, {
-      method: "POST",
-      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
-      body: JSON.stringify({ webhook_name: "x", webhook_url: "https://victim.example/x" }),
-    });
+    await createAs(service.url, OTHER_TEAM.token, { webhookName: "x", webhookUrl: "https://victim.example/x" });
     const outcome = await pending;
     expect(outcome).toBeInstanceOf(Error);
     expect(String((outcome as Error).message)).toMatch(/created by creator 200/);

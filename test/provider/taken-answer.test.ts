@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderCore } from "../../src/core/provider-core";
 import { NO_TAINT } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { waitUntil } from "../support/helpers";
+import { OTHER_TEAM, createAs, takenNameService, waitUntil } from "../support/helpers";
 
 const OURS = "tok_ours_9d2c4e6a1b";
-const THEIRS = "tok_theirs_5f8a0c3e7d";
+const THEIRS = OTHER_TEAM.token;
 const STACK = "shop/dev";
 const BASE = { webhookName: "base", webhookUrl: "https://victim.example/base" };
 const X = { webhookName: "x", webhookUrl: "https://victim.example/x" };
@@ -24,14 +24,7 @@ describe("a create answered with another principal's endpoint (a unique-names se
   const connection = () => ({ baseUrl: service.url, accessToken: OURS });
 
   beforeEach(async () => {
-    service = await startEmulator({
-      accessToken: OURS,
-      uniqueNames: true,
-      takenName: "existing",
-      principals: [{ token: THEIRS, creator: { id: 200, name: "other-team" } }],
-      // Only the create a case injects it into is slowed, after its body was read.
-      faults: { create: { rate: 0, slowMs: 2_000 } },
-    });
+    service = await startEmulator(takenNameService(OURS));
     core = new ProviderCore({ face: "dynamic", notify: (message) => notices.push(message), env: {} });
   });
   afterEach(async () => {
@@ -39,17 +32,12 @@ describe("a create answered with another principal's endpoint (a unique-names se
     await service.close();
   });
 
-  /** The other team creates `endpoint` while the stack's create of it is held by the service; returns the stack's outcome. */
-  async function raced(endpoint: typeof X, viaConnection = true): Promise<unknown> {
+  /** The other team creates `endpoint` while the stack's create of it (by `on`) is held by the service; returns the stack's outcome. */
+  async function raced(on: ProviderCore, endpoint: typeof X, viaConnection = true): Promise<unknown> {
     service.injectNext("create", "latency");
-    const pending = core.create({ ...endpoint, ...(viaConnection ? { connection: connection() } : {}) }, NO_TAINT, STACK).catch((error: unknown) => error);
+    const pending = on.create({ ...endpoint, ...(viaConnection ? { connection: connection() } : {}) }, NO_TAINT, STACK).catch((error: unknown) => error);
     await waitUntil("the stack's create reaches the service", () => service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes(`"${endpoint.webhookName}"`)));
-    const theirs = await fetch(`${service.url}/open-api/v1/webhooks/create`, {
-      method: "POST",
-      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
-      body: JSON.stringify({ webhook_name: endpoint.webhookName, webhook_url: endpoint.webhookUrl }),
-    });
-    expect(((await theirs.json()) as { data: { creator_id: number } }).data.creator_id).toBe(200);
+    expect((await createAs(service.url, THEIRS, endpoint)).creator_id).toBe(200);
     return pending;
   }
 
@@ -59,7 +47,7 @@ describe("a create answered with another principal's endpoint (a unique-names se
     // A preview or an up diffs what the stack holds before it creates what is new.
     expect((await core.diff(base.id, base.state, { ...BASE, connection: connection() }, NO_TAINT, STACK)).changes).toBe(false);
 
-    const outcome = await raced(X);
+    const outcome = await raced(core, X);
     expect(outcome).toBeInstanceOf(Error);
     const message = (outcome as Error).message;
     expect(message).toMatch(/created by creator 200/);
@@ -81,10 +69,8 @@ describe("a create answered with another principal's endpoint (a unique-names se
   it("with principalId configured, the answer is refused with no endpoint looked at first (up --target, a stack's first endpoint)", async () => {
     const ourCreator = (await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK)).state.creatorId;
     const configured = new ProviderCore({ face: "native", notify: () => {}, env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: OURS, WEBHOOKS_PRINCIPAL_ID: String(ourCreator) } });
-    const previous = core;
-    core = configured;
     try {
-      const outcome = await raced(X, false);
+      const outcome = await raced(configured, X, false);
       expect(outcome).toBeInstanceOf(Error);
       expect((outcome as Error).message).toMatch(new RegExp(`created by creator 200, but the principal configured for this token \\(principalId\\) is creator ${ourCreator}:`));
       expect(
@@ -99,7 +85,6 @@ describe("a create answered with another principal's endpoint (a unique-names se
       const own = await configured.create({ webhookName: "v", webhookUrl: "https://victim.example/v", connection: { baseUrl: service.url, accessToken: THEIRS } }, NO_TAINT, STACK);
       expect(own.state.creatorId).toBe(200);
     } finally {
-      core = previous;
       await configured.close();
     }
   });
@@ -107,15 +92,12 @@ describe("a create answered with another principal's endpoint (a unique-names se
   it("a refresh (read) of an endpoint this stack created teaches the principal as a diff does", async () => {
     const base = await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK);
     const refreshing = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
-    const previous = core;
-    core = refreshing;
     try {
       expect(await refreshing.read(base.id, base.state, NO_TAINT, STACK)).toBeDefined();
-      const outcome = await raced(X);
+      const outcome = await raced(refreshing, X);
       expect(outcome).toBeInstanceOf(Error);
       expect((outcome as Error).message).toMatch(/created by creator 200/);
     } finally {
-      core = previous;
       await refreshing.close();
     }
   });
@@ -129,12 +111,7 @@ describe("a create answered with another principal's endpoint (a unique-names se
 
   it("an endpoint the stack only adopted or imported, or one another stack created, teaches no principal", async () => {
     // The other team's endpoint, held by the stack without having created it.
-    const response = await fetch(`${service.url}/open-api/v1/webhooks/create`, {
-      method: "POST",
-      headers: { Authorization: THEIRS, "Content-Type": "application/json" },
-      body: JSON.stringify({ webhook_name: "theirs", webhook_url: "https://victim.example/theirs" }),
-    });
-    const theirsId = ((await response.json()) as { data: { webhook_id: number } }).data.webhook_id;
+    const theirsId = (await createAs(service.url, THEIRS, { webhookName: "theirs", webhookUrl: "https://victim.example/theirs" })).webhook_id;
     const held = await core.create({ webhookName: "theirs", webhookUrl: "https://victim.example/theirs", adoptWebhookId: theirsId, connection: connection() }, NO_TAINT, STACK);
     expect(held.state).toMatchObject({ creatorId: 200, provenance: { how: "adopted" } });
     // pulumi import: a read with no state, its connection from the settings.

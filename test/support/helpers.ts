@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
+import type { EmulatorOptions } from "../../src/emulator";
 
 /** A bare HTTP server on port 0 for responses no faithful emulator would send. */
 export async function rawServer(
@@ -113,4 +114,32 @@ export interface ApiRecordFields {
   operator_id: number;
   operator_name: string;
   operate_time: number;
+}
+
+/** The other team of the taken-name tests: its token and the creator the service gives it. */
+export const OTHER_TEAM = { token: "tok_other_team_5f8a0c3e7d", creator: { id: 200, name: "other-team" } } as const;
+
+/**
+ * Emulator options for a service that keeps names unique and answers a create of a taken name with
+ * the endpoint that has it (an idempotent create), shared with `OTHER_TEAM`; a create a test injects
+ * latency into is held `slowMs` after its body was read.
+ */
+export function takenNameService(accessToken: string, slowMs = 2_000): EmulatorOptions {
+  return {
+    accessToken,
+    uniqueNames: true,
+    takenName: "existing",
+    principals: [{ token: OTHER_TEAM.token, creator: { ...OTHER_TEAM.creator } }],
+    faults: { create: { rate: 0, slowMs } },
+  };
+}
+
+/** A create sent over HTTP with `token` (another team's client); resolves to the record the service answered. */
+export async function createAs(baseUrl: string, token: string, endpoint: { webhookName: string; webhookUrl: string }): Promise<{ webhook_id: number; creator_id: number }> {
+  const response = await fetch(`${baseUrl}/open-api/v1/webhooks/create`, {
+    method: "POST",
+    headers: { Authorization: token, "Content-Type": "application/json" },
+    body: JSON.stringify({ webhook_name: endpoint.webhookName, webhook_url: endpoint.webhookUrl }),
+  });
+  return ((await response.json()) as { data: { webhook_id: number; creator_id: number } }).data;
 }
