@@ -1,4 +1,3 @@
-import { serviceOf } from "./service";
 /**
  * Token redaction and the display of text that came from a service. Internal: not exported from
  * the package's entry.
@@ -8,6 +7,8 @@ import { serviceOf } from "./service";
  * - Service text shown to a person is bounded and has no control characters: a server could
  *   otherwise print megabytes into a pipeline log or drive the terminal with escape sequences.
  */
+
+import { serviceOf } from "./service";
 
 /**
  * Longest error message we ever build, in UTF-8 bytes (so also in characters): "at most 2 KB"
@@ -32,12 +33,6 @@ const UNSHOWABLE =
 /* eslint-enable no-control-regex, no-misleading-character-class */
 
 /**
- * The value of a `sign_secret` field quoted in service text, in the forms a service may quote a
- * record in: JSON (`"sign_secret":"..."`, also escaped inside a JSON string), `sign_secret=...`,
- * `sign_secret: ...`, and the camelCase `signSecret`. Group 1 is everything before the value; a
- * value already redacted (a secret known by value) is left alone.
- */
-/**
  * One character of a secret as a pattern: itself, or an escape of it that a reader decodes back: a
  * token written `tok-%41BC` in an endpoint's URL is still the token. The escapes: percent-escapes
  * of each UTF-8 byte, encoded again any number of times (`%2541`); `%u0041`; HTML character
@@ -46,22 +41,28 @@ const UNSHOWABLE =
  */
 export function charOrEscape(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-  const hex = (value: number, width: number) => `0*${value.toString(16).padStart(width, "0")}`;
   const percent = [...Buffer.from(char, "utf8")].map((byte) => `%(?:25)*${byte.toString(16).padStart(2, "0")}`).join("");
   const code = char.codePointAt(0)!;
-  const units = [...char].length === 1 && char.length === 1 ? [code] : [char.charCodeAt(0), char.charCodeAt(1)];
+  // Its UTF-16 code units, as %u and \u write a character outside the BMP (a surrogate pair).
+  const units = Array.from({ length: char.length }, (_, i) => char.charCodeAt(i));
   const escapes = [
     percent,
     units.map((unit) => `%u${unit.toString(16).padStart(4, "0")}`).join(""),
     `&#0*${code};`,
-    `&#x${hex(code, 1)};`,
+    `&#x0*${code.toString(16)};`,
     units.map((unit) => `\\\\u${unit.toString(16).padStart(4, "0")}`).join(""),
-    `\\\\u\\{${hex(code, 1)}\\}`,
+    `\\\\u\\{0*${code.toString(16)}\\}`,
     ...(code < 0x100 ? [`\\\\x${code.toString(16).padStart(2, "0")}`] : []),
   ];
   return `(?:${literal}|${escapes.join("|")})`;
 }
 
+/**
+ * The value of a `sign_secret` field quoted in service text, in the forms a service may quote a
+ * record in: JSON (`"sign_secret":"..."`, also escaped inside a JSON string), `sign_secret=...`,
+ * `sign_secret: ...`, and the camelCase `signSecret`. Group 1 is everything before the value; a
+ * value already redacted (a secret known by value) is left alone.
+ */
 const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
 
 /**
