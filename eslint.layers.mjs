@@ -11,22 +11,51 @@
  */
 const THROUGH_INDEX = {
   regex: "^(\\.\\.?/)+(client|text)/",
-  message: "import the client and src/text through their index ('../client', '../text'), which lists what they offer the rest of the package; export what you need from there",
+  message:
+    "import the client and src/text through their index ('../client', '../text'), which lists what they offer the rest of the package; export what you need from there",
 };
 /** @type {import("eslint").Linter.Config[]} */
 export const SRC_LAYERS = [
   { files: ["src/**"], patterns: [] },
   {
     files: ["src/emulator/**"],
-    patterns: [{ regex: "^\\.\\./(?!api/)", message: "the emulator depends on nothing of ours but the API contract (src/api): it stands for the service, and must not share our reading of it" }],
+    patterns: [
+      {
+        regex: "^\\.\\./(?!api/)",
+        message:
+          "the emulator depends on nothing of ours but the API contract (src/api): it stands for the service, and must not share our reading of it",
+      },
+    ],
   },
-  { files: ["src/api/**", "src/text/**"], patterns: [{ regex: "^\\.\\./", message: "src/api and src/text are shared by the other folders and depend on nothing of ours" }] },
+  {
+    files: ["src/api/**", "src/text/**"],
+    patterns: [
+      {
+        regex: "^\\.\\./",
+        message: "src/api and src/text are shared by the other folders and depend on nothing of ours",
+      },
+    ],
+  },
   {
     files: ["src/client/**"],
     patterns: [
-      { regex: "^\\.\\./(?!api/|text$)", message: "the client depends on nothing of ours but src/api and src/text" },
+      {
+        regex: "^\\.\\./(?!api/|text$)",
+        message: "the client depends on nothing of ours but src/api and src/text",
+      },
       { regex: "^@pulumi/", message: "the client knows nothing of Pulumi: it is usable without it" },
     ],
   },
-  { files: ["src/core/**"], patterns: [{ regex: "^\\.\\./(dynamic|native|cli|emulator)(/|$)", message: "the core serves the faces and the CLI, and knows nothing of them or of the emulator" }] },
-].map(({ files, patterns }) => ({ files, rules: { "no-restricted-imports": ["error", { patterns: [THROUGH_INDEX, ...patterns] }] } }));
+  {
+    files: ["src/core/**"],
+    patterns: [
+      {
+        regex: "^\\.\\./(dynamic|native|cli|emulator)(/|$)",
+        message: "the core serves the faces and the CLI, and knows nothing of them or of the emulator",
+      },
+    ],
+  },
+].map(({ files, patterns }) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", { patterns: [THROUGH_INDEX, ...patterns] }] },
+}));

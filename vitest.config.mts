@@ -39,7 +39,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE] },
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE],
+        },
       },
       {
         extends: true,

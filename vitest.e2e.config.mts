@@ -21,7 +21,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "package", include: PACKAGE_STAGE, globalSetup: ["test/support/global-setup.ts"], testTimeout: 60_000, hookTimeout: 300_000 },
+        test: {
+          name: "package",
+          include: PACKAGE_STAGE,
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 300_000,
+        },
       },
       {
         extends: true,

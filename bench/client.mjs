@@ -61,11 +61,16 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
   /** @type {(id: string) => unknown} */
   const load = createRequire(join(repo, "package.json"));
   // The built package (scripts/bench.sh builds dist/ first); its types are the source's.
-  const { WebhooksClient, LIST_PATH, CREATE_PATH } = /** @type {typeof import("../src/index.js")} */ (load(join(repo, "dist/index.js")));
+  const { WebhooksClient, LIST_PATH, CREATE_PATH } = /** @type {typeof import("../src/index.js")} */ (
+    load(join(repo, "dist/index.js"))
+  );
   const { Agent, request } = /** @type {typeof import("undici")} */ (load("undici"));
   const token = "bench_client_tok_5c2e9a71d04b";
   // The token in the environment, not on the command line; latency 0 so only the client is measured.
-  const emulator = await startEmulatorProcess({ args: ["--latency-ms", "0"], env: { WEBHOOKS_ACCESS_TOKEN: token } });
+  const emulator = await startEmulatorProcess({
+    args: ["--latency-ms", "0"],
+    env: { WEBHOOKS_ACCESS_TOKEN: token },
+  });
   const client = new WebhooksClient({ baseUrl: emulator.url, accessToken: token });
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   const headers = { authorization: token, "content-type": "application/json", accept: "application/json" };
@@ -75,7 +80,12 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
    * @returns {Promise<Envelope>}
    */
   const bare = async (path, body) => {
-    const response = await request(new URL(path, emulator.url), { method: "POST", dispatcher: agent, headers, body: JSON.stringify(body) });
+    const response = await request(new URL(path, emulator.url), {
+      method: "POST",
+      dispatcher: agent,
+      headers,
+      body: JSON.stringify(body),
+    });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`bare ${path}: HTTP ${response.statusCode}`);
     const json = /** @type {Envelope} */ (parseJson(text));
@@ -98,17 +108,29 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
     if (response.statusCode !== 200) throw new Error(`emulator admin ${route}: HTTP ${response.statusCode}`);
   };
   const apiRequests = async () => {
-    const response = await request(new URL("/__emulator/counters", emulator.url), { dispatcher: agent, headers: { authorization: token } });
+    const response = await request(new URL("/__emulator/counters", emulator.url), {
+      dispatcher: agent,
+      headers: { authorization: token },
+    });
     const counters = /** @type {{ list: number, create: number }} */ (parseJson(await response.body.text()));
     return counters.list + counters.create;
   };
-  const listBody = (/** @type {string} */ name, /** @type {number} */ limit) => ({ cursor: "", limit, webhook_name: name, webhook_url: "", ascending: "true" });
+  const listBody = (/** @type {string} */ name, /** @type {number} */ limit) => ({
+    cursor: "",
+    limit,
+    webhook_name: name,
+    webhook_url: "",
+    ascending: "true",
+  });
 
   try {
     // A short request log: trimming a full 10000-entry log costs the emulator on every request.
     await admin("config", { requestLogLimit: 100 });
     for (let i = 0; i < SEEDED; i++) {
-      await bare(CREATE_PATH, { webhook_name: `seed-${i}`, webhook_url: `https://example.com/hooks/seed-${i}` });
+      await bare(CREATE_PATH, {
+        webhook_name: `seed-${i}`,
+        webhook_url: `https://example.com/hooks/seed-${i}`,
+      });
     }
     // Real cursors, one per starting position, so that the page requests in flight all differ:
     // identical concurrent lists would be coalesced by the client into one request, which is
@@ -147,10 +169,17 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
         before: () => admin("reset"),
         maxOps: 2000,
         requestsPerCall: 2,
-        client: (i) => client.create({ webhookName: `c-${tag}-${i}`, webhookUrl: `https://example.com/hooks/c-${tag}-${i}` }),
+        client: (i) =>
+          client.create({
+            webhookName: `c-${tag}-${i}`,
+            webhookUrl: `https://example.com/hooks/c-${tag}-${i}`,
+          }),
         bare: async (i) => {
           await bare(LIST_PATH, listBody(`b-${tag}-${i}`, 100));
-          return bare(CREATE_PATH, { webhook_name: `b-${tag}-${i}`, webhook_url: `https://example.com/hooks/b-${tag}-${i}` });
+          return bare(CREATE_PATH, {
+            webhook_name: `b-${tag}-${i}`,
+            webhook_url: `https://example.com/hooks/b-${tag}-${i}`,
+          });
         },
       },
     ];
@@ -172,7 +201,9 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
         const sent = (await apiRequests()) - before;
         const expected = count * (c.requestsPerCall ?? 1);
         if (sent !== expected) {
-          throw new Error(`client benchmark ${c.name}: ${count} calls made ${sent} requests; the comparison needs ${c.requestsPerCall ?? 1} each`);
+          throw new Error(
+            `client benchmark ${c.name}: ${count} calls made ${sent} requests; the comparison needs ${c.requestsPerCall ?? 1} each`,
+          );
         }
         // CPU of this process only (the emulator is another process): what each side costs per call.
         return { rate, cpuMicros: (cpu.user + cpu.system) / count };
@@ -199,7 +230,9 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
         clientRates,
         bareRates,
       };
-      log(`client ${c.name}: client ${row.client.toFixed(0)} ops/s (${row.clientCpuMicros.toFixed(0)} µs CPU/op), bare ${row.bare.toFixed(0)} ops/s (${row.bareCpuMicros.toFixed(0)} µs CPU/op)`);
+      log(
+        `client ${c.name}: client ${row.client.toFixed(0)} ops/s (${row.clientCpuMicros.toFixed(0)} µs CPU/op), bare ${row.bare.toFixed(0)} ops/s (${row.bareCpuMicros.toFixed(0)} µs CPU/op)`,
+      );
       results.push(row);
     }
     return results;

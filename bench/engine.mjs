@@ -124,12 +124,14 @@ export function paths(repo) {
  * @param {(message: string) => void} log
  */
 export function installPackedPackage(repo, p, log) {
-  for (const dir of [p.pack, p.projects, p.backends, p.profiles]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [p.pack, p.projects, p.backends, p.profiles])
+    rmSync(dir, { recursive: true, force: true });
   mkdirSync(p.home, { recursive: true });
   log("packing the package and installing the tarball into .e2e/bench/base");
   const tarball = packTarball(p.pack);
   const installed = installProject(p.base, { name: "bench-base", tarball });
-  for (const kind of ["ours", "floor", "lean"]) Project.create(join(repo, "bench", "program"), join(p.projects, kind));
+  for (const kind of ["ours", "floor", "lean"])
+    Project.create(join(repo, "bench", "program"), join(p.projects, kind));
   return { version: installed.packageVersion };
 }
 
@@ -138,9 +140,20 @@ export function installPackedPackage(repo, p, log) {
  * @param {number} n
  */
 export function yamlProgram(n) {
-  const lines = ["name: webhooks-bench-yaml", "runtime: yaml", "description: Benchmark program, native face (written by bench/engine.mjs)", "resources:"];
+  const lines = [
+    "name: webhooks-bench-yaml",
+    "runtime: yaml",
+    "description: Benchmark program, native face (written by bench/engine.mjs)",
+    "resources:",
+  ];
   for (let i = 0; i < n; i++) {
-    lines.push(`  hook-${i}:`, "    type: webhooks:index:WebhookEndpoint", "    properties:", `      webhookName: bench-${i}`, `      webhookUrl: https://example.com/hooks/bench-${i}`);
+    lines.push(
+      `  hook-${i}:`,
+      "    type: webhooks:index:WebhookEndpoint",
+      "    properties:",
+      `      webhookName: bench-${i}`,
+      `      webhookUrl: https://example.com/hooks/bench-${i}`,
+    );
   }
   lines.push("outputs:", `  endpoints: ${n}`);
   if (n > 0) lines.push("  firstWebhookId: ${hook-0.webhookId}");
@@ -182,12 +195,20 @@ export function processKind(argv) {
 async function pulumi(project, args, env) {
   const result = await runProcess("pulumi", [...args, "--non-interactive"], {
     cwd: project.dir,
-    env: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_CONFIG_PASSPHRASE_FILE: undefined, NO_COLOR: "1", ...project.env, ...env },
+    env: {
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+      NO_COLOR: "1",
+      ...project.env,
+      ...env,
+    },
     sample: { rootKind: "engine", classify: processKind },
   });
   if (result.code !== 0) {
     const tail = (/** @type {string} */ text) => (text.length > 16_000 ? `…${text.slice(-16_000)}` : text);
-    throw new Error(`pulumi ${args.join(" ")} exited ${result.code}${result.error ? `: ${result.error}` : ""}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`);
+    throw new Error(
+      `pulumi ${args.join(" ")} exited ${result.code}${result.error ? `: ${result.error}` : ""}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`,
+    );
   }
   return result;
 }
@@ -208,7 +229,14 @@ function cpuSeconds(usage) {
  */
 function cpuOf(run, bench) {
   const cpu = run.sample?.cpuSeconds ?? {};
-  return { engine: cpu.engine ?? 0, provider: cpu.provider ?? 0, plugin: cpu.plugin ?? 0, program: cpu.program ?? 0, other: cpu.other ?? 0, bench };
+  return {
+    engine: cpu.engine ?? 0,
+    provider: cpu.provider ?? 0,
+    plugin: cpu.plugin ?? 0,
+    program: cpu.program ?? 0,
+    other: cpu.other ?? 0,
+    bench,
+  };
 }
 
 /**
@@ -217,7 +245,12 @@ function cpuOf(run, bench) {
  */
 function memoryOf(run) {
   const peaks = run.sample?.peakRss ?? {};
-  return { engine: peaks.engine ?? 0, provider: peaks.provider ?? 0, plugin: peaks.plugin ?? 0, program: peaks.program ?? 0 };
+  return {
+    engine: peaks.engine ?? 0,
+    provider: peaks.provider ?? 0,
+    plugin: peaks.plugin ?? 0,
+    program: peaks.program ?? 0,
+  };
 }
 
 /**
@@ -239,7 +272,10 @@ function lastSeq(emulator) {
  * @param {string} field
  */
 function field(body, field) {
-  const value = typeof body === "object" && body !== null ? /** @type {Record<string, unknown>} */ (body)[field] : undefined;
+  const value =
+    typeof body === "object" && body !== null
+      ? /** @type {Record<string, unknown>} */ (body)[field]
+      : undefined;
   return typeof value === "string" ? value : "";
 }
 
@@ -257,8 +293,11 @@ function callsOf(after, before, entries) {
     create: after.create - before.create,
     other: after.other - before.other,
     byName: lists.filter((e) => field(e.body, "webhook_name") !== "").length,
-    byUrl: lists.filter((e) => field(e.body, "webhook_name") === "" && field(e.body, "webhook_url") !== "").length,
-    scanPages: lists.filter((e) => field(e.body, "webhook_name") === "" && field(e.body, "webhook_url") === "").length,
+    byUrl: lists.filter((e) => field(e.body, "webhook_name") === "" && field(e.body, "webhook_url") !== "")
+      .length,
+    scanPages: lists.filter(
+      (e) => field(e.body, "webhook_name") === "" && field(e.body, "webhook_url") === "",
+    ).length,
     complete: lists.length === list,
   };
 }
@@ -316,8 +355,19 @@ export function precheckOf(entries, latency, upMs) {
   }
   waits.sort((a, b) => a - b);
   const mid = waits.length >> 1;
-  const medianMs = waits.length === 0 ? NaN : waits.length % 2 ? (waits[mid] ?? NaN) : ((waits[mid - 1] ?? NaN) + (waits[mid] ?? NaN)) / 2;
-  return { creates, matched: waits.length, medianMs, shareOfUp: upMs > 0 ? attributed / upMs : NaN, apiShareOfUp: upMs > 0 ? busy / upMs : NaN };
+  const medianMs =
+    waits.length === 0
+      ? NaN
+      : waits.length % 2
+        ? (waits[mid] ?? NaN)
+        : ((waits[mid - 1] ?? NaN) + (waits[mid] ?? NaN)) / 2;
+  return {
+    creates,
+    matched: waits.length,
+    medianMs,
+    shareOfUp: upMs > 0 ? attributed / upMs : NaN,
+    apiShareOfUp: upMs > 0 ? busy / upMs : NaN,
+  };
 }
 
 /**
@@ -389,8 +439,17 @@ export async function cycle(options) {
   const project = new Project(dir, { env });
   const stack = `s-${id}`;
   await project.ok(["stack", "init", stack]);
-  const config = kind === "native" ? [] : ["--plaintext", `bench:count=${n}`, "--plaintext", `bench:kind=${kind}`];
-  await project.ok(["config", "set-all", ...config, "--plaintext", `webhooks:baseUrl=${emulator.url}`, "--secret", `webhooks:accessToken=${token}`]);
+  const config =
+    kind === "native" ? [] : ["--plaintext", `bench:count=${n}`, "--plaintext", `bench:kind=${kind}`];
+  await project.ok([
+    "config",
+    "set-all",
+    ...config,
+    "--plaintext",
+    `webhooks:baseUrl=${emulator.url}`,
+    "--secret",
+    `webhooks:accessToken=${token}`,
+  ]);
   if (!isFloor(kind)) (options.prepare ?? ((e) => e.reset()))(emulator);
 
   /** @type {CycleResult["ms"]} */
@@ -427,13 +486,22 @@ export async function cycle(options) {
 
   const { resources: all } = await project.exportState();
   const resources = all.filter((r) => r.type === RESOURCE_TYPES[kind]);
-  if (resources.length !== n) throw new Error(`${kind}: expected ${n} endpoints in state after up, found ${resources.length}`);
+  if (resources.length !== n)
+    throw new Error(`${kind}: expected ${n} endpoints in state after up, found ${resources.length}`);
   if (!isFloor(kind) && up.after.created - up.before.created !== n) {
-    throw new Error(`${kind}: expected ${n} creates on the emulator, saw ${up.after.created - up.before.created}`);
+    throw new Error(
+      `${kind}: expected ${n} creates on the emulator, saw ${up.after.created - up.before.created}`,
+    );
   }
-  const sum = (/** @type {(r: import("../scripts/harness/pulumi.mjs").StateResource) => number} */ f) => resources.reduce((total, r) => total + f(r), 0);
+  const sum = (/** @type {(r: import("../scripts/harness/pulumi.mjs").StateResource) => number} */ f) =>
+    resources.reduce((total, r) => total + f(r), 0);
   const state = {
-    providerBytes: n === 0 ? 0 : sum((r) => Buffer.byteLength(typeof r.outputs?.__provider === "string" ? r.outputs.__provider : "")) / n,
+    providerBytes:
+      n === 0
+        ? 0
+        : sum((r) =>
+            Buffer.byteLength(typeof r.outputs?.__provider === "string" ? r.outputs.__provider : ""),
+          ) / n,
     resourceBytes: n === 0 ? 0 : sum((r) => Buffer.byteLength(JSON.stringify(r))) / n,
     fileBytes: checkpointBytes(join(backend.dir, "state"), stack),
   };
@@ -460,7 +528,8 @@ export async function cycle(options) {
   /** @type {Memory} */
   const peak = { engine: 0, provider: 0, plugin: 0, program: 0 };
   for (const m of Object.values(memory)) {
-    for (const key of /** @type {(keyof Memory)[]} */ (Object.keys(peak))) peak[key] = Math.max(peak[key], m[key]);
+    for (const key of /** @type {(keyof Memory)[]} */ (Object.keys(peak)))
+      peak[key] = Math.max(peak[key], m[key]);
   }
   return {
     kind,

@@ -102,7 +102,8 @@ function install(dir, role) {
   const write = () => {
     dirty = false;
     stats.cpuMs = cpuMs();
-    if (Number.isNaN(stats.bootstrapCompleteMs) || stats.bootstrapCompleteMs < 0) stats.bootstrapCompleteMs = performance.nodeTiming.bootstrapComplete;
+    if (Number.isNaN(stats.bootstrapCompleteMs) || stats.bootstrapCompleteMs < 0)
+      stats.bootstrapCompleteMs = performance.nodeTiming.bootstrapComplete;
     try {
       fs.writeFileSync(file, JSON.stringify(stats));
     } catch {
@@ -204,12 +205,17 @@ function install(dir, role) {
     if (grpcPatched || !grpc?.Server?.prototype?.addService) return;
     grpcPatched = true;
     const addService = grpc.Server.prototype.addService;
-    grpc.Server.prototype.addService = function (/** @type {Record<string, { path?: string, originalName?: string }>} */ service, /** @type {any} */ implementation) {
+    grpc.Server.prototype.addService = function (
+      /** @type {Record<string, { path?: string, originalName?: string }>} */ service,
+      /** @type {any} */ implementation,
+    ) {
       /** @type {Record<string, Function>} */
       const wrapped = {};
       for (const [key, attrs] of Object.entries(service)) {
         /** @type {unknown} */
-        const handler = implementation[key] ?? (attrs.originalName === undefined ? undefined : implementation[attrs.originalName]);
+        const handler =
+          implementation[key] ??
+          (attrs.originalName === undefined ? undefined : implementation[attrs.originalName]);
         if (typeof handler !== "function") continue;
         const method =
           String(attrs.path ?? key)
@@ -219,7 +225,8 @@ function install(dir, role) {
           const started = performance.now();
           const record = (rpcs[method] ??= { ...none });
           if (Number.isNaN(record.firstStart)) record.firstStart = started;
-          if (method === "Create" && Number.isNaN(stats.cpuAtFirstCreateMs)) stats.cpuAtFirstCreateMs = cpuMs();
+          if (method === "Create" && Number.isNaN(stats.cpuAtFirstCreateMs))
+            stats.cpuAtFirstCreateMs = cpuMs();
           const done = function (/** @type {unknown[]} */ ...args) {
             const ended = performance.now();
             record.count++;

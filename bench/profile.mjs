@@ -41,7 +41,8 @@ export function categoryOf(frame) {
   if (url.startsWith("node:")) return "Node internals";
   if (url.includes("/pulumi-webhook-endpoints/")) return "pulumi-webhook-endpoints";
   if (url.includes("/@pulumi/pulumi/")) return "@pulumi/pulumi";
-  if (url.includes("/@grpc/") || url.includes("/google-protobuf/") || url.includes("/protobufjs/")) return "gRPC/protobuf";
+  if (url.includes("/@grpc/") || url.includes("/google-protobuf/") || url.includes("/protobufjs/"))
+    return "gRPC/protobuf";
   if (url.includes("/undici/")) return "undici";
   if (url.includes("/zod/")) return "zod";
   if (url.includes("/node_modules/")) return "other packages";
@@ -84,7 +85,10 @@ export function summariseCpuProfile(file) {
     if (category === "idle") continue;
     total += us;
     categories.set(category, (categories.get(category) ?? 0) + us);
-    const where = node.callFrame.url === "" ? "" : ` ${node.callFrame.url.replace(/^.*\/node_modules\//, "").replace(/^file:\/\//, "")}:${node.callFrame.lineNumber + 1}`;
+    const where =
+      node.callFrame.url === ""
+        ? ""
+        : ` ${node.callFrame.url.replace(/^.*\/node_modules\//, "").replace(/^file:\/\//, "")}:${node.callFrame.lineNumber + 1}`;
     const key = `${node.callFrame.functionName || "(anonymous)"}${where}`;
     functions.set(key, (functions.get(key) ?? 0) + us);
     // Below the dynamic provider's createRPC?
@@ -108,6 +112,9 @@ export function summariseCpuProfile(file) {
     totalMs: total / 1000,
     categories: list(categories, 10),
     top: list(functions, 8),
-    creates: createTotal === 0 ? "" : `${ms(createTotal)} (synchronous part of createRPC and below: ${list(insideCreate, 6)})`,
+    creates:
+      createTotal === 0
+        ? ""
+        : `${ms(createTotal)} (synchronous part of createRPC and below: ${list(insideCreate, 6)})`,
   };
 }

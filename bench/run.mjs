@@ -38,7 +38,16 @@
 // Output: one markdown table on stdout, also written to bench/results/results.md (and results.json, and a copy in
 // .e2e/bench/results.md); bench/results/ is output and ignored by git.
 // @ts-check
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -61,7 +70,10 @@ const OPS = ["up", "preview", "refresh", "destroy"];
 const CROWD_OPS = ["preview", "refresh"];
 const TOKEN = "bench_tok_3f9d1c7e5a2b4860";
 // The CLI's --parallel default: $PULUMI_PARALLEL, else GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go).
-const CLI_DEFAULT_PARALLEL = Number(process.env.PULUMI_PARALLEL) > 0 ? Number(process.env.PULUMI_PARALLEL) : os.availableParallelism() * 4;
+const CLI_DEFAULT_PARALLEL =
+  Number(process.env.PULUMI_PARALLEL) > 0
+    ? Number(process.env.PULUMI_PARALLEL)
+    : os.availableParallelism() * 4;
 /** The emulator's page size when the benchmark does not set one (its maxPageSize default; the client asks for 100). */
 const DEFAULT_PAGE = 100;
 
@@ -93,7 +105,8 @@ function intList(name, fallback) {
     .map((s) => s.trim())
     .filter(Boolean)
     .map(Number);
-  if (values.some((v) => !Number.isInteger(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
+  if (values.some((v) => !Number.isInteger(v) || v < 0))
+    throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
   return values;
 }
 
@@ -106,7 +119,8 @@ function int(name, fallback, min = 1) {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
 }
 
@@ -115,7 +129,9 @@ function int(name, fallback, min = 1) {
  * @param {readonly (number | undefined)[]} values
  */
 function median(values) {
-  const v = values.filter(/** @returns {x is number} */ (x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  const v = values
+    .filter(/** @returns {x is number} */ (x) => typeof x === "number" && Number.isFinite(x))
+    .sort((a, b) => a - b);
   if (v.length === 0) return NaN;
   const mid = v.length >> 1;
   return v.length % 2 ? (v[mid] ?? NaN) : ((v[mid - 1] ?? NaN) + (v[mid] ?? NaN)) / 2;
@@ -129,7 +145,9 @@ function crowdAt(raw) {
   if (raw === "before" || raw === "after" || raw === "middle") return [raw];
   if (raw === "both") return ["before", "after"];
   if (raw === "all") return ["before", "after", "middle"];
-  throw new Error(`BENCH_CROWD_AT must be before, after, middle, both (before and after) or all, got "${raw}"`);
+  throw new Error(
+    `BENCH_CROWD_AT must be before, after, middle, both (before and after) or all, got "${raw}"`,
+  );
 }
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -151,13 +169,23 @@ const settings = {
     runs: int("BENCH_CROWD_RUNS", quick ? 1 : 2),
     at: crowdAt(process.env.BENCH_CROWD_AT || (quick ? "before" : "both")),
   },
-  native: { sizes: intList("BENCH_NATIVE_SIZES", quick ? "10" : "100"), runs: int("BENCH_NATIVE_RUNS", runs) },
-  profile: { enabled: profileOn, size: int("BENCH_PROFILE_SIZE", quick ? 10 : 100), runs: int("BENCH_PROFILE_RUNS", 1) },
+  native: {
+    sizes: intList("BENCH_NATIVE_SIZES", quick ? "10" : "100"),
+    runs: int("BENCH_NATIVE_RUNS", runs),
+  },
+  profile: {
+    enabled: profileOn,
+    size: int("BENCH_PROFILE_SIZE", quick ? 10 : 100),
+    runs: int("BENCH_PROFILE_RUNS", 1),
+  },
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
   clientOps: int("BENCH_CLIENT_OPS", quick ? 1000 : 5000),
   clientConcurrency: int("BENCH_CLIENT_CONCURRENCY", 16),
-  parts: [...(process.env.BENCH_PARTS ?? "engine,crowd,native,client").split(",").map((s) => s.trim()), ...(profileOn ? ["profile"] : [])],
+  parts: [
+    ...(process.env.BENCH_PARTS ?? "engine,crowd,native,client").split(",").map((s) => s.trim()),
+    ...(profileOn ? ["profile"] : []),
+  ],
 };
 if (settings.crowd.pageSizes.some((size) => size < 1)) throw new Error("BENCH_PAGE_SIZES must be positive");
 if (settings.latencies.length === 0) throw new Error("BENCH_LATENCIES must name at least one latency");
@@ -178,7 +206,10 @@ function machine() {
     os: `${os.type()} ${os.release()}`,
     node: process.version,
     pulumi: pulumiVersion() ?? "unknown",
-    languageHost: process.env.PWE_LANGUAGE_HOST === "stand-in" ? "stand-in (scripts/engine/pulumi-language-nodejs)" : (process.env.PWE_LANGUAGE_HOST ?? "unknown"),
+    languageHost:
+      process.env.PWE_LANGUAGE_HOST === "stand-in"
+        ? "stand-in (scripts/engine/pulumi-language-nodejs)"
+        : (process.env.PWE_LANGUAGE_HOST ?? "unknown"),
     yamlHost: process.env.PWE_YAML_HOST ?? "unknown",
     loadAverage: os
       .loadavg()
@@ -204,7 +235,9 @@ function reproduceCommand() {
     `BENCH_NATIVE_SIZES=${settings.native.sizes.join(",")}`,
     `BENCH_NATIVE_RUNS=${settings.native.runs}`,
     `BENCH_PROFILE=${settings.profile.enabled ? 1 : 0}`,
-    ...(settings.profile.enabled ? [`BENCH_PROFILE_SIZE=${settings.profile.size}`, `BENCH_PROFILE_RUNS=${settings.profile.runs}`] : []),
+    ...(settings.profile.enabled
+      ? [`BENCH_PROFILE_SIZE=${settings.profile.size}`, `BENCH_PROFILE_RUNS=${settings.profile.runs}`]
+      : []),
     `BENCH_CLIENT_OPS=${settings.clientOps}`,
     `BENCH_CLIENT_CONCURRENCY=${settings.clientConcurrency}`,
   ];
@@ -254,7 +287,10 @@ function gridLatencies(/** @type {number} */ n) {
 function seedCrowd(emulator, count, from = 0) {
   for (let i = from; i < from + count; i++) {
     const team = i % 40;
-    emulator.addRecord({ webhook_name: `team-${team}-hook-${i}`, webhook_url: `https://team-${team}.example.net/hooks/${i}` });
+    emulator.addRecord({
+      webhook_name: `team-${team}-hook-${i}`,
+      webhook_url: `https://team-${team}.example.net/hooks/${i}`,
+    });
   }
 }
 
@@ -267,15 +303,23 @@ function seedCrowd(emulator, count, from = 0) {
  */
 
 async function engineBenchmark() {
-  if (pulumiVersion() === undefined) throw new Error("the Pulumi CLI is not on PATH: run `npm run bench` (scripts/bench.sh sources scripts/engine.sh)");
+  if (pulumiVersion() === undefined)
+    throw new Error(
+      "the Pulumi CLI is not on PATH: run `npm run bench` (scripts/bench.sh sources scripts/engine.sh)",
+    );
   const p = paths(REPO);
   const installed = installPackedPackage(REPO, p, log);
   /** @type {(id: string) => unknown} */
   const load = createRequire(join(REPO, "package.json"));
-  const { startEmulator } = /** @type {typeof import("../src/emulator/index.js")} */ (load(join(REPO, "dist/emulator/index.js")));
+  const { startEmulator } = /** @type {typeof import("../src/emulator/index.js")} */ (
+    load(join(REPO, "dist/emulator/index.js"))
+  );
   // A request log long enough for every request of the largest command (1000 endpoints: 2000 during up).
   const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 0, requestLogLimit: 100_000 });
-  const defaults = { maxPageSize: emulator.options().maxPageSize, defaultPageSize: emulator.options().defaultPageSize };
+  const defaults = {
+    maxPageSize: emulator.options().maxPageSize,
+    defaultPageSize: emulator.options().defaultPageSize,
+  };
   const parallelArgs = settings.parallel === undefined ? [] : ["--parallel", String(settings.parallel)];
   /** @type {Record<string, string>} */
   const extraEnv = settings.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
@@ -291,8 +335,13 @@ async function engineBenchmark() {
     const result = await cycle({ ...options, p, emulator, token: TOKEN, id, extraEnv, parallelArgs });
     results.push(result);
     const timed = OPS.filter((op) => result.ms[op] !== undefined);
-    const lists = timed.map((op) => `${op} ${((result.ms[op] ?? 0) / 1000).toFixed(2)}s${options.kind === "floor" ? "" : `/${result.calls[op]?.list ?? 0}L`}`);
-    log(`${id}${options.label ? ` (${options.label})` : ""}: ${lists.join(", ")} (cycle ${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    const lists = timed.map(
+      (op) =>
+        `${op} ${((result.ms[op] ?? 0) / 1000).toFixed(2)}s${options.kind === "floor" ? "" : `/${result.calls[op]?.list ?? 0}L`}`,
+    );
+    log(
+      `${id}${options.label ? ` (${options.label})` : ""}: ${lists.join(", ")} (cycle ${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    );
     return result;
   };
   const emptyService = (/** @type {number} */ latency) => (/** @type {BenchEmulator} */ e) => {
@@ -337,7 +386,11 @@ async function engineBenchmark() {
                 if (crowd === 0 && at !== settings.crowd.at[0]) continue; // the empty service once
                 const configure = (/** @type {BenchEmulator} */ e) => {
                   e.reset();
-                  e.configure({ latencyMs: latency, maxPageSize: pageSize, defaultPageSize: Math.min(pageSize, defaults.defaultPageSize) });
+                  e.configure({
+                    latencyMs: latency,
+                    maxPageSize: pageSize,
+                    defaultPageSize: Math.min(pageSize, defaults.defaultPageSize),
+                  });
                 };
                 const half = Math.floor(crowd / 2);
                 /** @type {Partial<import("./engine.mjs").CycleOptions>} */
@@ -346,8 +399,21 @@ async function engineBenchmark() {
                     ? { prepare: (e) => (configure(e), seedCrowd(e, crowd)) }
                     : at === "after"
                       ? { prepare: configure, afterUp: (e) => seedCrowd(e, crowd) }
-                      : { prepare: (e) => (configure(e), seedCrowd(e, half)), afterUp: (e) => seedCrowd(e, crowd - half, half) };
-                await run({ kind: "ours", n, latency, crowd, crowdAt: at, pageSize, tag: "crowd", ops: CROWD_OPS, ...seeding });
+                      : {
+                          prepare: (e) => (configure(e), seedCrowd(e, half)),
+                          afterUp: (e) => seedCrowd(e, crowd - half, half),
+                        };
+                await run({
+                  kind: "ours",
+                  n,
+                  latency,
+                  crowd,
+                  crowdAt: at,
+                  pageSize,
+                  tag: "crowd",
+                  ops: CROWD_OPS,
+                  ...seeding,
+                });
               }
             }
           }
@@ -358,12 +424,16 @@ async function engineBenchmark() {
     }
 
     if (settings.parts.includes("native") && !onPath("pulumi-language-yaml")) {
-      skipped.push("native (YAML) rows skipped: pulumi-language-yaml is not on PATH (source scripts/engine-yaml.sh, as scripts/bench.sh does)");
+      skipped.push(
+        "native (YAML) rows skipped: pulumi-language-yaml is not on PATH (source scripts/engine-yaml.sh, as scripts/bench.sh does)",
+      );
       log(skipped.at(-1) ?? "");
     } else if (settings.parts.includes("native")) {
       const done = partStarted("native");
       for (const n of settings.native.sizes) {
-        const fromGrid = results.some((r) => r.tag === "grid" && r.kind === "ours" && r.n === n && r.latency === 0);
+        const fromGrid = results.some(
+          (r) => r.tag === "grid" && r.kind === "ours" && r.n === n && r.latency === 0,
+        );
         for (let r = 0; r < settings.native.runs; r++) {
           await run({ kind: "native", n, latency: 0, tag: "native", prepare: emptyService(0) });
           if (!fromGrid) {
@@ -388,7 +458,17 @@ async function engineBenchmark() {
             BENCH_PROFILE_OUT: profileDir,
             BENCH_PROFILE_EXPECT_CREATES: String(n),
           };
-          await run({ kind, n, latency: 0, tag: "profile", ops: [], upEnv, profileDir, prepare: emptyService(0), label: "instrumented up" });
+          await run({
+            kind,
+            n,
+            latency: 0,
+            tag: "profile",
+            ops: [],
+            upEnv,
+            profileDir,
+            prepare: emptyService(0),
+            label: "instrumented up",
+          });
         }
       }
       done();
@@ -523,9 +603,15 @@ function buildRows(engine, client) {
     const n = set[0]?.n ?? 1;
     const list = median(calls.map((c) => c.list));
     const split = `${fmt.calls(median(calls.map((c) => c.byName)))} / ${fmt.calls(median(calls.map((c) => c.scanPages)))} / ${fmt.calls(median(calls.map((c) => c.byUrl)))}`;
-    if (calls.some((c) => !c.complete)) notes.push(`N=${n} ${op}: the emulator's request log dropped entries; the name / scan / URL split is partial`);
+    if (calls.some((c) => !c.complete))
+      notes.push(
+        `N=${n} ${op}: the emulator's request log dropped entries; the name / scan / URL split is partial`,
+      );
     const spread = new Set(calls.map((c) => `${c.list}/${c.create}`));
-    if (spread.size > 1) notes.push(`N=${n} ${op} (${set[0]?.tag}, crowd ${set[0]?.crowd}): API calls varied between runs (${[...spread].join(", ")} list/create)`);
+    if (spread.size > 1)
+      notes.push(
+        `N=${n} ${op} (${set[0]?.tag}, crowd ${set[0]?.crowd}): API calls varied between runs (${[...spread].join(", ")} list/create)`,
+      );
     return {
       lists: fmt.calls(list),
       split,
@@ -555,16 +641,39 @@ function buildRows(engine, client) {
         const [strict, strictName] = lean.length > 0 ? [o / l, "lean floor"] : [ratio, "floor"];
         let target = "";
         if (isLarge(n)) {
-          target = verdict(strict <= TARGET.largeVsFloor, `≤${TARGET.largeVsFloor.toFixed(2)}× ${strictName}`);
-          if (!(strict <= TARGET.largeVsFloor)) misses.push(`N=${n} ${op}: ${fmt.ratio(strict)} the ${strictName} (target ≤${TARGET.largeVsFloor}×)`);
+          target = verdict(
+            strict <= TARGET.largeVsFloor,
+            `≤${TARGET.largeVsFloor.toFixed(2)}× ${strictName}`,
+          );
+          if (!(strict <= TARGET.largeVsFloor))
+            misses.push(
+              `N=${n} ${op}: ${fmt.ratio(strict)} the ${strictName} (target ≤${TARGET.largeVsFloor}×)`,
+            );
         } else if (n === 100 && latency === 0 && op === "up") {
-          target = verdict(strict <= TARGET.up100VsFloor, `≤${TARGET.up100VsFloor.toFixed(2)}× ${strictName}`);
-          if (!(strict <= TARGET.up100VsFloor)) misses.push(`N=100 up at latency 0: ${fmt.ratio(strict)} the ${strictName} (target ≤${TARGET.up100VsFloor}×)`);
+          target = verdict(
+            strict <= TARGET.up100VsFloor,
+            `≤${TARGET.up100VsFloor.toFixed(2)}× ${strictName}`,
+          );
+          if (!(strict <= TARGET.up100VsFloor))
+            misses.push(
+              `N=100 up at latency 0: ${fmt.ratio(strict)} the ${strictName} (target ≤${TARGET.up100VsFloor}×)`,
+            );
         }
         const skipped = isLarge(n) && !settings.largeCheckpoints ? ", checkpoints skipped" : "";
         const leanNote = lean.length > 0 ? "; baseline: lean floor" : "";
         rows.push(
-          row({ metric: `${op} (s)${skipped}${leanNote}`, n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.s(o), floor: fmt.s(f), vsFloor: fmt.ratio(ratio), ...leanCells, ...cells, target }),
+          row({
+            metric: `${op} (s)${skipped}${leanNote}`,
+            n,
+            latency,
+            crowd: `0 / ${DEFAULT_PAGE}`,
+            ours: fmt.s(o),
+            floor: fmt.s(f),
+            vsFloor: fmt.ratio(ratio),
+            ...leanCells,
+            ...cells,
+            target,
+          }),
         );
       }
       const pre = ours.map((r) => r.precheck).filter((x) => x !== undefined);
@@ -582,17 +691,35 @@ function buildRows(engine, client) {
           listPer: upCalls.listPer ?? "",
         }),
       );
-      rows.push(row({ metric: "up: create's pre-check listing, per create (ms, median)", n, latency, crowd: `0 / ${DEFAULT_PAGE}`, ours: fmt.ms(median(pre.map((x) => x.medianMs))) }));
+      rows.push(
+        row({
+          metric: "up: create's pre-check listing, per create (ms, median)",
+          n,
+          latency,
+          crowd: `0 / ${DEFAULT_PAGE}`,
+          ours: fmt.ms(median(pre.map((x) => x.medianMs))),
+        }),
+      );
     }
     const zero = latencies.includes(0) ? 0 : undefined;
     if (zero !== undefined) {
       for (const latency of latencies.filter((l) => l > 0)) {
         for (const op of OPS) {
-          const m = (/** @type {Kind} */ kind, /** @type {number} */ l) => med(select({ tag: "grid", kind, n, latency: l }), (r) => r.ms[op]);
+          const m = (/** @type {Kind} */ kind, /** @type {number} */ l) =>
+            med(select({ tag: "grid", kind, n, latency: l }), (r) => r.ms[op]);
           const added = m("ours", latency) - m("ours", 0) - (m("floor", latency) - m("floor", 0));
           const rounds = Math.ceil(n / effectiveParallel(op));
           const budget = op === "destroy" ? 0 : rounds * latency;
-          rows.push(row({ metric: `${op}: added by latency (s) vs budget (s)`, n, latency, ours: fmt.s(added), floor: fmt.s(budget), vsFloor: budget > 0 ? fmt.ratio(added / budget) : "–" }));
+          rows.push(
+            row({
+              metric: `${op}: added by latency (s) vs budget (s)`,
+              n,
+              latency,
+              ours: fmt.s(added),
+              floor: fmt.s(budget),
+              vsFloor: budget > 0 ? fmt.ratio(added / budget) : "–",
+            }),
+          );
         }
       }
     }
@@ -609,7 +736,17 @@ function buildRows(engine, client) {
       const fl = med(floor, f);
       const l = med(lean, f);
       const leanCells = lean.length > 0 ? { baseline: format(l), vsBaseline: fmt.ratio(o / l) } : {};
-      rows.push(row({ metric: lean.length > 0 ? `${metric}; baseline: lean floor` : metric, n, latency: "all", ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), ...leanCells }));
+      rows.push(
+        row({
+          metric: lean.length > 0 ? `${metric}; baseline: lean floor` : metric,
+          n,
+          latency: "all",
+          ours: format(o),
+          floor: format(fl),
+          vsFloor: fmt.ratio(o / fl),
+          ...leanCells,
+        }),
+      );
     };
     pair("__provider (B/endpoint)", (r) => r.state.providerBytes, fmt.bytes);
     pair("state (B/endpoint)", (r) => r.state.resourceBytes, fmt.bytes);
@@ -618,12 +755,16 @@ function buildRows(engine, client) {
     pair("peak RSS provider host, any command (MB)", (r) => r.peak.provider, fmt.mb);
     pair("peak RSS program, up (MB)", (r) => r.memory.up?.program ?? NaN, fmt.mb);
     pair("peak RSS pulumi CLI, any command (MB)", (r) => r.peak.engine, fmt.mb);
-    const total = (/** @type {import("./engine.mjs").Cpu | undefined} */ cpu) => (cpu === undefined ? NaN : cpu.engine + cpu.provider + cpu.plugin + cpu.program + cpu.other + cpu.bench);
+    const total = (/** @type {import("./engine.mjs").Cpu | undefined} */ cpu) =>
+      cpu === undefined ? NaN : cpu.engine + cpu.provider + cpu.plugin + cpu.program + cpu.other + cpu.bench;
     pair("CPU up: provider host (s)", (r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
     pair("CPU up: program (s)", (r) => r.cpu.up?.program ?? NaN, fmt.cpu);
     for (const op of OPS) pair(`CPU ${op}: all processes (s)`, (r) => total(r.cpu[op]), fmt.cpu);
     for (const r of ours.concat(floor, lean)) {
-      if (r.seen.provider === 0 || r.seen.program === 0) notes.push(`N=${n} ${r.kind}: a process was not sampled during up (provider ${r.seen.provider}, program ${r.seen.program})`);
+      if (r.seen.provider === 0 || r.seen.program === 0)
+        notes.push(
+          `N=${n} ${r.kind}: a process was not sampled during up (provider ${r.seen.provider}, program ${r.seen.program})`,
+        );
     }
   }
 
@@ -634,10 +775,23 @@ function buildRows(engine, client) {
     const latency = crowdRuns[0]?.latency ?? settings.crowd.latency;
     for (const pageSize of [...new Set(crowdRuns.filter((r) => r.n === n).map((r) => r.pageSize))]) {
       const empty = select({ tag: "crowd", kind: "ours", n, crowd: 0, pageSize });
-      const combos = new Map(crowdRuns.filter((r) => r.n === n && r.pageSize === pageSize).map((r) => [`${r.crowdAt ?? "before"}:${r.crowd}`, r]));
+      const combos = new Map(
+        crowdRuns
+          .filter((r) => r.n === n && r.pageSize === pageSize)
+          .map((r) => [`${r.crowdAt ?? "before"}:${r.crowd}`, r]),
+      );
       for (const { crowd, crowdAt: at = "before" } of combos.values()) {
-        const set = select({ tag: "crowd", kind: "ours", n, crowd, pageSize }).filter((r) => (r.crowdAt ?? "before") === at);
-        const where = crowd === 0 ? "" : at === "after" ? ", created after up" : at === "middle" ? ", half before and half after up" : "";
+        const set = select({ tag: "crowd", kind: "ours", n, crowd, pageSize }).filter(
+          (r) => (r.crowdAt ?? "before") === at,
+        );
+        const where =
+          crowd === 0
+            ? ""
+            : at === "after"
+              ? ", created after up"
+              : at === "middle"
+                ? ", half before and half after up"
+                : "";
         for (const op of CROWD_OPS) {
           const o = med(set, (r) => r.ms[op]);
           const f = med(floor, (r) => r.ms[op]);
@@ -649,9 +803,14 @@ function buildRows(engine, client) {
             crowd === 0
               ? verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`)
               : `${verdict(listOk, `list ≤ N+${TARGET.crowdListSlack}`)}; ${verdict(timeOk, `≤${TARGET.crowdVsEmpty.toFixed(2)}× empty`)}`;
-          if (!listOk) misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.calls(list ?? NaN)} list calls (target ≤ ${n + TARGET.crowdListSlack})`);
+          if (!listOk)
+            misses.push(
+              `crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.calls(list ?? NaN)} list calls (target ≤ ${n + TARGET.crowdListSlack})`,
+            );
           if (crowd > 0 && !timeOk)
-            misses.push(`crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.ratio(o / b)} the empty service (${fmt.s(o)} s vs ${fmt.s(b)} s; target ≤${TARGET.crowdVsEmpty}×)`);
+            misses.push(
+              `crowd ${crowd}${where}, page ${pageSize}, N=${n} ${op}: ${fmt.ratio(o / b)} the empty service (${fmt.s(o)} s vs ${fmt.s(b)} s; target ≤${TARGET.crowdVsEmpty}×)`,
+            );
           rows.push(
             row({
               metric: `${op} (s), crowded service; baseline: empty service`,
@@ -691,7 +850,18 @@ function buildRows(engine, client) {
       const fl = med(floor, ff);
       const d = med(dynamic, f);
       rows.push(
-        row({ metric, n, latency: 0, crowd: `0 / ${DEFAULT_PAGE}`, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), baseline: format(d), vsBaseline: fmt.ratio(o / d), ...extra }),
+        row({
+          metric,
+          n,
+          latency: 0,
+          crowd: `0 / ${DEFAULT_PAGE}`,
+          ours: format(o),
+          floor: format(fl),
+          vsFloor: fmt.ratio(o / fl),
+          baseline: format(d),
+          vsBaseline: fmt.ratio(o / d),
+          ...extra,
+        }),
       );
     };
     for (const op of OPS) {
@@ -734,8 +904,12 @@ function buildRows(engine, client) {
       (r) => r.memory.up?.program,
       fmt.mb,
     );
-    for (const r of native) if (r.seen.plugin === 0) notes.push(`native N=${n}: the plugin process was not sampled during up`);
-    if (own.length === 0) notes.push(`native N=${n}: the dynamic face and the floor are the main grid's runs at N=${n}, latency 0 (not interleaved with the native runs)`);
+    for (const r of native)
+      if (r.seen.plugin === 0) notes.push(`native N=${n}: the plugin process was not sampled during up`);
+    if (own.length === 0)
+      notes.push(
+        `native N=${n}: the dynamic face and the floor are the main grid's runs at N=${n}, latency 0 (not interleaved with the native runs)`,
+      );
   }
 
   // ---- profile ----
@@ -770,25 +944,73 @@ function buildRows(engine, client) {
       const fl = value(floor);
       const l = value(lean);
       const leanCells = lean.length > 0 ? { baseline: format(l), vsBaseline: fmt.ratio(o / l) } : {};
-      rows.push(row({ metric: `profile: ${metric}${lean.length > 0 ? "; baseline: lean floor" : ""}`, n, latency: 0, ours: format(o), floor: format(fl), vsFloor: fmt.ratio(o / fl), ...leanCells }));
+      rows.push(
+        row({
+          metric: `profile: ${metric}${lean.length > 0 ? "; baseline: lean floor" : ""}`,
+          n,
+          latency: 0,
+          ours: format(o),
+          floor: format(fl),
+          vsFloor: fmt.ratio(o / fl),
+          ...leanCells,
+        }),
+      );
     };
     prow("up (s), instrumented", (_s, r) => r.ms.up ?? NaN, fmt.s);
-    prow("provider hosts started during up", (_s, r) => (r.profile ?? []).filter((s) => s.role === "provider").length, fmt.calls);
-    prow("plugin shell start → provider host process start (ms)", (s) => (s.processStart - s.shellStart) * 1000, fmt.ms);
-    prow("provider host process start → ready, port printed (ms)", (s) => s.readyMs + (s.timeOriginSinceBoot - s.processStart) * 1000, fmt.ms);
+    prow(
+      "provider hosts started during up",
+      (_s, r) => (r.profile ?? []).filter((s) => s.role === "provider").length,
+      fmt.calls,
+    );
+    prow(
+      "plugin shell start → provider host process start (ms)",
+      (s) => (s.processStart - s.shellStart) * 1000,
+      fmt.ms,
+    );
+    prow(
+      "provider host process start → ready, port printed (ms)",
+      (s) => s.readyMs + (s.timeOriginSinceBoot - s.processStart) * 1000,
+      fmt.ms,
+    );
     prow("Node bootstrap (ms)", (s) => s.bootstrapCompleteMs, fmt.ms);
     prow("module loading before ready (ms)", (s) => s.require.beforeReadyMs, fmt.ms);
     prow("module loading after ready (ms)", (s) => s.require.afterReadyMs, fmt.ms);
     prow("provider host CPU until ready (ms)", (s) => s.cpuAtReadyMs, fmt.ms);
     prow("ready → first Create arrives (ms)", (s) => (s.rpcs.Create?.firstStart ?? NaN) - s.readyMs, fmt.ms);
-    prow("first Create arrives → last Create answered (ms)", (s) => (s.rpcs.Create?.lastEnd ?? NaN) - (s.rpcs.Create?.firstStart ?? NaN), fmt.ms);
-    prow("Create wall time, mean (ms)", (s) => (s.rpcs.Create ? s.rpcs.Create.wallMs / s.rpcs.Create.count : NaN), fmt.ms);
-    prow("Check wall time, mean (ms)", (s) => (s.rpcs.Check ? s.rpcs.Check.wallMs / s.rpcs.Check.count : NaN), fmt.ms);
-    prow("provider host CPU per create (ms): first Create → last answered, ÷ creates", (s) => (s.cpuAtLastCreateMs - s.cpuAtFirstCreateMs) / s.creates, fmt.ms);
+    prow(
+      "first Create arrives → last Create answered (ms)",
+      (s) => (s.rpcs.Create?.lastEnd ?? NaN) - (s.rpcs.Create?.firstStart ?? NaN),
+      fmt.ms,
+    );
+    prow(
+      "Create wall time, mean (ms)",
+      (s) => (s.rpcs.Create ? s.rpcs.Create.wallMs / s.rpcs.Create.count : NaN),
+      fmt.ms,
+    );
+    prow(
+      "Check wall time, mean (ms)",
+      (s) => (s.rpcs.Check ? s.rpcs.Check.wallMs / s.rpcs.Check.count : NaN),
+      fmt.ms,
+    );
+    prow(
+      "provider host CPU per create (ms): first Create → last answered, ÷ creates",
+      (s) => (s.cpuAtLastCreateMs - s.cpuAtFirstCreateMs) / s.creates,
+      fmt.ms,
+    );
     prow("provider host CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
     prow("program CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.program ?? NaN, fmt.cpu);
-    prow("program: module loading (ms)", (s) => s.require.beforeReadyMs + s.require.afterReadyMs, fmt.ms, program);
-    prow("program: of which pulumi-webhook-endpoints (ms)", (s) => s.require.byPackage["pulumi-webhook-endpoints"] ?? 0, fmt.ms, program);
+    prow(
+      "program: module loading (ms)",
+      (s) => s.require.beforeReadyMs + s.require.afterReadyMs,
+      fmt.ms,
+      program,
+    );
+    prow(
+      "program: of which pulumi-webhook-endpoints (ms)",
+      (s) => s.require.byPackage["pulumi-webhook-endpoints"] ?? 0,
+      fmt.ms,
+      program,
+    );
     for (const [kind, set] of /** @type {const} */ ([
       ["ours", ours],
       ["floor", floor],
@@ -797,7 +1019,9 @@ function buildRows(engine, client) {
       if (set.length === 0) continue;
       const first = set.map(host).find((s) => s !== undefined);
       if (first === undefined) {
-        notes.push(`profile ${kind}: no provider host figures were written (is NODE_OPTIONS honoured by the provider host?)`);
+        notes.push(
+          `profile ${kind}: no provider host figures were written (is NODE_OPTIONS honoured by the provider host?)`,
+        );
         continue;
       }
       const packages = Object.entries(first.require.byPackage)
@@ -817,7 +1041,9 @@ function buildRows(engine, client) {
       }
       if (first.profile !== undefined && existsSync(first.profile)) {
         const summary = summariseCpuProfile(first.profile);
-        notes.push(`profile ${kind}: CPU profile of the provider host (${first.profile.replace(`${REPO}/`, "")}), ${summary.totalMs.toFixed(0)} ms sampled: ${summary.categories}`);
+        notes.push(
+          `profile ${kind}: CPU profile of the provider host (${first.profile.replace(`${REPO}/`, "")}), ${summary.totalMs.toFixed(0)} ms sampled: ${summary.categories}`,
+        );
         notes.push(`profile ${kind}: top self time: ${summary.top}`);
         if (summary.creates !== "") notes.push(`profile ${kind}: inside Create: ${summary.creates}`);
       }
@@ -826,7 +1052,15 @@ function buildRows(engine, client) {
 
   if (client) {
     for (const c of client) {
-      rows.push(row({ metric: `client ${c.name} (ops/s)`, latency: 0, ours: fmt.ops(c.client), floor: fmt.ops(c.bare), vsFloor: fmt.ratio(c.client / c.bare) }));
+      rows.push(
+        row({
+          metric: `client ${c.name} (ops/s)`,
+          latency: 0,
+          ours: fmt.ops(c.client),
+          floor: fmt.ops(c.bare),
+          vsFloor: fmt.ratio(c.client / c.bare),
+        }),
+      );
       rows.push(
         row({
           metric: `client ${c.name} (CPU µs/op, lower is better)`,
@@ -850,11 +1084,17 @@ function markdownTable(rows) {
   const cells = [header, ...rows.map(pick)];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const width = (/** @type {number} */ i) => widths[i] ?? 0;
-  const line = (/** @type {string[]} */ r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(width(i)) : c.padStart(width(i)))).join(" | ")} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...cells.slice(1).map(line)].join("\n");
+  const line = (/** @type {string[]} */ r) =>
+    `| ${r.map((c, i) => (i === 0 ? c.padEnd(width(i)) : c.padStart(width(i)))).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+    ...cells.slice(1).map(line),
+  ].join("\n");
 }
 
-const LEGEND = () => `- Times: wall time of the CLI command, median of the runs of each cell; each run is a fresh file:// backend and stack
+const LEGEND =
+  () => `- Times: wall time of the CLI command, median of the runs of each cell; each run is a fresh file:// backend and stack
   (init → up → preview → refresh → destroy → rm), ours and floor alternated. up/refresh/destroy use --skip-preview.
   Sizes from BENCH_LARGE_FROM (${settings.largeFrom}) up run at the first latency only, ${settings.largeRuns} time(s).
 - floor: the same program with a no-op dynamic provider (create returns at once, diff says no changes, read returns the
@@ -918,12 +1158,22 @@ async function main() {
   log(`settings: ${JSON.stringify(settings)}`);
 
   const engineParts = ["engine", "crowd", "native", "profile"];
-  const engine = settings.parts.some((part) => engineParts.includes(part)) ? await engineBenchmark() : undefined;
+  const engine = settings.parts.some((part) => engineParts.includes(part))
+    ? await engineBenchmark()
+    : undefined;
   /** @type {ClientResult[] | undefined} */
   let client;
   if (settings.parts.includes("client")) {
-    log(`client micro-benchmark: ${settings.clientOps} ops x ${settings.runs} trials, ${settings.clientConcurrency} in flight`);
-    client = await clientBenchmark({ repo: REPO, ops: settings.clientOps, concurrency: settings.clientConcurrency, runs: settings.runs, log });
+    log(
+      `client micro-benchmark: ${settings.clientOps} ops x ${settings.runs} trials, ${settings.clientConcurrency} in flight`,
+    );
+    client = await clientBenchmark({
+      repo: REPO,
+      ops: settings.clientOps,
+      concurrency: settings.clientConcurrency,
+      runs: settings.runs,
+      log,
+    });
   }
   const { rows, notes, misses } = buildRows(engine, client);
   const table = markdownTable(rows);
@@ -956,7 +1206,10 @@ async function main() {
   const outDir = join(REPO, "bench", "results");
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "results.md"), md);
-  writeFileSync(join(outDir, "results.json"), JSON.stringify({ machine: info, settings, command, engine, client, misses }, null, 2));
+  writeFileSync(
+    join(outDir, "results.json"),
+    JSON.stringify({ machine: info, settings, command, engine, client, misses }, null, 2),
+  );
   const legacy = join(REPO, ".e2e", "bench");
   mkdirSync(legacy, { recursive: true });
   copyFileSync(join(outDir, "results.md"), join(legacy, "results.md"));

@@ -45,7 +45,10 @@ function writeStoredProvider() {
   });
   if (warnings.length > 0) throw new Error(`esbuild warned on ${source}: ${JSON.stringify(warnings)}`);
   const placeholders = code.split(JSON.stringify(LOADED_FROM)).length - 1;
-  if (placeholders !== 1) throw new Error(`the minified ${source} holds its LOADED_FROM placeholder ${placeholders} times, not once`);
+  if (placeholders !== 1)
+    throw new Error(
+      `the minified ${source} holds its LOADED_FROM placeholder ${placeholders} times, not once`,
+    );
   writeFileSync(out, code.trimEnd());
   writeFileSync(`${out}.map`, map);
 }

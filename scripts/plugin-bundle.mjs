@@ -34,7 +34,9 @@ function pulumiRequires(repo) {
         const source = readFileSync(args.path, "utf8");
         const calls = source.split("pulumiRequire(").length - 1;
         if (!source.includes(definition) || calls < 2) {
-          throw new Error(`${args.path} no longer defines pulumiRequire as scripts/plugin-bundle.mjs expects: update the bundle's rewrite`);
+          throw new Error(
+            `${args.path} no longer defines pulumiRequire as scripts/plugin-bundle.mjs expects: update the bundle's rewrite`,
+          );
         }
         const contents = source.replace(definition, "").replaceAll("pulumiRequire(", "require(");
         return { contents, loader: "ts", resolveDir: pulumiDir };
@@ -86,7 +88,8 @@ export async function bundlePlugin({ outfile, repo = REPO }) {
     logLevel: "warning",
     metafile: true,
   });
-  if (result.errors.length > 0 || result.warnings.length > 0) throw new Error("bundling the plugin produced errors or warnings (above)");
+  if (result.errors.length > 0 || result.warnings.length > 0)
+    throw new Error("bundling the plugin produced errors or warnings (above)");
   const bytes = result.metafile.outputs[Object.keys(result.metafile.outputs)[0] ?? ""]?.bytes ?? 0;
   return { outfile, bytes, version };
 }

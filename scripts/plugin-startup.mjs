@@ -19,7 +19,10 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({
-  options: { runs: { type: "string", default: "10" }, archive: { type: "string", multiple: true, default: [] } },
+  options: {
+    runs: { type: "string", default: "10" },
+    archive: { type: "string", multiple: true, default: [] },
+  },
   allowPositionals: true,
 });
 const runs = Number(values.runs);
@@ -33,22 +36,40 @@ try {
     const dir = join(temporary, String(i));
     execFileSync("mkdir", ["-p", dir]);
     execFileSync("tar", ["-xzf", archive, "-C", dir]);
-    plugins.push({ label: `${archive} (unpacked, PATH empty)`, executable: join(dir, "pulumi-resource-webhooks"), env: { PATH: "" } });
+    plugins.push({
+      label: `${archive} (unpacked, PATH empty)`,
+      executable: join(dir, "pulumi-resource-webhooks"),
+      env: { PATH: "" },
+    });
   }
-  for (const executable of positionals) plugins.push({ label: `${executable} (PATH as here)`, executable: resolve(executable), env: process.env });
-  if (plugins.length === 0) throw new Error("usage: node scripts/plugin-startup.mjs [--runs N] [--archive FILE.tar.gz]... [EXECUTABLE]...");
+  for (const executable of positionals)
+    plugins.push({
+      label: `${executable} (PATH as here)`,
+      executable: resolve(executable),
+      env: process.env,
+    });
+  if (plugins.length === 0)
+    throw new Error(
+      "usage: node scripts/plugin-startup.mjs [--runs N] [--archive FILE.tar.gz]... [EXECUTABLE]...",
+    );
 
   /** @type {number[][]} */
   const times = plugins.map(() => []);
   for (let run = 0; run < runs; run++) {
-    for (const [i, plugin] of plugins.entries()) times[i]?.push(await coldStart(plugin.executable, plugin.env));
+    for (const [i, plugin] of plugins.entries())
+      times[i]?.push(await coldStart(plugin.executable, plugin.env));
   }
   console.log(`cold start, exec to port line, ${runs} runs each (ms):`);
   for (const [i, plugin] of plugins.entries()) {
     const sorted = [...(times[i] ?? [])].sort((a, b) => a - b);
-    const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : ((sorted[sorted.length / 2 - 1] ?? 0) + (sorted[sorted.length / 2] ?? 0)) / 2;
+    const median =
+      sorted.length % 2 === 1
+        ? sorted[(sorted.length - 1) / 2]
+        : ((sorted[sorted.length / 2 - 1] ?? 0) + (sorted[sorted.length / 2] ?? 0)) / 2;
     console.log(`  ${plugin.label}`);
-    console.log(`    min ${sorted[0]?.toFixed(0)}  median ${median?.toFixed(0)}  max ${sorted.at(-1)?.toFixed(0)}   runs: ${(times[i] ?? []).map((t) => t.toFixed(0)).join(" ")}`);
+    console.log(
+      `    min ${sorted[0]?.toFixed(0)}  median ${median?.toFixed(0)}  max ${sorted.at(-1)?.toFixed(0)}   runs: ${(times[i] ?? []).map((t) => t.toFixed(0)).join(" ")}`,
+    );
   }
 } finally {
   rmSync(temporary, { recursive: true, force: true });
@@ -76,7 +97,10 @@ function coldStart(executable, env) {
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      if (!/^\d+\n/.test(stdout)) reject(new Error(`${executable} exited (${code}) before printing its port: ${stderr.slice(0, 1000)}`));
+      if (!/^\d+\n/.test(stdout))
+        reject(
+          new Error(`${executable} exited (${code}) before printing its port: ${stderr.slice(0, 1000)}`),
+        );
     });
   });
 }

@@ -69,7 +69,9 @@ function endpointRegistration(name, args, opts) {
     operatorName: undefined,
     operateTime: undefined,
   };
-  const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"])];
+  const additionalSecretOutputs = [
+    ...new Set([...(opts.additionalSecretOutputs ?? []), "signSecret", "connection"]),
+  ];
   return { props, opts: { ...opts, additionalSecretOutputs } };
 }
 
@@ -100,7 +102,12 @@ class LeanFloorEndpoint extends pulumi.CustomResource {
    */
   constructor(name, args, opts = {}) {
     const registration = endpointRegistration(name, args, opts);
-    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, { ...registration.props, __provider: LEAN_TEXT }, registration.opts);
+    super(
+      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
+      name,
+      { ...registration.props, __provider: LEAN_TEXT },
+      registration.opts,
+    );
     // Declares the output's type for tsc only, as in FloorEndpoint.
     /** @type {import("@pulumi/pulumi").Output<number>} */
     // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- a declaration without an assignment
@@ -108,16 +115,27 @@ class LeanFloorEndpoint extends pulumi.CustomResource {
   }
 }
 
-if (kind !== "ours" && kind !== "floor" && kind !== "lean") throw new Error(`bench:kind must be "ours", "floor" or "lean", got "${kind}"`);
+if (kind !== "ours" && kind !== "floor" && kind !== "lean")
+  throw new Error(`bench:kind must be "ours", "floor" or "lean", got "${kind}"`);
 // The installed package (from the tarball), loaded only for "ours" so the floor never pays for it;
 // typed as the source it was built from (dist/ need not exist when this is type-checked).
 /** @type {(id: string) => unknown} */
 const load = require;
-const Endpoint = kind === "ours" ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint : kind === "lean" ? LeanFloorEndpoint : FloorEndpoint;
+const Endpoint =
+  kind === "ours"
+    ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint
+    : kind === "lean"
+      ? LeanFloorEndpoint
+      : FloorEndpoint;
 
 const hooks = [];
 for (let i = 0; i < count; i++) {
-  hooks.push(new Endpoint(`hook-${i}`, { webhookName: `bench-${i}`, webhookUrl: `https://example.com/hooks/bench-${i}` }));
+  hooks.push(
+    new Endpoint(`hook-${i}`, {
+      webhookName: `bench-${i}`,
+      webhookUrl: `https://example.com/hooks/bench-${i}`,
+    }),
+  );
 }
 
 module.exports = { endpoints: count, firstWebhookId: hooks[0]?.webhookId };

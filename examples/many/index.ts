@@ -6,8 +6,16 @@ import { WebhookEndpoint } from "pulumi-webhook-endpoints";
 const config = new pulumi.Config();
 const endpoints = config.requireObject<Record<string, string>>("endpoints");
 
-const hooks = Object.entries(endpoints).map(([name, url]) => new WebhookEndpoint(name, { webhookName: name, webhookUrl: url }));
+const hooks = Object.entries(endpoints).map(
+  ([name, url]) => new WebhookEndpoint(name, { webhookName: name, webhookUrl: url }),
+);
 
-export const webhookIds = Object.fromEntries(hooks.map((hook, i) => [Object.keys(endpoints)[i], hook.webhookId]));
+export const webhookIds = Object.fromEntries(
+  hooks.map((hook, i) => [Object.keys(endpoints)[i], hook.webhookId]),
+);
 // A map of secrets is itself secret.
-export const signSecrets = pulumi.secret(pulumi.all(hooks.map((hook) => hook.signSecret)).apply((secrets) => Object.fromEntries(secrets.map((s, i) => [Object.keys(endpoints)[i], s]))));
+export const signSecrets = pulumi.secret(
+  pulumi
+    .all(hooks.map((hook) => hook.signSecret))
+    .apply((secrets) => Object.fromEntries(secrets.map((s, i) => [Object.keys(endpoints)[i], s]))),
+);

@@ -107,13 +107,22 @@ function resolveFrom(request, dirs) {
 }
 
 function sdkSearchDirs() {
-  return [process.env.PWE_PULUMI_SDK_DIR, process.cwd(), process.env.PWE_ROOT, path.resolve(__dirname, "..", "..")];
+  return [
+    process.env.PWE_PULUMI_SDK_DIR,
+    process.cwd(),
+    process.env.PWE_ROOT,
+    path.resolve(__dirname, "..", ".."),
+  ];
 }
 
 function loadStubs() {
   const pkgJson = resolveFrom("@pulumi/pulumi/package.json", sdkSearchDirs());
   if (!pkgJson) {
-    throw new Error("cannot find @pulumi/pulumi (looked from $PWE_PULUMI_SDK_DIR, the working directory, $PWE_ROOT and " + path.resolve(__dirname, "..", "..") + "); run npm install");
+    throw new Error(
+      "cannot find @pulumi/pulumi (looked from $PWE_PULUMI_SDK_DIR, the working directory, $PWE_ROOT and " +
+        path.resolve(__dirname, "..", "..") +
+        "); run npm install",
+    );
   }
   const sdkDir = path.dirname(pkgJson);
   // The program's SDK and the modules it depends on, typed as this checkout's copy of them.
@@ -128,9 +137,15 @@ function loadStubs() {
     version: /** @type {PackageJson} */ (parseJson(fs.readFileSync(pkgJson, "utf8"))).version ?? "",
     grpc: /** @type {Grpc} */ (req("@grpc/grpc-js")),
     langPb: /** @type {LanguagePb} */ (load(path.join(sdkDir, "proto", "language_pb.js"))),
-    langGrpc: /** @type {typeof import("@pulumi/pulumi/proto/language_grpc_pb")} */ (load(path.join(sdkDir, "proto", "language_grpc_pb.js"))),
-    pluginPb: /** @type {typeof import("@pulumi/pulumi/proto/plugin_pb")} */ (load(path.join(sdkDir, "proto", "plugin_pb.js"))),
-    emptyPb: /** @type {typeof import("google-protobuf/google/protobuf/empty_pb")} */ (req("google-protobuf/google/protobuf/empty_pb.js")),
+    langGrpc: /** @type {typeof import("@pulumi/pulumi/proto/language_grpc_pb")} */ (
+      load(path.join(sdkDir, "proto", "language_grpc_pb.js"))
+    ),
+    pluginPb: /** @type {typeof import("@pulumi/pulumi/proto/plugin_pb")} */ (
+      load(path.join(sdkDir, "proto", "plugin_pb.js"))
+    ),
+    emptyPb: /** @type {typeof import("google-protobuf/google/protobuf/empty_pb")} */ (
+      req("google-protobuf/google/protobuf/empty_pb.js")
+    ),
   };
 }
 
@@ -159,8 +174,13 @@ function parseOptions(info) {
     opts.nodeargs = raw.nodeargs;
   }
   if (raw.packagemanager !== undefined) {
-    if (typeof raw.packagemanager !== "string" || !["auto", "npm", "yarn", "pnpm", "bun"].includes(raw.packagemanager)) {
-      throw new Error(`packagemanager option must be one of auto, npm, yarn, pnpm or bun, got ${JSON.stringify(raw.packagemanager)}`);
+    if (
+      typeof raw.packagemanager !== "string" ||
+      !["auto", "npm", "yarn", "pnpm", "bun"].includes(raw.packagemanager)
+    ) {
+      throw new Error(
+        `packagemanager option must be one of auto, npm, yarn, pnpm or bun, got ${JSON.stringify(raw.packagemanager)}`,
+      );
     }
     opts.packagemanager = raw.packagemanager;
   }
@@ -209,7 +229,10 @@ function configJSON(req) {
     const parts = k.split(":");
     if (parts.length === 2) out[`${parts[0]}:config:${parts[1]}`] = v;
     else if (parts.length === 3 && parts[1] === "config") out[k] = v;
-    else throw new Error(`could not parse ${k} as a configuration key (configuration keys should be of the form \`<namespace>:<name>\`)`);
+    else
+      throw new Error(
+        `could not parse ${k} as a configuration key (configuration keys should be of the form \`<namespace>:<name>\`)`,
+      );
   }
   return JSON.stringify(out);
 }
@@ -289,7 +312,8 @@ function serve() {
       .then(() => fn(call.request))
       .then(
         (res) => callback(null, res),
-        (/** @type {unknown} */ e) => callback({ code: grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) }),
+        (/** @type {unknown} */ e) =>
+          callback({ code: grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) }),
       );
   };
 
@@ -355,7 +379,11 @@ function serve() {
         // stdout/stderr go straight to ours, which the engine shows as program output.
         child = childProcess.spawn(nodeBinary(), argv, { env, stdio: ["ignore", "inherit", "inherit"] });
       } catch (e) {
-        resolve(fail(`Problem executing program (could not run language executor): ${e instanceof Error ? e.message : String(e)}`));
+        resolve(
+          fail(
+            `Problem executing program (could not run language executor): ${e instanceof Error ? e.message : String(e)}`,
+          ),
+        );
         return;
       }
       running.add(child);
@@ -384,7 +412,8 @@ function serve() {
     if (pm === "auto") {
       if (fs.existsSync(path.join(dir, "pnpm-lock.yaml"))) pm = "pnpm";
       else if (fs.existsSync(path.join(dir, "yarn.lock"))) pm = "yarn";
-      else if (fs.existsSync(path.join(dir, "bun.lockb")) || fs.existsSync(path.join(dir, "bun.lock"))) pm = "bun";
+      else if (fs.existsSync(path.join(dir, "bun.lockb")) || fs.existsSync(path.join(dir, "bun.lock")))
+        pm = "bun";
       else pm = "npm";
     }
     return pm;
@@ -413,14 +442,19 @@ function serve() {
     try {
       pm = packageManagerFor(parseOptions(req.getInfo()), dir);
     } catch (e) {
-      call.emit("error", { code: grpc.status.INVALID_ARGUMENT, details: e instanceof Error ? e.message : String(e) });
+      call.emit("error", {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: e instanceof Error ? e.message : String(e),
+      });
       return;
     }
     send("Installing dependencies...\n\n");
     const child = childProcess.spawn(pm, ["install"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.on("data", (/** @type {Buffer} */ d) => send(d));
     child.stderr.on("data", (/** @type {Buffer} */ d) => send(undefined, d));
-    child.on("error", (e) => call.emit("error", { code: grpc.status.UNKNOWN, details: `${pm} install: ${e.message}` }));
+    child.on("error", (e) =>
+      call.emit("error", { code: grpc.status.UNKNOWN, details: `${pm} install: ${e.message}` }),
+    );
     child.on("close", (code) => {
       if (code === 0) {
         send("Finished installing dependencies\n\n");
@@ -464,10 +498,12 @@ function serve() {
 
   /** @type {Record<string, import("@grpc/grpc-js").UntypedHandleCall>} */
   const impl = {
-    handshake: wrap((/** @type {import("@pulumi/pulumi/proto/language_pb").LanguageHandshakeRequest} */ req) => {
-      engineAddress = req.getEngineAddress() || engineAddress;
-      return new langPb.LanguageHandshakeResponse();
-    }),
+    handshake: wrap(
+      (/** @type {import("@pulumi/pulumi/proto/language_pb").LanguageHandshakeRequest} */ req) => {
+        engineAddress = req.getEngineAddress() || engineAddress;
+        return new langPb.LanguageHandshakeResponse();
+      },
+    ),
     getRequiredPlugins: wrap(() => new langPb.GetRequiredPluginsResponse()),
     getRequiredPackages: wrap(() => new langPb.GetRequiredPackagesResponse()),
     run: wrap(run),

@@ -19,7 +19,14 @@ import { REPO } from "./repo.mjs";
 const STAMP = join(REPO, "dist", ".build-inputs");
 /** What scripts/build.mjs reads: directories walked whole, and single files. */
 const INPUT_DIRS = ["src", "sdk/nodejs"];
-const INPUT_FILES = ["tsconfig.json", "tsconfig.build.json", "tsconfig.native-sdk.json", "package.json", "scripts/build.mjs", "node_modules/typescript/package.json"];
+const INPUT_FILES = [
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "tsconfig.native-sdk.json",
+  "package.json",
+  "scripts/build.mjs",
+  "node_modules/typescript/package.json",
+];
 
 /**
  * @param {string} dir
@@ -28,7 +35,9 @@ const INPUT_FILES = ["tsconfig.json", "tsconfig.build.json", "tsconfig.native-sd
 function filesBelow(dir) {
   /** @type {string[]} */
   const files = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...filesBelow(path));
     else if (entry.isFile()) files.push(path);
@@ -39,7 +48,10 @@ function filesBelow(dir) {
 /** The SHA-256 of the build's inputs: each file's path and content. */
 export function buildInputsHash() {
   const hash = createHash("sha256");
-  const files = [...INPUT_DIRS.flatMap((dir) => filesBelow(join(REPO, dir))), ...INPUT_FILES.map((file) => join(REPO, file))];
+  const files = [
+    ...INPUT_DIRS.flatMap((dir) => filesBelow(join(REPO, dir))),
+    ...INPUT_FILES.map((file) => join(REPO, file)),
+  ];
   for (const file of files) {
     hash.update(`${relative(REPO, file)}\0`);
     hash.update(existsSync(file) ? readFileSync(file) : "<missing>");

@@ -70,14 +70,20 @@ function reusable(token) {
   const marker = readJson(MARKER);
   const packed = readdirSync(PACK_DIR).filter((file) => file.endsWith(".tgz"));
   if (marker.token !== token || packed.length !== 1) return false;
-  if (JSON.stringify({ devDependencies: marker.devDependencies, sdk: marker.sdk }) !== JSON.stringify(identity())) return false;
+  if (
+    JSON.stringify({ devDependencies: marker.devDependencies, sdk: marker.sdk }) !==
+    JSON.stringify(identity())
+  )
+    return false;
   // Packed again beside it: the same bytes, or the checkout changed since.
   ensureBuilt();
   const check = join(E2E_DIR, "pack-check");
   rmSync(check, { recursive: true, force: true });
   const again = sha256(packTarball(check));
   rmSync(check, { recursive: true, force: true });
-  return again === marker.tarball && sha256(join(PACK_DIR, /** @type {string} */ (packed[0]))) === marker.tarball;
+  return (
+    again === marker.tarball && sha256(join(PACK_DIR, /** @type {string} */ (packed[0]))) === marker.tarball
+  );
 }
 
 /**
@@ -89,7 +95,8 @@ function reusable(token) {
 export function prepareE2E(options = {}) {
   if (options.reuse !== undefined && options.reuse !== "" && reusable(options.reuse)) {
     for (const entry of readdirSync(E2E_DIR)) {
-      if (!["pack", "base", "prepared.json"].includes(entry)) rmSync(join(E2E_DIR, entry), { recursive: true, force: true });
+      if (!["pack", "base", "prepared.json"].includes(entry))
+        rmSync(join(E2E_DIR, entry), { recursive: true, force: true });
     }
     rmSync(join(BASE_DIR, "projects"), { recursive: true, force: true });
     mkdirSync(join(BASE_DIR, "projects"), { recursive: true });
@@ -105,6 +112,8 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
   }
   const started = Date.now();
   const { token } = prepareE2E();
-  process.stderr.write(`[e2e] packed and installed the base project in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `[e2e] packed and installed the base project in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   process.stdout.write(`${token}\n`);
 }

@@ -44,7 +44,9 @@ const REPO_EMULATOR_BIN = join(REPO, "dist", "emulator", "bin.js");
  * @returns {string}
  */
 export function installedEmulatorBin(projectDir) {
-  const manifestFile = createRequire(join(projectDir, "package.json")).resolve(`${PACKAGE_NAME}/package.json`);
+  const manifestFile = createRequire(join(projectDir, "package.json")).resolve(
+    `${PACKAGE_NAME}/package.json`,
+  );
   /** @type {{ bin?: Record<string, string> }} */
   const manifest = readJson(manifestFile);
   const bin = manifest.bin?.["webhooks-emulator"];
@@ -109,7 +111,8 @@ export function startEmulatorProcess(options = {}) {
       cleanup();
       resolve({ url, pid: child.pid, child, output: () => output, close });
     };
-    const onExit = (/** @type {number | null} */ code, /** @type {NodeJS.Signals | null} */ signal) => fail(`exited (${code ?? signal}) before listening`);
+    const onExit = (/** @type {number | null} */ code, /** @type {NodeJS.Signals | null} */ signal) =>
+      fail(`exited (${code ?? signal}) before listening`);
     const onError = (/** @type {Error} */ error) => fail(`could not be started: ${error.message}`);
     const cleanup = () => {
       clearTimeout(timer);
@@ -143,14 +146,20 @@ async function waitForListeningUrl(logFile, pid, timeoutMs) {
     const url = findListeningUrl(text);
     if (url !== undefined) return url;
     if (!isRunning(pid)) throw new Error("the emulator exited at start");
-    if (Date.now() >= deadline) throw new Error(`the emulator did not report its address within ${Math.round(timeoutMs / 1000)} s`);
+    if (Date.now() >= deadline)
+      throw new Error(`the emulator did not report its address within ${Math.round(timeoutMs / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 async function main() {
   const [command, logFile, pid, timeout] = process.argv.slice(2);
-  if (command !== "wait-url" || logFile === undefined || !/^\d+$/.test(pid ?? "") || (timeout !== undefined && !/^\d+$/.test(timeout))) {
+  if (
+    command !== "wait-url" ||
+    logFile === undefined ||
+    !/^\d+$/.test(pid ?? "") ||
+    (timeout !== undefined && !/^\d+$/.test(timeout))
+  ) {
     process.stderr.write("usage: node scripts/harness/emulator.mjs wait-url <log-file> <pid> [timeout-ms]\n");
     process.exitCode = 2;
     return;
@@ -165,4 +174,5 @@ async function main() {
 
 // A command only when run as one; importing this file starts nothing (and it has no top-level
 // await, so CommonJS can require it).
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) void main();
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url))
+  void main();

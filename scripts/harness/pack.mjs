@@ -15,7 +15,16 @@
  * test can start several (mostly waiting on the registry and the disk) and go on meanwhile.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -54,7 +63,10 @@ function runTool(script, args, cwd, env = {}) {
   } catch (error) {
     const failed = /** @type {{ message: string, stdout?: string, stderr?: string }} */ (error);
     const tail = (/** @type {string | undefined} */ text) => (text ?? "").slice(-FAILURE_TAIL);
-    throw new Error(`${script} ${args.join(" ")} (in ${cwd}) failed: ${failed.message.split("\n")[0]}\n--- stdout\n${tail(failed.stdout)}\n--- stderr\n${tail(failed.stderr)}`, { cause: error });
+    throw new Error(
+      `${script} ${args.join(" ")} (in ${cwd}) failed: ${failed.message.split("\n")[0]}\n--- stdout\n${tail(failed.stdout)}\n--- stderr\n${tail(failed.stderr)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -69,7 +81,9 @@ export function packTarball(destDir, options = {}) {
   /** @type {{ main?: string }} */
   const manifest = readJson(join(packageDir, "package.json"));
   if (manifest.main !== undefined && !existsSync(join(packageDir, manifest.main))) {
-    throw new Error(`${join(packageDir, manifest.main)} does not exist: build the package (npm run build) before packing it`);
+    throw new Error(
+      `${join(packageDir, manifest.main)} does not exist: build the package (npm run build) before packing it`,
+    );
   }
   mkdirSync(destDir, { recursive: true });
   const printed = npm(["pack", "--json", "--pack-destination", destDir, "--loglevel=error"], packageDir);
@@ -79,7 +93,8 @@ export function packTarball(destDir, options = {}) {
   } catch {
     filename = undefined;
   }
-  if (filename === undefined) throw new Error(`npm pack in ${packageDir} did not report a tarball:\n${printed}`);
+  if (filename === undefined)
+    throw new Error(`npm pack in ${packageDir} did not report a tarball:\n${printed}`);
   return join(destDir, filename);
 }
 
@@ -90,7 +105,8 @@ export function packTarball(destDir, options = {}) {
  * system's temporary directory (PWE_PACKAGE_MANAGER_CACHE overrides it), never the user's own
  * pnpm store or Yarn cache. A fresh machine fills it from the npm registry.
  */
-export const PACKAGE_MANAGER_CACHE = process.env.PWE_PACKAGE_MANAGER_CACHE ?? join(tmpdir(), "pulumi-webhook-endpoints-package-managers");
+export const PACKAGE_MANAGER_CACHE =
+  process.env.PWE_PACKAGE_MANAGER_CACHE ?? join(tmpdir(), "pulumi-webhook-endpoints-package-managers");
 
 /**
  * The pnpm and Yarn the harness installs (`npm install <name>@<version>`) and runs: pinned, so a
@@ -117,7 +133,10 @@ export function toolScript(name) {
   if (existsSync(file)) return file;
   mkdirSync(PACKAGE_MANAGER_CACHE, { recursive: true });
   const staging = mkdtempSync(`${dir}.staging-`);
-  npm(["install", "--prefix", staging, "--no-audit", "--no-fund", "--loglevel=error", `${name}@${version}`], staging);
+  npm(
+    ["install", "--prefix", staging, "--no-audit", "--no-fund", "--loglevel=error", `${name}@${version}`],
+    staging,
+  );
   try {
     renameSync(staging, dir);
   } catch {
@@ -137,9 +156,21 @@ function registry() {
 
 const pnpmStore = () => join(PACKAGE_MANAGER_CACHE, "pnpm-store");
 const yarnCache = () => join(PACKAGE_MANAGER_CACHE, "yarn-cache");
-const PNPM_FLAGS = () => ["--store-dir", pnpmStore(), "--config.confirmModulesPurge=false", "--reporter=append-only"];
+const PNPM_FLAGS = () => [
+  "--store-dir",
+  pnpmStore(),
+  "--config.confirmModulesPurge=false",
+  "--reporter=append-only",
+];
 const PNPM_ENV = { npm_config_update_notifier: "false" };
-const YARN_FLAGS = () => ["--non-interactive", "--no-progress", "--cache-folder", yarnCache(), "--registry", registry()];
+const YARN_FLAGS = () => [
+  "--non-interactive",
+  "--no-progress",
+  "--cache-folder",
+  yarnCache(),
+  "--registry",
+  registry(),
+];
 const YARN_ENV = { YARN_DISABLE_SELF_UPDATE_CHECK: "true" };
 
 /**
@@ -173,7 +204,8 @@ export const PACKAGE_MANAGERS = {
     workspaces: "pnpm-workspace.yaml",
     workspaceRange: "workspace:*",
     // --no-frozen-lockfile: pnpm defaults to a frozen lockfile when CI is set, and the lockfile was just removed.
-    install: (dir) => runTool(toolScript("pnpm"), ["install", "--no-frozen-lockfile", ...PNPM_FLAGS()], dir, PNPM_ENV),
+    install: (dir) =>
+      runTool(toolScript("pnpm"), ["install", "--no-frozen-lockfile", ...PNPM_FLAGS()], dir, PNPM_ENV),
     remove: (dir, name) => {
       runTool(toolScript("pnpm"), ["remove", name, ...PNPM_FLAGS()], dir, PNPM_ENV);
       // `pnpm remove` leaves the package's files in its virtual store (node_modules/.pnpm), where
@@ -190,7 +222,8 @@ export const PACKAGE_MANAGERS = {
     install: (dir) => {
       // Yarn 1 remembers the checksum of a `file:` tarball by its path (in its cache's .tmp) and
       // would install the cached copy of an older tarball packed to the same path.
-      for (const entry of existsSync(yarnCache()) ? readdirSync(yarnCache()) : []) rmSync(join(yarnCache(), entry, ".tmp"), { recursive: true, force: true });
+      for (const entry of existsSync(yarnCache()) ? readdirSync(yarnCache()) : [])
+        rmSync(join(yarnCache(), entry, ".tmp"), { recursive: true, force: true });
       rmSync(join(dir, "node_modules", ".yarn-integrity"), { force: true });
       runTool(toolScript("yarn"), ["install", ...YARN_FLAGS()], dir, YARN_ENV);
     },
@@ -212,7 +245,8 @@ export function addCommand(packageManager) {
  */
 function managerFor(packageManager) {
   const manager = PACKAGE_MANAGERS[packageManager];
-  if (manager === undefined) throw new Error(`no install command for package manager "${String(packageManager)}"`);
+  if (manager === undefined)
+    throw new Error(`no install command for package manager "${String(packageManager)}"`);
   return manager;
 }
 
@@ -286,10 +320,19 @@ export function installProject(dir, options) {
   writeProjectManifest(dir, options, managerFor(packageManager));
   install(dir, packageManager);
   const result = installed(dir, dir, options);
-  if (result.packageVersion === undefined || result.packageDir === undefined || result.sdkVersion === undefined) {
+  if (
+    result.packageVersion === undefined ||
+    result.packageDir === undefined ||
+    result.sdkVersion === undefined
+  ) {
     throw new Error(`${dir}: the package or the SDK was not installed`);
   }
-  return { dir, packageVersion: result.packageVersion, packageDir: result.packageDir, sdkVersion: result.sdkVersion };
+  return {
+    dir,
+    packageVersion: result.packageVersion,
+    packageDir: result.packageDir,
+    sdkVersion: result.sdkVersion,
+  };
 }
 
 /**
@@ -306,18 +349,28 @@ export function installWorkspace(root, options) {
   const manager = managerFor(packageManager);
   mkdirSync(root, { recursive: true });
   const members = Object.keys(options.members);
-  const manifest = { name: root.split("/").pop(), private: true, ...(manager.workspaces === "package.json" ? { workspaces: members } : {}) };
+  const manifest = {
+    name: root.split("/").pop(),
+    private: true,
+    ...(manager.workspaces === "package.json" ? { workspaces: members } : {}),
+  };
   writeFileSync(join(root, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   if (manager.workspaces === "pnpm-workspace.yaml") {
-    writeFileSync(join(root, "pnpm-workspace.yaml"), `packages:\n${members.map((m) => `  - ${JSON.stringify(m)}\n`).join("")}`);
+    writeFileSync(
+      join(root, "pnpm-workspace.yaml"),
+      `packages:\n${members.map((m) => `  - ${JSON.stringify(m)}\n`).join("")}`,
+    );
   }
-  for (const [member, deps] of Object.entries(options.members)) writeProjectManifest(join(root, member), deps, manager);
+  for (const [member, deps] of Object.entries(options.members))
+    writeProjectManifest(join(root, member), deps, manager);
   install(
     root,
     packageManager,
     members.map((m) => join(root, m)),
   );
-  return members.map((m) => installed(join(root, m), root, /** @type {ProjectDependencies} */ (options.members[m])));
+  return members.map((m) =>
+    installed(join(root, m), root, /** @type {ProjectDependencies} */ (options.members[m])),
+  );
 }
 
 /**
@@ -352,7 +405,9 @@ async function inChildProcess(name, args) {
   const code = `import(${JSON.stringify(import.meta.url)}).then((m) => process.stdout.write(JSON.stringify(m[${JSON.stringify(name)}](...JSON.parse(process.argv[1])))))`;
   const result = await runProcess(process.execPath, ["-e", code, JSON.stringify(args)], { cwd: REPO });
   if (result.code !== 0) {
-    throw new Error(`${name}(${JSON.stringify(args[0])}) failed (exit ${result.code}${result.error ? `, ${result.error}` : ""}):\n${result.stderr.slice(-FAILURE_TAIL)}`);
+    throw new Error(
+      `${name}(${JSON.stringify(args[0])}) failed (exit ${result.code}${result.error ? `, ${result.error}` : ""}):\n${result.stderr.slice(-FAILURE_TAIL)}`,
+    );
   }
   return parseJson(result.stdout);
 }
@@ -366,7 +421,8 @@ async function inChildProcess(name, args) {
 export function removePackage(dir, options = {}) {
   managerFor(options.packageManager ?? "npm").remove(dir, PACKAGE_NAME);
   const left = installedCopies(dir, PACKAGE_NAME);
-  if (left.length > 0) throw new Error(`${PACKAGE_NAME} was removed from ${dir} but copies remain: ${left.join(", ")}`);
+  if (left.length > 0)
+    throw new Error(`${PACKAGE_NAME} was removed from ${dir} but copies remain: ${left.join(", ")}`);
 }
 
 /**
@@ -376,7 +432,8 @@ export function removePackage(dir, options = {}) {
  */
 function install(root, packageManager, members = []) {
   const manager = managerFor(packageManager);
-  for (const dir of [root, ...members]) rmSync(join(dir, "node_modules", PACKAGE_NAME), { recursive: true, force: true });
+  for (const dir of [root, ...members])
+    rmSync(join(dir, "node_modules", PACKAGE_NAME), { recursive: true, force: true });
   rmSync(join(root, manager.lockfile), { force: true });
   manager.install(root);
 }
@@ -396,12 +453,20 @@ function installed(dir, root, deps) {
   /** @param {string} name */
   const resolve = (name) => {
     const file = require.resolve(`${name}/package.json`);
-    if (relative(root, file).startsWith("..")) throw new Error(`${name} resolves from ${dir} to ${file}, outside ${root}: the install did not put it there`);
+    if (relative(root, file).startsWith(".."))
+      throw new Error(
+        `${name} resolves from ${dir} to ${file}, outside ${root}: the install did not put it there`,
+      );
     return { dir: dirname(file), version: /** @type {{ version: string }} */ (readJson(file)).version };
   };
   const pkg = deps.tarball === undefined ? undefined : resolve(PACKAGE_NAME);
   if (pkg !== undefined && deps.tarball !== undefined) assertTarballContent(pkg.dir, deps.tarball);
-  return { dir, packageVersion: pkg?.version, packageDir: pkg?.dir, sdkVersion: resolve("@pulumi/pulumi").version };
+  return {
+    dir,
+    packageVersion: pkg?.version,
+    packageDir: pkg?.dir,
+    sdkVersion: resolve("@pulumi/pulumi").version,
+  };
 }
 
 /**
@@ -415,7 +480,9 @@ function assertTarballContent(packageDir, tarball) {
     execFileSync("tar", ["-xzf", tarball, "-C", scratch]);
     const differing = differingFiles(join(scratch, "package"), packageDir);
     if (differing.length > 0) {
-      throw new Error(`${packageDir} is not what ${tarball} holds (${differing.slice(0, 3).join(", ")}${differing.length > 3 ? ", …" : ""} differ): a package manager installed an older copy`);
+      throw new Error(
+        `${packageDir} is not what ${tarball} holds (${differing.slice(0, 3).join(", ")}${differing.length > 3 ? ", …" : ""} differ): a package manager installed an older copy`,
+      );
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -436,7 +503,11 @@ function differingFiles(expected, actual) {
     for (const entry of readdirSync(join(expected, sub), { withFileTypes: true })) {
       const path = join(sub, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (!existsSync(join(actual, path)) || !readFileSync(join(expected, path)).equals(readFileSync(join(actual, path)))) differing.push(path);
+      else if (
+        !existsSync(join(actual, path)) ||
+        !readFileSync(join(expected, path)).equals(readFileSync(join(actual, path)))
+      )
+        differing.push(path);
     }
   };
   walk("");
@@ -462,9 +533,11 @@ export function installedCopies(dir, name) {
       if (!entry.isDirectory()) continue;
       const path = join(nodeModules, entry.name);
       if (entry.name === ".pnpm") {
-        for (const stored of readdirSync(path, { withFileTypes: true })) if (stored.isDirectory()) visit(join(path, stored.name, "node_modules"));
+        for (const stored of readdirSync(path, { withFileTypes: true }))
+          if (stored.isDirectory()) visit(join(path, stored.name, "node_modules"));
       } else if (entry.name.startsWith("@")) {
-        for (const scoped of readdirSync(path, { withFileTypes: true })) if (scoped.isDirectory()) packageAt(join(path, scoped.name), `${entry.name}/${scoped.name}`);
+        for (const scoped of readdirSync(path, { withFileTypes: true }))
+          if (scoped.isDirectory()) packageAt(join(path, scoped.name), `${entry.name}/${scoped.name}`);
       } else {
         packageAt(path, entry.name);
       }

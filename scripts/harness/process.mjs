@@ -49,7 +49,8 @@ export function runProcess(command, args, options) {
       stdio: ["ignore", "pipe", "pipe"],
       ...(options.signal ? { signal: options.signal, killSignal: options.killSignal ?? "SIGTERM" } : {}),
     });
-    const sampler = options.sample && child.pid !== undefined ? new ProcSampler(child.pid, options.sample) : undefined;
+    const sampler =
+      options.sample && child.pid !== undefined ? new ProcSampler(child.pid, options.sample) : undefined;
     let stdout = "";
     let stderr = "";
     let output = "";
@@ -73,13 +74,23 @@ export function runProcess(command, args, options) {
       settled = true;
       const sample = sampler?.stop();
       /** @type {RunResult} */
-      const result = { code: exitCode ?? -1, signal: exitSignal, stdout, stderr, output, ms: Math.round(performance.now() - started) };
+      const result = {
+        code: exitCode ?? -1,
+        signal: exitSignal,
+        stdout,
+        stderr,
+        output,
+        ms: Math.round(performance.now() - started),
+      };
       if (error !== undefined) result.error = error;
       if (sample !== undefined) result.sample = sample;
       resolve(result);
     };
     child.on("error", (e) => {
-      error = e.name === "AbortError" ? `aborted (${options.killSignal ?? "SIGTERM"})` : `could not run ${command}: ${e.message}`;
+      error =
+        e.name === "AbortError"
+          ? `aborted (${options.killSignal ?? "SIGTERM"})`
+          : `could not run ${command}: ${e.message}`;
       // When the process never started there is no exit or close to wait for.
       if (child.pid === undefined) finish();
     });

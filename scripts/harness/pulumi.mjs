@@ -41,7 +41,12 @@ export const WEBHOOK_RESOURCE_TYPE = "pulumi-nodejs:dynamic/webhooks:WebhookEndp
 export async function runPulumi(args, options) {
   const result = await runProcess("pulumi", [...args, "--non-interactive"], {
     cwd: options.cwd,
-    env: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_CONFIG_PASSPHRASE_FILE: undefined, NO_COLOR: "1", ...options.env },
+    env: {
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+      NO_COLOR: "1",
+      ...options.env,
+    },
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.killSignal ? { killSignal: options.killSignal } : {}),
     ...(options.sample ? { sample: { rootKind: "engine", classify: pulumiProcessKind } } : {}),
@@ -57,7 +62,9 @@ export async function runPulumi(args, options) {
  * @param {RunResult} result
  */
 function transcriptEntry(args, result) {
-  const printed = args.includes("--show-secrets") ? "(output with secrets shown on request, not kept)" : `${result.output}${result.error ? `\n${result.error}` : ""}`;
+  const printed = args.includes("--show-secrets")
+    ? "(output with secrets shown on request, not kept)"
+    : `${result.output}${result.error ? `\n${result.error}` : ""}`;
   return `$ pulumi ${redactArgs(args).join(" ")}\n${printed}`;
 }
 
@@ -105,7 +112,10 @@ function pulumiProcessKind(argv) {
 /** `pulumi version`, or undefined when the CLI is not on PATH. */
 export function pulumiVersion() {
   try {
-    return execFileSync("pulumi", ["version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("pulumi", ["version"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -233,7 +243,8 @@ export class Project {
   async initStack(stack, config = {}, secrets = {}) {
     await this.ok(["stack", "init", stack]);
     for (const [key, value] of Object.entries(config)) await this.ok(["config", "set", key, value]);
-    for (const [key, value] of Object.entries(secrets)) await this.ok(["config", "set", "--secret", key, value]);
+    for (const [key, value] of Object.entries(secrets))
+      await this.ok(["config", "set", "--secret", key, value]);
   }
 
   /**
@@ -265,7 +276,8 @@ const FAILURE_TAIL = 16_000;
  * @param {RunResult} result
  */
 function failure(args, result) {
-  const tail = (/** @type {string} */ text) => (text.length > FAILURE_TAIL ? `…${text.slice(-FAILURE_TAIL)}` : text);
+  const tail = (/** @type {string} */ text) =>
+    text.length > FAILURE_TAIL ? `…${text.slice(-FAILURE_TAIL)}` : text;
   return [
     `pulumi ${redactArgs(args).join(" ")} exited ${result.code}${result.signal ? ` (${result.signal})` : ""}${result.error ? `: ${result.error}` : ""}`,
     `--- stdout\n${tail(result.stdout)}`,

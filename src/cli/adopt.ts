@@ -98,9 +98,17 @@ function kindsOf(format: AdoptFormat, json: boolean): DeclarationKind[] {
   return [format === "ts" ? "typescript" : format === "yaml" ? "yaml" : "importCommand"];
 }
 
-const KIND_LABEL: Record<DeclarationKind, string> = { typescript: "TypeScript", yaml: "Pulumi YAML", importCommand: "pulumi import" };
+const KIND_LABEL: Record<DeclarationKind, string> = {
+  typescript: "TypeScript",
+  yaml: "Pulumi YAML",
+  importCommand: "pulumi import",
+};
 
-export async function runAdopt(client: ListingClient, sink: Sink, options: AdoptOptions): Promise<Declaration[]> {
+export async function runAdopt(
+  client: ListingClient,
+  sink: Sink,
+  options: AdoptOptions,
+): Promise<Declaration[]> {
   const secrets = options.secrets ?? [];
   if (options.resourceName !== undefined) {
     const problem = resourceNameProblem(options.resourceName, secrets);
@@ -111,12 +119,16 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
   const fieldsOf = (record: WebhookEndpointRecord) => options.secretFields?.fieldsOf(record);
   const selected = found.map((record) => hideSecretFields(record, fieldsOf(record)));
   const names = resourceNames(
-    selected.map((record) => (fieldsOf(record)?.has("webhookName") === true ? { ...record, webhookName: "" } : record)),
+    selected.map((record) =>
+      fieldsOf(record)?.has("webhookName") === true ? { ...record, webhookName: "" } : record,
+    ),
     options.resourceName,
     secrets,
   );
   const identifiers = identifiersFor(names);
-  const declarations = selected.map((record, i) => declare(record, names[i]!, identifiers[i]!, secrets, fieldsOf(record)));
+  const declarations = selected.map((record, i) =>
+    declare(record, names[i]!, identifiers[i]!, secrets, fieldsOf(record)),
+  );
   const kinds = kindsOf(options.format, options.json);
   for (const [i, record] of selected.entries()) {
     const declaration = declarations[i]!;
@@ -126,7 +138,9 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
       if (why !== undefined) refusals.set(why, [...(refusals.get(why) ?? []), kind]);
     }
     for (const [why, refused] of refusals) {
-      sink.stderr(`warning: endpoint ${record.webhookId} gets no ${refused.map((kind) => KIND_LABEL[kind]).join(", ")} declaration: ${why}\n`);
+      sink.stderr(
+        `warning: endpoint ${record.webhookId} gets no ${refused.map((kind) => KIND_LABEL[kind]).join(", ")} declaration: ${why}\n`,
+      );
     }
     if (kinds.every((kind) => declaration[kind] === null)) continue;
     const problems = [...nameProblems(record.webhookName), ...urlProblems(record.webhookUrl)];
@@ -148,14 +162,21 @@ export async function runAdopt(client: ListingClient, sink: Sink, options: Adopt
   return declarations;
 }
 
-async function selectEndpoints(client: ListingClient, sink: Sink, options: AdoptOptions): Promise<WebhookEndpointRecord[]> {
+async function selectEndpoints(
+  client: ListingClient,
+  sink: Sink,
+  options: AdoptOptions,
+): Promise<WebhookEndpointRecord[]> {
   const progress = Progress.for(sink, options.progress);
   if (options.ids.length > 0) {
     // There is no read-by-id: the whole listing is searched.
     const all = await listEndpoints(client, {}, progress);
     const byId = new Map(all.map((record) => [record.webhookId, record]));
     const missing = options.ids.filter((id) => !byId.has(id));
-    if (missing.length > 0) throw usageError(`no endpoint with webhook_id ${missing.join(", ")} exists on the service (\`webhooks list\` shows them)`);
+    if (missing.length > 0)
+      throw usageError(
+        `no endpoint with webhook_id ${missing.join(", ")} exists on the service (\`webhooks list\` shows them)`,
+      );
     return [...new Set(options.ids)].sort((a, b) => a - b).map((id) => byId.get(id)!);
   }
   const filter: ListFilter = { match: "exact" };
@@ -168,13 +189,19 @@ async function selectEndpoints(client: ListingClient, sink: Sink, options: Adopt
     );
   }
   if (found.length > 1) {
-    sink.stderr(`note: ${found.length} endpoints match; each gets its own declaration: keep only the one this stack should own\n`);
+    sink.stderr(
+      `note: ${found.length} endpoints match; each gets its own declaration: keep only the one this stack should own\n`,
+    );
   }
   return found;
 }
 
 /** A Pulumi resource name derived from an endpoint's name: letters, digits, `-`, `_` and `.`. */
-export function resourceNameFor(webhookName: string, webhookId: number, secrets: readonly string[] = []): string {
+export function resourceNameFor(
+  webhookName: string,
+  webhookId: number,
+  secrets: readonly string[] = [],
+): string {
   const fallback = `webhook-${webhookId}`;
   if (holdsSecretShown(webhookName, secrets)) return fallback;
   const base = webhookName
@@ -203,19 +230,27 @@ export function resourceNameProblem(name: string, secrets: readonly string[] = [
 }
 
 /** One resource name per record: the given one (R-<id> for several), else derived and made unique. */
-export function resourceNames(records: readonly WebhookEndpointRecord[], given: string | undefined, secrets: readonly string[] = []): string[] {
-  if (given !== undefined) return records.length === 1 ? [given] : records.map((r) => `${given}-${r.webhookId}`);
+export function resourceNames(
+  records: readonly WebhookEndpointRecord[],
+  given: string | undefined,
+  secrets: readonly string[] = [],
+): string[] {
+  if (given !== undefined)
+    return records.length === 1 ? [given] : records.map((r) => `${given}-${r.webhookId}`);
   const derived = records.map((r) => resourceNameFor(r.webhookName, r.webhookId, secrets));
   const counts = new Map<string, number>();
   for (const name of derived) counts.set(name, (counts.get(name) ?? 0) + 1);
-  const suffixed = derived.map((name, i) => ((counts.get(name) ?? 0) > 1 ? `${name}-${records[i]!.webhookId}` : name));
+  const suffixed = derived.map((name, i) =>
+    (counts.get(name) ?? 0) > 1 ? `${name}-${records[i]!.webhookId}` : name,
+  );
   // A suffixed name may be another endpoint's own (`a` twice with ids 3 and 4, and `a-3`): the first
   // keeps it, a later one gets a number no other name has. One program may declare each only once.
   const all = new Set(suffixed);
   const taken = new Set<string>();
   return suffixed.map((name) => {
     let candidate = name;
-    for (let n = 2; taken.has(candidate) || (candidate !== name && all.has(candidate)); n++) candidate = `${name}-${n}`;
+    for (let n = 2; taken.has(candidate) || (candidate !== name && all.has(candidate)); n++)
+      candidate = `${name}-${n}`;
     taken.add(candidate);
     return candidate;
   });
@@ -224,9 +259,15 @@ export function resourceNames(records: readonly WebhookEndpointRecord[], given: 
 /** A TypeScript identifier for a resource name: camelCase, ending in `Webhook` (never a keyword). */
 export function identifierFor(resourceName: string): string {
   const words = resourceName.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  const camel = words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+  const camel = words
+    .map((w, i) =>
+      i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1),
+    )
+    .join("");
   const ident = `${camel}Webhook`;
-  return /^[A-Za-z_$]/.test(ident) ? ident.charAt(0).toLowerCase() + ident.slice(1) : `webhook${ident.charAt(0).toUpperCase()}${ident.slice(1)}`;
+  return /^[A-Za-z_$]/.test(ident)
+    ? ident.charAt(0).toLowerCase() + ident.slice(1)
+    : `webhook${ident.charAt(0).toUpperCase()}${ident.slice(1)}`;
 }
 
 /**
@@ -251,9 +292,21 @@ function hasLoneSurrogate(text: string): boolean {
 }
 
 /** Why each declaration of the record cannot be written exactly; empty when all can. */
-function refusals(record: WebhookEndpointRecord, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration["refused"] {
-  const holding = (test: (text: string) => boolean) => [test(record.webhookName) ? "name" : "", test(record.webhookUrl) ? "URL" : ""].filter(Boolean).join(" and ");
-  const marked = [secretFields?.has("webhookName") ? "name" : "", secretFields?.has("webhookUrl") ? "URL" : ""].filter(Boolean).join(" and ");
+function refusals(
+  record: WebhookEndpointRecord,
+  secrets: readonly string[],
+  secretFields?: ReadonlySet<string>,
+): Declaration["refused"] {
+  const holding = (test: (text: string) => boolean) =>
+    [test(record.webhookName) ? "name" : "", test(record.webhookUrl) ? "URL" : ""]
+      .filter(Boolean)
+      .join(" and ");
+  const marked = [
+    secretFields?.has("webhookName") ? "name" : "",
+    secretFields?.has("webhookUrl") ? "URL" : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
   if (marked !== "") {
     const why = `its ${marked} ${marked.includes(" and ") ? "are" : "is"} a secret in this stack's state: a declaration would print ${marked.includes(" and ") ? "them" : "it"} in plain text; declare it from the stack's own secret values instead`;
     return { typescript: why, yaml: why, importCommand: why };
@@ -261,14 +314,18 @@ function refusals(record: WebhookEndpointRecord, secrets: readonly string[], sec
   const token = holding((text) => holdsSecretShown(text, secrets));
   if (token !== "") {
     // The first secret is the token this command connects with; the others are values the stack holds secret.
-    const what = holding((text) => holdsSecretShown(text, secrets.slice(0, 1))) !== "" ? "the access token this command connects with" : "a value this stack holds secret";
+    const what =
+      holding((text) => holdsSecretShown(text, secrets.slice(0, 1))) !== ""
+        ? "the access token this command connects with"
+        : "a value this stack holds secret";
     const why = `its ${token} ${token.includes(" and ") ? "hold" : "holds"} ${what}, so no declaration of it can be printed without printing that secret (a program and its Pulumi state would hold it in plain text too); have the endpoint renamed on the service`;
     return { typescript: why, yaml: why, importCommand: why };
   }
   const surrogate = holding(hasLoneSurrogate);
   if (surrogate !== "") {
     const what = `its ${surrogate} ${surrogate.includes(" and ") ? "hold" : "holds"} a lone UTF-16 surrogate`;
-    const engine = "Pulumi's engine cannot carry it (its messages are UTF-8, where it becomes U+FFFD), so the declared value would never equal the service's; have the endpoint renamed on the service";
+    const engine =
+      "Pulumi's engine cannot carry it (its messages are UTF-8, where it becomes U+FFFD), so the declared value would never equal the service's; have the endpoint renamed on the service";
     return {
       typescript: `${what}: TypeScript can write it as an escape, but ${engine}`,
       yaml: `${what}: YAML cannot write it (yaml.v3 refuses \\uD800-\\uDFFF escapes), and ${engine}`,
@@ -278,7 +335,13 @@ function refusals(record: WebhookEndpointRecord, secrets: readonly string[], sec
   return {};
 }
 
-function declare(record: WebhookEndpointRecord, resourceName: string, identifier: string, secrets: readonly string[], secretFields?: ReadonlySet<string>): Declaration {
+function declare(
+  record: WebhookEndpointRecord,
+  resourceName: string,
+  identifier: string,
+  secrets: readonly string[],
+  secretFields?: ReadonlySet<string>,
+): Declaration {
   const refused = refusals(record, secrets, secretFields);
   const typescript = [
     `// endpoint ${record.webhookId}, created ${isoTime(record.createTime)} by ${commentText(principal(record.creatorName, record.creatorId))}`,
@@ -305,7 +368,10 @@ function declare(record: WebhookEndpointRecord, resourceName: string, identifier
     resourceName,
     typescript: refused.typescript === undefined ? typescript : null,
     yaml: refused.yaml === undefined ? yaml() : null,
-    importCommand: refused.importCommand === undefined ? `pulumi import ${NATIVE_TYPE} ${shellQuote(resourceName)} ${record.webhookId}` : null,
+    importCommand:
+      refused.importCommand === undefined
+        ? `pulumi import ${NATIVE_TYPE} ${shellQuote(resourceName)} ${record.webhookId}`
+        : null,
     refused,
   };
 }
@@ -313,12 +379,17 @@ function declare(record: WebhookEndpointRecord, resourceName: string, identifier
 function render(declarations: readonly Declaration[], format: AdoptFormat): string {
   const blocks: string[] = [];
   const all = format === "all";
-  const none = (kind: DeclarationKind) => `${kind === "typescript" ? "//" : "#"} (none: every endpoint was refused, see the warnings)`;
+  const none = (kind: DeclarationKind) =>
+    `${kind === "typescript" ? "//" : "#"} (none: every endpoint was refused, see the warnings)`;
   const typescript = declarations.flatMap((d) => (d.typescript === null ? [] : [d.typescript]));
   if (format === "ts" || all) {
     blocks.push(
       [
-        ...(all ? ["// TypeScript: the dynamic resource takes the endpoint over on the next `pulumi up` (no create call)."] : []),
+        ...(all
+          ? [
+              "// TypeScript: the dynamic resource takes the endpoint over on the next `pulumi up` (no create call).",
+            ]
+          : []),
         `import { WebhookEndpoint } from "pulumi-webhook-endpoints";`,
         "",
         typescript.length > 0 ? typescript.join("\n\n") : none("typescript"),
@@ -329,7 +400,11 @@ function render(declarations: readonly Declaration[], format: AdoptFormat): stri
   if (format === "yaml" || all) {
     blocks.push(
       [
-        ...(all ? ["# Pulumi YAML: the native provider imports the endpoint on the next `pulumi up`; the import option may stay."] : []),
+        ...(all
+          ? [
+              "# Pulumi YAML: the native provider imports the endpoint on the next `pulumi up`; the import option may stay.",
+            ]
+          : []),
         ...(yaml.length > 0 ? ["resources:", yaml.join("\n")] : [none("yaml")]),
       ].join("\n"),
     );
@@ -339,7 +414,12 @@ function render(declarations: readonly Declaration[], format: AdoptFormat): stri
     // interactive zsh (whose default has no interactive comments), so `$(...)` in a name would run.
     const commands = declarations.flatMap((d) => (d.importCommand === null ? [] : [d.importCommand]));
     blocks.push(
-      [...(all ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"] : []), ...(commands.length > 0 ? commands : [none("importCommand")])].join("\n"),
+      [
+        ...(all
+          ? ["# Or import it into a stack of the native provider (prints the code to add to the program):"]
+          : []),
+        ...(commands.length > 0 ? commands : [none("importCommand")]),
+      ].join("\n"),
     );
   }
   return `${blocks.join("\n\n")}\n`;
@@ -377,7 +457,11 @@ export function yamlString(text: string, kind: "key" | "value"): string {
     if (char === '"' || char === "\\") out += `\\${char}`;
     else if (char === "$" && kind === "value") out += "$$";
     else if (code >= 0x20 && code <= 0x7e) out += char;
-    else if (code < 0xa0 || HIDDEN_CHAR.test(char)) out += code > 0xffff ? `\\U${code.toString(16).padStart(8, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    else if (code < 0xa0 || HIDDEN_CHAR.test(char))
+      out +=
+        code > 0xffff
+          ? `\\U${code.toString(16).padStart(8, "0")}`
+          : `\\u${code.toString(16).padStart(4, "0")}`;
     else out += char;
   }
   return `${out}"`;

@@ -2,8 +2,29 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { WebhookConfigError } from "../client";
 import { secretForms } from "../text";
-import { SETTINGS, SETTING_NAMES, configKey, resolveConnection, retiredSettingsInUse, stackConfig, type Connection, type ProviderConfig, type SettingName } from "../core/settings";
-import { SECRET_SIG, SIG_KEY, SecretFieldIndex, endpointResources, isSecret, revealed, parseState, secretTexts, urnStackProject, type UntypedDeployment } from "./deployment";
+import {
+  SETTINGS,
+  SETTING_NAMES,
+  configKey,
+  resolveConnection,
+  retiredSettingsInUse,
+  stackConfig,
+  type Connection,
+  type ProviderConfig,
+  type SettingName,
+} from "../core/settings";
+import {
+  SECRET_SIG,
+  SIG_KEY,
+  SecretFieldIndex,
+  endpointResources,
+  isSecret,
+  revealed,
+  parseState,
+  secretTexts,
+  urnStackProject,
+  type UntypedDeployment,
+} from "./deployment";
 import type { SecretFields } from "./output";
 import { historyCheckpoints } from "./history";
 import { CliError, EXIT } from "./exit";
@@ -76,9 +97,17 @@ export interface ResolveOptions {
 /** Resolves the connection; a missing or invalid setting is a CliError (exit 3) naming every place. */
 export async function resolveCliConnection(options: ResolveOptions): Promise<CliConnection> {
   const project = findProject(options.cwd);
-  const { values: stackValues, secretKeys, secretValues } = project === undefined ? { values: {}, secretKeys: [], secretValues: [] } : await readStackConfig(options, project);
+  const {
+    values: stackValues,
+    secretKeys,
+    secretValues,
+  } = project === undefined
+    ? { values: {}, secretKeys: [], secretValues: [] }
+    : await readStackConfig(options, project);
   if (project === undefined && options.stack !== undefined) {
-    options.warn(`--stack ${options.stack}: no Pulumi.yaml in ${options.cwd} or above, so no stack config is read`);
+    options.warn(
+      `--stack ${options.stack}: no Pulumi.yaml in ${options.cwd} or above, so no stack config is read`,
+    );
   }
   const stackLabel = options.stack === undefined ? "" : ` (stack ${options.stack})`;
   const fromStack = stackConfig((key) => stackValues[key]);
@@ -88,12 +117,18 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
 
   const config: ProviderConfig = {
     values: { ...fromStack.values, ...flagValues },
-    describe: (name) => (flagValues[name] !== undefined ? `the ${flagName(name)} flag` : `${fromStack.describe(name)}${stackLabel}`),
+    describe: (name) =>
+      flagValues[name] !== undefined
+        ? `the ${flagName(name)} flag`
+        : `${fromStack.describe(name)}${stackLabel}`,
     howToSet: (name) => fromStack.howToSet(name),
   };
-  for (const warning of retiredSettingsInUse((key) => stackValues[key], options.env)) options.warn(`warning: ${warning}`);
+  for (const warning of retiredSettingsInUse((key) => stackValues[key], options.env))
+    options.warn(`warning: ${warning}`);
 
-  const missing = (["baseUrl", "accessToken"] as const).filter((name) => !nonEmpty(config.values[name]) && !nonEmpty(options.env[SETTINGS[name].env]));
+  const missing = (["baseUrl", "accessToken"] as const).filter(
+    (name) => !nonEmpty(config.values[name]) && !nonEmpty(options.env[SETTINGS[name].env]),
+  );
   if (missing.length > 0) {
     throw new CliError(
       EXIT.config,
@@ -112,7 +147,9 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
     if (error instanceof WebhookConfigError) throw new CliError(EXIT.config, error.message);
     throw error;
   }
-  const baseUrlSource = nonEmpty(config.values.baseUrl) ? config.describe("baseUrl") : `environment variable ${SETTINGS.baseUrl.env}`;
+  const baseUrlSource = nonEmpty(config.values.baseUrl)
+    ? config.describe("baseUrl")
+    : `environment variable ${SETTINGS.baseUrl.env}`;
   return {
     connection,
     config,
@@ -121,7 +158,9 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
     ...(await stackSecrets(options, project, connection.client.accessToken, [
       ...secretValues,
       // The base URL connected to, held secret: redacted by its host too (an error names the host it could not reach).
-      ...(secretKeys.includes(configKey("baseUrl")) && !nonEmpty(flagValues.baseUrl) ? secretForms(connection.client.baseUrl) : []),
+      ...(secretKeys.includes(configKey("baseUrl")) && !nonEmpty(flagValues.baseUrl)
+        ? secretForms(connection.client.baseUrl)
+        : []),
     ])),
   };
 }
@@ -134,7 +173,12 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
  * (whose secrets stay encrypted: which fields were secret is all it tells), held secret. Nothing but
  * the token when the stack cannot be read (no stack yet, no access to its secrets).
  */
-async function stackSecrets(options: ResolveOptions, project: ProjectDir | undefined, token: string, configSecrets: readonly string[]): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
+async function stackSecrets(
+  options: ResolveOptions,
+  project: ProjectDir | undefined,
+  token: string,
+  configSecrets: readonly string[],
+): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
   const values = new Set<string>([token]);
   const fields = new SecretFieldIndex();
   const keep = (text: string) => {
@@ -146,7 +190,9 @@ async function stackSecrets(options: ResolveOptions, project: ProjectDir | undef
     const args = ["stack", "export", ...(reveal ? ["--show-secrets"] : []), ...stackArgs(options.stack)];
     const result = await options.pulumi.run(args, { cwd: project.dir }).catch(() => undefined);
     try {
-      return result !== undefined && result.code === 0 ? parseState(result.stdout, `\`pulumi ${args.join(" ")}\``) : undefined;
+      return result !== undefined && result.code === 0
+        ? parseState(result.stdout, `\`pulumi ${args.join(" ")}\``)
+        : undefined;
     } catch {
       return undefined;
     }
@@ -162,14 +208,24 @@ async function stackSecrets(options: ResolveOptions, project: ProjectDir | undef
     );
   }
   const deployment = current.deployment;
-  for (const resource of [...(deployment.resources ?? []), ...(deployment.pending_operations ?? []).map((op) => op.resource)]) {
+  for (const resource of [
+    ...(deployment.resources ?? []),
+    ...(deployment.pending_operations ?? []).map((op) => op.resource),
+  ]) {
     for (const properties of [resource.inputs, resource.outputs]) {
       if (properties === undefined) continue;
       // Not what the resource holds secret whatever the program marked (webhook-endpoint.ts's forced
       // secret outputs): `declared` and `createdAs` repeat the name and URL, secret here only when
       // those fields are; `__secretInputs` lists input names; a provenance held secret (its service's
       // base URL is) would make "created" a secret: its service is kept, as the base URL is.
-      const { signSecret: _signSecret, declared: _declared, createdAs: _createdAs, __secretInputs: _names, provenance, ...rest } = properties;
+      const {
+        signSecret: _signSecret,
+        declared: _declared,
+        createdAs: _createdAs,
+        __secretInputs: _names,
+        provenance,
+        ...rest
+      } = properties;
       for (const text of secretTexts(rest)) keep(text);
       const service = (revealed(provenance) as { service?: unknown } | undefined)?.service;
       if (isSecret(provenance) && typeof service === "string") keep(service);
@@ -178,11 +234,20 @@ async function stackSecrets(options: ResolveOptions, project: ProjectDir | undef
   const backend = await backendUrl(options.pulumi);
   // The stack's name: given, else from its resources, else (an empty stack: after destroy its
   // history still holds what it marked secret) the current stack pulumi names.
-  const stack = options.stack ?? (deployment.resources ?? []).map((r) => urnStackProject(r.urn)?.stack).find((name) => name !== undefined) ?? (await currentStackName(options.pulumi, project.dir));
-  const history = backend !== undefined && stack !== undefined ? historyCheckpoints(backend, stack, current, project.dir) : [];
+  const stack =
+    options.stack ??
+    (deployment.resources ?? [])
+      .map((r) => urnStackProject(r.urn)?.stack)
+      .find((name) => name !== undefined) ??
+    (await currentStackName(options.pulumi, project.dir));
+  const history =
+    backend !== undefined && stack !== undefined
+      ? historyCheckpoints(backend, stack, current, project.dir)
+      : [];
   // Ids are per service: the index tells another service's endpoint with the same id apart by its
   // creator and creation time (see SecretFieldIndex).
-  for (const state of [current, ...history]) for (const resource of endpointResources(state.deployment)) fields.add(resource);
+  for (const state of [current, ...history])
+    for (const resource of endpointResources(state.deployment)) fields.add(resource);
   return { secrets: [...values], secretFields: fields };
 }
 
@@ -196,20 +261,27 @@ async function currentStackName(pulumi: PulumiRunner, cwd: string): Promise<stri
 const MIN_SECRET_CHARS = 4;
 
 /** The `webhooks:*` values of the stack's config; empty (with a notice) when pulumi is missing or fails. */
-async function readStackConfig(options: ResolveOptions, project: ProjectDir): Promise<{ values: Record<string, string>; secretKeys: string[]; secretValues: string[] }> {
+async function readStackConfig(
+  options: ResolveOptions,
+  project: ProjectDir,
+): Promise<{ values: Record<string, string>; secretKeys: string[]; secretValues: string[] }> {
   const none = { values: {}, secretKeys: [], secretValues: [] };
   const args = ["config", "--json", "--show-secrets", ...stackArgs(options.stack)];
   let stdout: string;
   try {
     const result = await options.pulumi.run(args, { cwd: project.dir });
     if (result.code !== 0) {
-      options.warn(`could not read the stack's config (\`pulumi ${args.join(" ")}\`: ${pulumiFailure(result)}); using flags and environment only`);
+      options.warn(
+        `could not read the stack's config (\`pulumi ${args.join(" ")}\`: ${pulumiFailure(result)}); using flags and environment only`,
+      );
       return none;
     }
     stdout = result.stdout;
   } catch (error) {
     if (error instanceof PulumiMissingError) {
-      options.warn(`${project.file} is here, but ${error.message}: the stack's config is not read; using flags and environment only`);
+      options.warn(
+        `${project.file} is here, but ${error.message}: the stack's config is not read; using flags and environment only`,
+      );
       return none;
     }
     throw error;
@@ -223,13 +295,22 @@ async function readStackConfig(options: ResolveOptions, project: ProjectDir): Pr
   }
   const values: Record<string, string> = {};
   if (typeof parsed !== "object" || parsed === null) return none;
-  const secretEntries = Object.entries(parsed as Record<string, unknown>).filter(([, entry]) => typeof entry === "object" && entry !== null && (entry as { secret?: unknown }).secret === true);
+  const secretEntries = Object.entries(parsed as Record<string, unknown>).filter(
+    ([, entry]) =>
+      typeof entry === "object" && entry !== null && (entry as { secret?: unknown }).secret === true,
+  );
   const secretKeys = secretEntries.map(([key]) => key).filter((key) => key.startsWith("webhooks:"));
   // Every value the stack's config holds secret (the program's own keys too): kept out of everything printed.
-  const secretValues = secretEntries.flatMap(([, entry]) => secretTexts({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify((entry as { value?: unknown }).value ?? null) }));
+  const secretValues = secretEntries.flatMap(([, entry]) =>
+    secretTexts({
+      [SIG_KEY]: SECRET_SIG,
+      plaintext: JSON.stringify((entry as { value?: unknown }).value ?? null),
+    }),
+  );
   for (const name of SETTING_NAMES) {
     const entry = (parsed as Record<string, unknown>)[configKey(name)];
-    const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
+    const value =
+      typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
     if (typeof value === "string") values[configKey(name)] = value;
     else if (typeof value === "number" || typeof value === "boolean") values[configKey(name)] = String(value);
   }

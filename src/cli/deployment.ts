@@ -1,5 +1,11 @@
 import type { WebhookEndpointRecord } from "../client";
-import { createdByItsStack, mayBeHeldEndpoint, provenanceOf, stateAfterCreate, type Provenance } from "../core/state";
+import {
+  createdByItsStack,
+  mayBeHeldEndpoint,
+  provenanceOf,
+  stateAfterCreate,
+  type Provenance,
+} from "../core/state";
 import { showsTainted } from "../core/taint";
 import { CliError, EXIT } from "./exit";
 import type { SecretField, SecretFields } from "./output";
@@ -60,11 +66,15 @@ export function parseState(text: string, what: string): UntypedDeployment {
   }
   if (typeof parsed === "object" && parsed !== null) {
     const object = parsed as Record<string, unknown>;
-    if (isObject(object.deployment)) return { ...object, version: Number(object.version ?? 3), deployment: object.deployment as Deployment };
+    if (isObject(object.deployment))
+      return { ...object, version: Number(object.version ?? 3), deployment: object.deployment as Deployment };
     const checkpoint = object.checkpoint;
     if (isObject(checkpoint)) {
       const latest = (checkpoint as Record<string, unknown>).latest;
-      return { version: Number(object.version ?? 3), deployment: isObject(latest) ? (latest as Deployment) : {} };
+      return {
+        version: Number(object.version ?? 3),
+        deployment: isObject(latest) ? (latest as Deployment) : {},
+      };
     }
   }
   throw new CliError(EXIT.config, `${what} is not a stack state: give the output of \`pulumi stack export\``);
@@ -78,7 +88,8 @@ export function endpointResources(deployment: Deployment): StateResource[] {
 /** The webhook_id an endpoint resource holds, from its ID or its outputs. */
 export function heldId(resource: StateResource): number | undefined {
   const fromId = Number(resource.id);
-  if (typeof resource.id === "string" && /^\d+$/.test(resource.id) && Number.isSafeInteger(fromId)) return fromId;
+  if (typeof resource.id === "string" && /^\d+$/.test(resource.id) && Number.isSafeInteger(fromId))
+    return fromId;
   const fromOutputs = resource.outputs?.webhookId;
   return typeof fromOutputs === "number" && Number.isSafeInteger(fromOutputs) ? fromOutputs : undefined;
 }
@@ -103,19 +114,28 @@ export function urnStackProject(urn: string): { stack: string; project: string }
  * several addresses, and may move). A state that recorded neither marks every endpoint with its id.
  */
 export class SecretFieldIndex implements SecretFields {
-  readonly #byId = new Map<number, { fields: Set<SecretField>; facts: Record<string, unknown> | undefined }[]>();
+  readonly #byId = new Map<
+    number,
+    { fields: Set<SecretField>; facts: Record<string, unknown> | undefined }[]
+  >();
 
   /** Adds what an endpoint resource of a state (now or in history) holds secret, in its inputs or outputs. */
   add(resource: StateResource): void {
     const id = heldId(resource);
     if (id === undefined) return;
-    const fields = new Set((["webhookName", "webhookUrl"] as const).filter((field) => isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field])));
+    const fields = new Set(
+      (["webhookName", "webhookUrl"] as const).filter(
+        (field) => isSecret(resource.outputs?.[field]) || isSecret(resource.inputs?.[field]),
+      ),
+    );
     if (fields.size === 0) return;
     this.#byId.set(id, [...(this.#byId.get(id) ?? []), { fields, facts: resource.outputs }]);
   }
 
   fieldsOf(record: WebhookEndpointRecord): ReadonlySet<SecretField> | undefined {
-    const matching = (this.#byId.get(record.webhookId) ?? []).filter((entry) => mayBeHeldEndpoint(entry.facts, record));
+    const matching = (this.#byId.get(record.webhookId) ?? []).filter((entry) =>
+      mayBeHeldEndpoint(entry.facts, record),
+    );
     return matching.length === 0 ? undefined : new Set(matching.flatMap((entry) => [...entry.fields]));
   }
 }
@@ -159,7 +179,9 @@ export function secretTexts(value: unknown, inside = false): string[] {
     if (object[SIG_KEY] === SECRET_SIG) return secretTexts(revealed(object), true);
     return Object.values(object).flatMap((inner) => secretTexts(inner, inside));
   }
-  return inside && (typeof value === "string" || typeof value === "number") && String(value) !== "" ? [String(value)] : [];
+  return inside && (typeof value === "string" || typeof value === "number") && String(value) !== ""
+    ? [String(value)]
+    : [];
 }
 
 /** How the endpoint a resource holds entered the stack, as its state records it (undefined: not recorded, or secret and not revealed). */
@@ -168,7 +190,10 @@ export function provenanceIn(resource: StateResource): Provenance | undefined {
 }
 
 /** A plain string property, or undefined when it is absent, secret or not a string. */
-export function plainString(properties: Record<string, unknown> | undefined, key: string): string | undefined {
+export function plainString(
+  properties: Record<string, unknown> | undefined,
+  key: string,
+): string | undefined {
   const value = properties?.[key];
   return typeof value === "string" ? value : undefined;
 }
@@ -223,10 +248,17 @@ export interface PendingCreate {
  * the same state exported with `--show-secrets`, when there is one: secret names and URLs are then
  * matched too (and never shown).
  */
-export function pendingCreates(deployment: Deployment, revealedState?: Deployment): { ours: PendingCreate[]; foreign: PendingOperation[] } {
+export function pendingCreates(
+  deployment: Deployment,
+  revealedState?: Deployment,
+): { ours: PendingCreate[]; foreign: PendingOperation[] } {
   const ours: PendingCreate[] = [];
   const foreign: PendingOperation[] = [];
-  const revealedOps = new Map((revealedState?.pending_operations ?? []).filter((op) => op.type === "creating").map((op) => [op.resource.urn, op.resource]));
+  const revealedOps = new Map(
+    (revealedState?.pending_operations ?? [])
+      .filter((op) => op.type === "creating")
+      .map((op) => [op.resource.urn, op.resource]),
+  );
   for (const operation of deployment.pending_operations ?? []) {
     if (operation.type !== "creating") continue;
     const resource = operation.resource;
@@ -245,7 +277,9 @@ export function pendingCreates(deployment: Deployment, revealedState?: Deploymen
       urn: resource.urn,
       resourceName: urnName(resource.urn),
       face,
-      webhookName: plainString(shown, "webhookName") ?? (shown.webhookName === undefined && face === "native" ? urnName(resource.urn) : undefined),
+      webhookName:
+        plainString(shown, "webhookName") ??
+        (shown.webhookName === undefined && face === "native" ? urnName(resource.urn) : undefined),
       webhookUrl: plainString(shown, "webhookUrl"),
       adoptWebhookId: typeof adopt === "number" ? adopt : undefined,
       secretInputs: Object.keys(inputs).filter((key) => isSecret(inputs[key])),
@@ -285,13 +319,20 @@ export function recordedResource(
     webhookName: pending.webhookName ?? record.webhookName,
     webhookUrl: pending.webhookUrl ?? record.webhookUrl,
     ...(pending.adoptWebhookId === undefined ? {} : { adoptWebhookId: pending.adoptWebhookId }),
-    ...(Array.isArray(secretInputs) ? { __secretInputs: secretInputs.filter((name): name is string => typeof name === "string") } : {}),
+    ...(Array.isArray(secretInputs)
+      ? { __secretInputs: secretInputs.filter((name): name is string => typeof name === "string") }
+      : {}),
   };
   const state: Record<string, unknown> = { ...stateAfterCreate(record, declared, provenance) };
-  const alwaysSecret = new Set(["signSecret", ...(pending.face === "dynamic" ? ["declared", "createdAs"] : []), ...(secrecy.provenanceSecret === true ? ["provenance"] : [])]);
+  const alwaysSecret = new Set([
+    "signSecret",
+    ...(pending.face === "dynamic" ? ["declared", "createdAs"] : []),
+    ...(secrecy.provenanceSecret === true ? ["provenance"] : []),
+  ]);
   const values = secrecy.secretValues ?? [];
   for (const [key, value] of Object.entries(state)) {
-    if (alwaysSecret.has(key) || pending.secretInputs.includes(key) || showsTainted(value, values)) state[key] = plaintextSecret(value);
+    if (alwaysSecret.has(key) || pending.secretInputs.includes(key) || showsTainted(value, values))
+      state[key] = plaintextSecret(value);
   }
   if (pending.face === "dynamic") {
     if (inputs.connection !== undefined) state.connection = inputs.connection;
@@ -305,11 +346,16 @@ export function recordedResource(
  * The state after recovery: the recorded resources appended (everything they refer to is already
  * in the list), and no pending operations left (`pulumi stack import` drops them all, saying so).
  */
-export function recoveredDeployment(original: UntypedDeployment, recorded: readonly StateResource[]): UntypedDeployment {
+export function recoveredDeployment(
+  original: UntypedDeployment,
+  recorded: readonly StateResource[],
+): UntypedDeployment {
   const replacing = new Set(recorded.map((r) => r.urn));
   // A create that was a replacement's: the engine would have marked the old resource for deletion
   // once the new one existed (delete only prints a notice here: the API cannot delete).
-  const kept = (original.deployment.resources ?? []).map((r) => (replacing.has(r.urn) && r.delete !== true ? { ...r, delete: true } : r));
+  const kept = (original.deployment.resources ?? []).map((r) =>
+    replacing.has(r.urn) && r.delete !== true ? { ...r, delete: true } : r,
+  );
   const deployment: Deployment = { ...original.deployment, resources: [...kept, ...recorded] };
   delete deployment.pending_operations;
   return { ...original, deployment };

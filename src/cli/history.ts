@@ -12,15 +12,30 @@ import { localBackendPath } from "./lock";
  * (`.pulumi/history/[<org>/]<project>/<stack>/<stack>-<time>.checkpoint.json[.gz]`, unless
  * PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS is set): what the stack held before.
  */
-export function historyCheckpoints(backend: string, stack: string, current: UntypedDeployment, cwd: string): UntypedDeployment[] {
+export function historyCheckpoints(
+  backend: string,
+  stack: string,
+  current: UntypedDeployment,
+  cwd: string,
+): UntypedDeployment[] {
   const root = localBackendPath(backend);
   if (root === undefined) return [];
   const segments = stack.split("/");
   const stackName = segments.at(-1)!;
-  const urn = (current.deployment.resources ?? []).map((r) => urnStackProject(r.urn)).find((x) => x !== undefined);
+  const urn = (current.deployment.resources ?? [])
+    .map((r) => urnStackProject(r.urn))
+    .find((x) => x !== undefined);
   const project = segments.length === 3 ? segments[1]! : (urn?.project ?? projectName(cwd));
   const history = join(root, ".pulumi", "history");
-  const dirs = [join(history, stackName), ...(project ? [join(history, project, stackName), ...readdirSafe(history).map((org) => join(history, org, project, stackName))] : [])];
+  const dirs = [
+    join(history, stackName),
+    ...(project
+      ? [
+          join(history, project, stackName),
+          ...readdirSafe(history).map((org) => join(history, org, project, stackName)),
+        ]
+      : []),
+  ];
   const found: UntypedDeployment[] = [];
   for (const dir of [...new Set(dirs)]) {
     for (const name of readdirSafe(dir)) {
@@ -29,7 +44,8 @@ export function historyCheckpoints(backend: string, stack: string, current: Unty
         const raw = readFileSync(join(dir, name));
         found.push(parseState((name.endsWith(".gz") ? gunzipSync(raw) : raw).toString("utf8"), name));
       } catch (error) {
-        if (!(error instanceof CliError)) throw new CliError(EXIT.config, `reading ${join(dir, name)}: ${(error as Error).message}`);
+        if (!(error instanceof CliError))
+          throw new CliError(EXIT.config, `reading ${join(dir, name)}: ${(error as Error).message}`);
       }
     }
   }
@@ -51,21 +67,38 @@ function projectName(cwd: string): string | undefined {
  * `.checkpoint.json` only: `pulumi stack history` reads the `.history.json` files and does not list
  * it. Returns the file written, or undefined (not a local backend, or the stack's file not found).
  */
-export function recordInHistory(backend: string | undefined, project: string, stack: string, exported: UntypedDeployment, now: Date): string | undefined {
+export function recordInHistory(
+  backend: string | undefined,
+  project: string,
+  stack: string,
+  exported: UntypedDeployment,
+  now: Date,
+): string | undefined {
   const root = backend === undefined ? undefined : localBackendPath(backend);
   if (root === undefined) return undefined;
   const stackName = stack.split("/").at(-1)!;
   const stacks = join(root, ".pulumi", "stacks");
   const layout =
-    existsSync(join(stacks, project, `${stackName}.json`)) || existsSync(join(stacks, project, `${stackName}.json.gz`))
+    existsSync(join(stacks, project, `${stackName}.json`)) ||
+    existsSync(join(stacks, project, `${stackName}.json.gz`))
       ? "project"
       : existsSync(join(stacks, `${stackName}.json`))
         ? "legacy"
         : undefined;
   if (layout === undefined) return undefined;
-  const dir = layout === "project" ? join(root, ".pulumi", "history", project, stackName) : join(root, ".pulumi", "history", stackName);
+  const dir =
+    layout === "project"
+      ? join(root, ".pulumi", "history", project, stackName)
+      : join(root, ".pulumi", "history", stackName);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${stackName}-${BigInt(now.getTime()) * 1_000_000n}.checkpoint.json`);
-  writeFileSync(file, JSON.stringify({ version: exported.version, checkpoint: { stack: stackName, latest: exported.deployment } }), { mode: 0o600 });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      version: exported.version,
+      checkpoint: { stack: stackName, latest: exported.deployment },
+    }),
+    { mode: 0o600 },
+  );
   return file;
 }

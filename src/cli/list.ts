@@ -1,6 +1,18 @@
 import type { ListFilter, WebhookEndpointRecord } from "../client";
 import { listEndpoints, type ListingClient } from "./listing";
-import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type SecretFields, type Sink } from "./output";
+import {
+  MAX_CELL,
+  Progress,
+  cell,
+  hideSecretFields,
+  isoTime,
+  jsonText,
+  principal,
+  recordView,
+  table,
+  type SecretFields,
+  type Sink,
+} from "./output";
 
 /**
  * `webhooks list`: the endpoints on the service, sorted by id. Filters match exactly by default
@@ -37,7 +49,11 @@ in such characters never look alike.
                       replaced by [REDACTED]
   --show-secrets      include signSecret (table column and JSON field); hidden otherwise`;
 
-export async function runList(client: ListingClient, sink: Sink, options: ListOptions): Promise<WebhookEndpointRecord[]> {
+export async function runList(
+  client: ListingClient,
+  sink: Sink,
+  options: ListOptions,
+): Promise<WebhookEndpointRecord[]> {
   const filter: ListFilter = { match: options.match };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
@@ -45,7 +61,11 @@ export async function runList(client: ListingClient, sink: Sink, options: ListOp
   // A name or URL the stack holds secret is not shown as the service has it.
   const records = listed.map((record) => hideSecretFields(record, options.secretFields?.fieldsOf(record)));
   if (options.json) {
-    sink.stdout(jsonText({ endpoints: records.map((record) => recordView(record, options.showSecrets, options.secrets ?? [])) }));
+    sink.stdout(
+      jsonText({
+        endpoints: records.map((record) => recordView(record, options.showSecrets, options.secrets ?? [])),
+      }),
+    );
   } else {
     sink.stdout(endpointTable(records, options.showSecrets, options.secrets ?? []));
     sink.stderr(`${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options)}\n`);
@@ -54,8 +74,20 @@ export async function runList(client: ListingClient, sink: Sink, options: ListOp
 }
 
 /** The people's table of endpoints. */
-export function endpointTable(records: readonly WebhookEndpointRecord[], showSecrets: boolean, secrets: readonly string[] = []): string {
-  const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "OPERATED", ...(showSecrets ? ["SIGN SECRET"] : [])];
+export function endpointTable(
+  records: readonly WebhookEndpointRecord[],
+  showSecrets: boolean,
+  secrets: readonly string[] = [],
+): string {
+  const headers = [
+    "ID",
+    "NAME",
+    "URL",
+    "CREATOR",
+    "CREATED",
+    "OPERATED",
+    ...(showSecrets ? ["SIGN SECRET"] : []),
+  ];
   const rows = records.map((r) => [
     String(r.webhookId),
     cell(r.webhookName, MAX_CELL.name, secrets),

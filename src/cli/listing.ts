@@ -8,7 +8,11 @@ export type ListingClient = Pick<WebhooksClient, "listAll">;
  * Every endpoint matching the filter, each id once, sorted by id, with "listed N endpoints…" on
  * stderr as the pages come in (see {@link Progress}).
  */
-export async function listEndpoints(client: ListingClient, filter: ListFilter, progress: Progress): Promise<WebhookEndpointRecord[]> {
+export async function listEndpoints(
+  client: ListingClient,
+  filter: ListFilter,
+  progress: Progress,
+): Promise<WebhookEndpointRecord[]> {
   const byId = new Map<number, WebhookEndpointRecord>();
   try {
     for await (const page of client.listAll(filter)) {

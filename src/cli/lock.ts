@@ -25,10 +25,15 @@ export interface LockInfo {
   file?: string;
 }
 
-export type LockVerdict = { kind: "stale"; why: string } | { kind: "live"; why: string } | { kind: "unknown"; why: string };
+export type LockVerdict =
+  { kind: "stale"; why: string } | { kind: "live"; why: string } | { kind: "unknown"; why: string };
 
 /** The lock files of a stack in a `file://` backend; undefined when the backend is not a local directory. */
-export function readFileBackendLocks(backendUrl: string, project: string, stack: string): LockInfo[] | undefined {
+export function readFileBackendLocks(
+  backendUrl: string,
+  project: string,
+  stack: string,
+): LockInfo[] | undefined {
   const root = localBackendPath(backendUrl);
   if (root === undefined) return undefined;
   const locks = join(root, ".pulumi", "locks");
@@ -49,10 +54,20 @@ export function readFileBackendLocks(backendUrl: string, project: string, stack:
 export function parseLock(text: string | undefined): LockInfo | undefined {
   if (text === undefined) return undefined;
   try {
-    const parsed = JSON.parse(text) as { pid?: unknown; username?: unknown; hostname?: unknown; timestamp?: unknown };
+    const parsed = JSON.parse(text) as {
+      pid?: unknown;
+      username?: unknown;
+      hostname?: unknown;
+      timestamp?: unknown;
+    };
     const startedAt = typeof parsed.timestamp === "string" ? Date.parse(parsed.timestamp) : NaN;
     if (typeof parsed.pid !== "number" || !Number.isFinite(startedAt)) return undefined;
-    return { pid: parsed.pid, username: typeof parsed.username === "string" ? parsed.username : "", hostname: typeof parsed.hostname === "string" ? parsed.hostname : "", startedAt };
+    return {
+      pid: parsed.pid,
+      username: typeof parsed.username === "string" ? parsed.username : "",
+      hostname: typeof parsed.hostname === "string" ? parsed.hostname : "",
+      startedAt,
+    };
   } catch {
     return undefined;
   }
@@ -63,20 +78,30 @@ export function parseLock(text: string | undefined): LockInfo | undefined {
  * 2026-01-02T03:04:05Z"), for backends whose lock files we cannot read directly.
  */
 export function lockFromError(text: string): LockInfo | undefined {
-  const match = /created by ([^@\s]+)@(\S+) \(pid (\d+)\) at (\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}))/.exec(text);
+  const match =
+    /created by ([^@\s]+)@(\S+) \(pid (\d+)\) at (\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}))/.exec(
+      text,
+    );
   if (!match) return undefined;
   const startedAt = Date.parse(match[4]!);
-  return Number.isFinite(startedAt) ? { username: match[1]!, hostname: match[2]!, pid: Number(match[3]), startedAt } : undefined;
+  return Number.isFinite(startedAt)
+    ? { username: match[1]!, hostname: match[2]!, pid: Number(match[3]), startedAt }
+    : undefined;
 }
 
 /** Whether the locking run is dead: on this host a gone (or reused) pid says so; elsewhere nothing can. */
 export function judgeLock(lock: LockInfo, probe: ProcessProbe = localProcesses): LockVerdict {
   if (lock.hostname !== probe.hostname()) {
-    return { kind: "unknown", why: `the lock was taken on ${lock.hostname} (pid ${lock.pid}), so this machine cannot tell whether that run is still going` };
+    return {
+      kind: "unknown",
+      why: `the lock was taken on ${lock.hostname} (pid ${lock.pid}), so this machine cannot tell whether that run is still going`,
+    };
   }
   const command = probe.commandLine(lock.pid);
-  if (command === undefined) return { kind: "stale", why: `its process (pid ${lock.pid} on this machine) is gone` };
-  if (!/pulumi/.test(command)) return { kind: "stale", why: `pid ${lock.pid} on this machine is now another program` };
+  if (command === undefined)
+    return { kind: "stale", why: `its process (pid ${lock.pid} on this machine) is gone` };
+  if (!/pulumi/.test(command))
+    return { kind: "stale", why: `pid ${lock.pid} on this machine is now another program` };
   return { kind: "live", why: `pulumi is still running as pid ${lock.pid} on this machine` };
 }
 
@@ -136,7 +161,11 @@ export const localProcesses: ProcessProbe = {
       if (cwd !== real) continue;
       const engine = [...args].reverse().find((arg) => /^[\w.[\]:-]+:\d+$/.test(arg));
       if (engine === undefined) continue;
-      found.push({ pid: Number(entry), engine, kind: /dynamic-provider/.test(args.join(" ")) ? "dynamic" : "native" });
+      found.push({
+        pid: Number(entry),
+        engine,
+        kind: /dynamic-provider/.test(args.join(" ")) ? "dynamic" : "native",
+      });
     }
     return found;
   },
@@ -168,7 +197,8 @@ export const localProcesses: ProcessProbe = {
 export function localBackendPath(backendUrl: string): string | undefined {
   if (!backendUrl.startsWith("file://")) return undefined;
   const bare = backendUrl.replace(/\?.*$/, "");
-  if (bare === "file://~" || bare.startsWith("file://~/")) return join(homedir(), bare.slice("file://~".length));
+  if (bare === "file://~" || bare.startsWith("file://~/"))
+    return join(homedir(), bare.slice("file://~".length));
   try {
     return fileURLToPath(bare);
   } catch {

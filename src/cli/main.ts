@@ -60,7 +60,14 @@ const COMMON = {
 } as const satisfies ParseArgsConfig["options"];
 
 const OPTIONS = {
-  list: { ...COMMON, stack: { type: "string" }, name: { type: "string" }, url: { type: "string" }, match: { type: "string" }, "show-secrets": { type: "boolean" } },
+  list: {
+    ...COMMON,
+    stack: { type: "string" },
+    name: { type: "string" },
+    url: { type: "string" },
+    match: { type: "string" },
+    "show-secrets": { type: "boolean" },
+  },
   adopt: {
     ...COMMON,
     stack: { type: "string" },
@@ -79,12 +86,28 @@ const OPTIONS = {
     since: { type: "string" },
     "release-lock": { type: "boolean" },
   },
-  orphans: { ...COMMON, stack: { type: "string", multiple: true }, "state-file": { type: "string", multiple: true } },
-  "plugin-archive": { out: { type: "string" }, platform: { type: "string", multiple: true }, launcher: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  orphans: {
+    ...COMMON,
+    stack: { type: "string", multiple: true },
+    "state-file": { type: "string", multiple: true },
+  },
+  "plugin-archive": {
+    out: { type: "string" },
+    platform: { type: "string", multiple: true },
+    launcher: { type: "boolean" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  },
 } as const satisfies Record<string, ParseArgsConfig["options"]>;
 
 type Command = keyof typeof OPTIONS;
-const USAGE: Record<Command, string> = { list: LIST_USAGE, adopt: ADOPT_USAGE, recover: RECOVER_USAGE, orphans: ORPHANS_USAGE, "plugin-archive": PLUGIN_ARCHIVE_USAGE };
+const USAGE: Record<Command, string> = {
+  list: LIST_USAGE,
+  adopt: ADOPT_USAGE,
+  recover: RECOVER_USAGE,
+  orphans: ORPHANS_USAGE,
+  "plugin-archive": PLUGIN_ARCHIVE_USAGE,
+};
 
 /** What `main` needs from the outside world; tests pass their own. */
 export interface MainIo {
@@ -94,7 +117,9 @@ export interface MainIo {
   /** @default the `pulumi` on PATH */
   pulumi?: PulumiRunner;
   /** @default a WebhooksClient for the resolved connection */
-  client?: (options: ConstructorParameters<typeof WebhooksClient>[0]) => ListingClient & { close?(): Promise<void> };
+  client?: (
+    options: ConstructorParameters<typeof WebhooksClient>[0],
+  ) => ListingClient & { close?(): Promise<void> };
 }
 
 /** Runs `webhooks <argv>`; resolves to the exit code and never throws. */
@@ -110,14 +135,19 @@ export async function main(argv: readonly string[], unredacted: MainIo): Promise
   } catch (error) {
     const code = exitCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);
-    const prefix = code === EXIT.unexpected ? `unexpected ${error instanceof Error ? error.name : "failure"}: ` : "";
+    const prefix =
+      code === EXIT.unexpected ? `unexpected ${error instanceof Error ? error.name : "failure"}: ` : "";
     io.sink.stderr(`webhooks: ${showable(redact(`${prefix}${message}`, secrets), 4000)}\n`);
     if (code === EXIT.usage && !/--help/.test(message)) io.sink.stderr("(see `webhooks --help`)\n");
     return code;
   }
 }
 
-async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets: string[]) => void): Promise<ExitCode> {
+async function dispatch(
+  argv: readonly string[],
+  io: MainIo,
+  onSecrets: (secrets: string[]) => void,
+): Promise<ExitCode> {
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.sink.stderr(MAIN_USAGE + "\n");
@@ -131,11 +161,20 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
     io.sink.stdout(`${packageVersion()}\n`);
     return EXIT.ok;
   }
-  if (!(first in OPTIONS)) throw usageError(`unknown command ${JSON.stringify(showable(first, 40))}: use list, adopt, recover, orphans or plugin-archive`);
+  if (!(first in OPTIONS))
+    throw usageError(
+      `unknown command ${JSON.stringify(showable(first, 40))}: use list, adopt, recover, orphans or plugin-archive`,
+    );
   const command = first as Command;
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    const parsed = parseArgs({ args: [...rest], options: OPTIONS[command], strict: true, allowPositionals: false, tokens: true });
+    const parsed = parseArgs({
+      args: [...rest],
+      options: OPTIONS[command],
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
     values = parsed.values as unknown as typeof values;
     // A flag that takes one value, given twice, would keep only the last one silently (`--name A --name B`).
     const options = OPTIONS[command] as Record<string, { type: string; multiple?: boolean }>;
@@ -153,7 +192,8 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
     io.sink.stdout(`${USAGE[command]}\n\n${commonHelp()}\n`);
     return EXIT.ok;
   }
-  const str = (name: string): string | undefined => (typeof values[name] === "string" ? values[name] : undefined);
+  const str = (name: string): string | undefined =>
+    typeof values[name] === "string" ? values[name] : undefined;
   const bool = (name: string): boolean => values[name] === true;
   const list = (name: string): string[] => (Array.isArray(values[name]) ? values[name] : []);
   validate(command, str, list);
@@ -177,7 +217,9 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
       resolvedConnection = resolved;
       secrets = resolved.secrets;
       onSecrets(secrets);
-      opened = io.client ? io.client(resolved.connection.client) : new WebhooksClient(resolved.connection.client);
+      opened = io.client
+        ? io.client(resolved.connection.client)
+        : new WebhooksClient(resolved.connection.client);
     }
     return opened;
   };
@@ -215,7 +257,12 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
             home: async () => {
               await connect();
               const resolved = resolvedConnection!;
-              return { service: serviceOf(resolved.connection.client.baseUrl), config: resolved.config, env: io.env, secretConfigKeys: resolved.secretConfigKeys };
+              return {
+                service: serviceOf(resolved.connection.client.baseUrl),
+                config: resolved.config,
+                env: io.env,
+                secretConfigKeys: resolved.secretConfigKeys,
+              };
             },
             open: (options) => (io.client ? io.client(options) : new WebhooksClient(options)),
             onSecrets: (found) => {
@@ -245,12 +292,23 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
         await runOrphans(
           {
             client: await connect(),
-            home: { service: serviceOf(resolvedConnection!.connection.client.baseUrl), config: resolvedConnection!.config, env: io.env, secretConfigKeys: resolvedConnection!.secretConfigKeys },
+            home: {
+              service: serviceOf(resolvedConnection!.connection.client.baseUrl),
+              config: resolvedConnection!.config,
+              env: io.env,
+              secretConfigKeys: resolvedConnection!.secretConfigKeys,
+            },
             pulumi,
             sink: io.sink,
             cwd: io.cwd,
           },
-          { stacks: list("stack"), stateFiles: list("state-file"), json: bool("json"), progress: bool("progress"), secrets },
+          {
+            stacks: list("stack"),
+            stateFiles: list("state-file"),
+            json: bool("json"),
+            progress: bool("progress"),
+            secrets,
+          },
         );
         return EXIT.ok;
       default:
@@ -262,33 +320,47 @@ async function dispatch(argv: readonly string[], io: MainIo, onSecrets: (secrets
 }
 
 /** Checks flag values before anything is read or called. */
-function validate(command: Command, str: (name: string) => string | undefined, list: (name: string) => string[]): void {
+function validate(
+  command: Command,
+  str: (name: string) => string | undefined,
+  list: (name: string) => string[],
+): void {
   if (command === "list") {
     const match = str("match");
-    if (match !== undefined && match !== "exact" && match !== "service") throw usageError(`list: --match must be exact or service, got ${JSON.stringify(showable(match, 40))}`);
+    if (match !== undefined && match !== "exact" && match !== "service")
+      throw usageError(`list: --match must be exact or service, got ${JSON.stringify(showable(match, 40))}`);
   }
   if (command === "adopt") {
     const ids = list("id");
     for (const id of ids)
       if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) <= 0)
-        throw usageError(`adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`);
+        throw usageError(
+          `adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`,
+        );
     const byName = str("name") !== undefined || str("url") !== undefined;
-    if (ids.length > 0 === byName) throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
+    if (ids.length > 0 === byName)
+      throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
     const format = str("format");
-    if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+      throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);
     const resourceName = str("resource-name");
     const problem = resourceName === undefined ? undefined : resourceNameProblem(resourceName);
     if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
   }
   if (command === "recover") {
     const since = str("since");
-    if (since !== undefined && !Number.isFinite(Date.parse(since))) throw usageError(`recover: --since must be an ISO time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(showable(since, 40))}`);
+    if (since !== undefined && !Number.isFinite(Date.parse(since)))
+      throw usageError(
+        `recover: --since must be an ISO time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(showable(since, 40))}`,
+      );
   }
 }
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }
+    ).version;
   } catch {
     return "unknown";
   }
@@ -306,7 +378,8 @@ function redactingSink(sink: Sink, secrets: () => readonly string[]): Sink {
       return sink.stdinIsTTY;
     },
   };
-  if (sink.confirm !== undefined) redacting.confirm = (question) => sink.confirm!(redactShown(question, secrets()));
+  if (sink.confirm !== undefined)
+    redacting.confirm = (question) => sink.confirm!(redactShown(question, secrets()));
   return redacting;
 }
 
@@ -334,7 +407,9 @@ if (require.main === module) {
     process.stderr.write(`webhooks: ${tooOld}\n`);
     process.exit(EXIT.config);
   }
-  void main(process.argv.slice(2), { sink: processSink(), env: process.env, cwd: process.cwd() }).then((code) => {
-    process.exitCode = code;
-  });
+  void main(process.argv.slice(2), { sink: processSink(), env: process.env, cwd: process.cwd() }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+  );
 }

@@ -2,11 +2,32 @@ import { readFileSync } from "node:fs";
 import { sameName, type WebhookEndpointRecord } from "../client";
 import { EMPTY_CONFIG, serviceOf } from "../core/settings";
 import { createdByItsStack, mayBeHeldEndpoint, type Provenance } from "../core/state";
-import { SecretFieldIndex, endpointResources, heldId, namesOf, parseState, provenanceIn, stackCreators, type StateResource, type UntypedDeployment } from "./deployment";
+import {
+  SecretFieldIndex,
+  endpointResources,
+  heldId,
+  namesOf,
+  parseState,
+  provenanceIn,
+  stackCreators,
+  type StateResource,
+  type UntypedDeployment,
+} from "./deployment";
 import { usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
-import { MAX_CELL, Progress, cell, hideSecretFields, isoTime, jsonText, principal, recordView, table, type Sink } from "./output";
+import {
+  MAX_CELL,
+  Progress,
+  cell,
+  hideSecretFields,
+  isoTime,
+  jsonText,
+  principal,
+  recordView,
+  table,
+  type Sink,
+} from "./output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
 import { heldService, serviceTarget, type HomeService } from "./services";
 
@@ -89,7 +110,8 @@ interface Source {
 }
 
 export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Promise<Orphan[]> {
-  if (options.stacks.length === 0 && options.stateFiles.length === 0) throw usageError("orphans needs at least one --stack or --state-file");
+  if (options.stacks.length === 0 && options.stateFiles.length === 0)
+    throw usageError("orphans needs at least one --stack or --state-file");
   const sources: Source[] = [];
   for (const file of options.stateFiles) {
     let text: string;
@@ -103,12 +125,29 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   const backend = options.stacks.length > 0 ? await backendUrl(deps.pulumi) : undefined;
   for (const stack of options.stacks) {
     // Secret provenances and provider settings are read in memory; nothing of them is shown.
-    const revealedRun = await deps.pulumi.run(["stack", "export", "--stack", stack, "--show-secrets"]).catch(() => undefined);
-    const text = revealedRun !== undefined && revealedRun.code === 0 ? revealedRun.stdout : await pulumiOk(deps.pulumi, ["stack", "export", "--stack", stack], `exporting stack ${stack}`);
+    const revealedRun = await deps.pulumi
+      .run(["stack", "export", "--stack", stack, "--show-secrets"])
+      .catch(() => undefined);
+    const text =
+      revealedRun !== undefined && revealedRun.code === 0
+        ? revealedRun.stdout
+        : await pulumiOk(deps.pulumi, ["stack", "export", "--stack", stack], `exporting stack ${stack}`);
     const current = parseState(text, `the export of stack ${stack}`);
-    sources.push({ label: `stack ${stack}`, current, history: backend === undefined ? [] : historyCheckpoints(backend, stack, current, deps.cwd) });
+    sources.push({
+      label: `stack ${stack}`,
+      current,
+      history: backend === undefined ? [] : historyCheckpoints(backend, stack, current, deps.cwd),
+    });
   }
-  const home: HomeService = { client: deps.client, ...(deps.home ?? { service: serviceOf((deps.client as { baseUrl?: string }).baseUrl ?? ""), config: EMPTY_CONFIG, env: {}, secretConfigKeys: [] }) };
+  const home: HomeService = {
+    client: deps.client,
+    ...(deps.home ?? {
+      service: serviceOf((deps.client as { baseUrl?: string }).baseUrl ?? ""),
+      config: EMPTY_CONFIG,
+      env: {},
+      secretConfigKeys: [],
+    }),
+  };
   // The service a resource's endpoint is on; undefined when the state cannot tell (then it may be this one).
   const onThisService = (resource: StateResource, deployment: UntypedDeployment): boolean | undefined => {
     const service = heldService(resource, deployment.deployment, home);
@@ -126,10 +165,26 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       if (id !== undefined) holders.push({ id, facts: r.outputs, here: onThisService(r, source.current) });
     }
   }
-  const recordsFacts = (facts: Record<string, unknown> | undefined) => typeof facts?.creatorId === "number" || typeof facts?.createTime === "number";
-  const isHeld = (record: WebhookEndpointRecord) => holders.some((h) => h.id === record.webhookId && (recordsFacts(h.facts) ? mayBeHeldEndpoint(h.facts, record) : h.here !== false));
+  const recordsFacts = (facts: Record<string, unknown> | undefined) =>
+    typeof facts?.creatorId === "number" || typeof facts?.createTime === "number";
+  const isHeld = (record: WebhookEndpointRecord) =>
+    holders.some(
+      (h) =>
+        h.id === record.webhookId &&
+        (recordsFacts(h.facts) ? mayBeHeldEndpoint(h.facts, record) : h.here !== false),
+    );
   // What the stacks hold or held on this service, by id (with the provenance each recorded), and by name.
-  const formerly = new Map<number, { source: string; urn: string; name: string; provenance: Provenance | undefined; facts: Record<string, unknown> | undefined; principalId: number | undefined }[]>();
+  const formerly = new Map<
+    number,
+    {
+      source: string;
+      urn: string;
+      name: string;
+      provenance: Provenance | undefined;
+      facts: Record<string, unknown> | undefined;
+      principalId: number | undefined;
+    }[]
+  >();
   // The principal the resource's own configuration names (its provider's principalId, or the stack's
   // for a resource configured by it); undefined where none is named or the settings cannot be read.
   const principalOf = (resource: StateResource, deployment: UntypedDeployment): number | undefined => {
@@ -152,17 +207,33 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         if (id !== undefined && onThisService(resource, deployment) !== false) {
           const list = formerly.get(id) ?? [];
           if (!list.some((x) => x.urn === resource.urn && x.source === source.label))
-            list.push({ source: source.label, urn: resource.urn, name: names[0]!, provenance: provenanceIn(resource), facts: resource.outputs, principalId: principalOf(resource, deployment) });
+            list.push({
+              source: source.label,
+              urn: resource.urn,
+              name: names[0]!,
+              provenance: provenanceIn(resource),
+              facts: resource.outputs,
+              principalId: principalOf(resource, deployment),
+            });
           formerly.set(id, list);
         }
-        for (const name of names) if (!named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label)) named.push({ name, source: source.label, urn: resource.urn });
+        for (const name of names)
+          if (!named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label))
+            named.push({ name, source: source.label, urn: resource.urn });
       }
     }
   }
 
   // Each stack's principal on this service when its configuration names none: the creators of the
   // endpoints it created here, in any checkpoint.
-  const creatorsBySource = new Map(sources.map((source) => [source.label, new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)]))]));
+  const creatorsBySource = new Map(
+    sources.map((source) => [
+      source.label,
+      new Set(
+        [source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)]),
+      ),
+    ]),
+  );
   const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
   // Held: the service's endpoints the stacks hold now (seen on it).
   const held = records.filter(isHeld).length;
@@ -177,7 +248,9 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         // Ours only when every record of it says this stack created it, here: one that says
         // adopted or imported, or says nothing, makes it someone else's or unknown.
         // Created here by the stack that held it (not moved in from another stack with `pulumi state move`).
-        const createdHere = before.every((b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service);
+        const createdHere = before.every(
+          (b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service,
+        );
         // And by the stack's principal there: the one creator of every endpoint the stack created
         // on this service. Creators that disagree mean one of them is not the stack's (a service
         // answered a create with another principal's endpoint before the principal was known).
@@ -187,12 +260,39 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
           const creators = creatorsBySource.get(b.source);
           return creators !== undefined && creators.size === 1 && creators.has(record.creatorId);
         });
-        if (createdHere && byItsPrincipal) return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields: secret };
-        if (createdHere) return { record, relation: "formerly-held", ours: false, provenance: "created", disputed: true, resources, secretFields: secret };
-        const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
-        return { record, relation: "formerly-held", ours: false, provenance: how, resources, secretFields: secret };
+        if (createdHere && byItsPrincipal)
+          return {
+            record,
+            relation: "left-behind",
+            ours: true,
+            provenance: "created",
+            resources,
+            secretFields: secret,
+          };
+        if (createdHere)
+          return {
+            record,
+            relation: "formerly-held",
+            ours: false,
+            provenance: "created",
+            disputed: true,
+            resources,
+            secretFields: secret,
+          };
+        const how =
+          before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
+        return {
+          record,
+          relation: "formerly-held",
+          ours: false,
+          provenance: how,
+          resources,
+          secretFields: secret,
+        };
       }
-      const byName = named.filter((n) => sameName(record.webhookName, n.name)).map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
+      const byName = named
+        .filter((n) => sameName(record.webhookName, n.name))
+        .map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
       return byName.length > 0
         ? { record, relation: "name-match", ours: false, resources: byName, secretFields: secret }
         : { record, relation: "unrelated", ours: false, resources: [], secretFields: secret };
@@ -202,7 +302,11 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   if (options.json) {
     deps.sink.stdout(
       jsonText({
-        sources: sources.map((s) => ({ label: s.label, endpoints: endpointResources(s.current.deployment).length, historyCheckpoints: s.history.length })),
+        sources: sources.map((s) => ({
+          label: s.label,
+          endpoints: endpointResources(s.current.deployment).length,
+          historyCheckpoints: s.history.length,
+        })),
         held,
         orphans: orphans.map((o) => ({
           ...recordView(o.record, false, options.secrets ?? []),
@@ -220,7 +324,14 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   return orphans;
 }
 
-function printOrphans(sink: Sink, sources: readonly Source[], held: number, listed: number, orphans: readonly Orphan[], secrets: readonly string[]): void {
+function printOrphans(
+  sink: Sink,
+  sources: readonly Source[],
+  held: number,
+  listed: number,
+  orphans: readonly Orphan[],
+  secrets: readonly string[],
+): void {
   const parts: string[] = [
     `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${s.label}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
   ];
@@ -235,11 +346,16 @@ function printOrphans(sink: Sink, sources: readonly Source[], held: number, list
     o.relation === "formerly-held"
       ? `formerly-held (${o.disputed === true ? "created, but not by the stack's one creator here" : o.provenance === "unknown" ? "provenance unknown" : o.provenance})`
       : o.relation,
-    o.resources.map((r) => `${cell(r.name, MAX_CELL.name, secrets)} (${cell(r.source, MAX_CELL.url, secrets)})`).join(", ") || "-",
+    o.resources
+      .map((r) => `${cell(r.name, MAX_CELL.name, secrets)} (${cell(r.source, MAX_CELL.url, secrets)})`)
+      .join(", ") || "-",
   ];
   const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "RELATION", "RESOURCE"];
   if (ours.length > 0) {
-    parts.push("", "Left behind by these stacks (they created each one and no longer hold it: a replacement or a destroy): remove them on the service if nothing uses them.");
+    parts.push(
+      "",
+      "Left behind by these stacks (they created each one and no longer hold it: a replacement or a destroy): remove them on the service if nothing uses them.",
+    );
     parts.push(table(headers, ours.map(row)).trimEnd());
   }
   if (notOurs.length > 0) {

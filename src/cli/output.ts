@@ -18,7 +18,9 @@ export interface Sink {
 }
 
 /** A sink that collects everything, for tests and for callers that post-process output. */
-export function memorySink(options: { stderrIsTTY?: boolean; stdinIsTTY?: boolean; answer?: boolean } = {}): Sink & { out: string; err: string } {
+export function memorySink(
+  options: { stderrIsTTY?: boolean; stdinIsTTY?: boolean; answer?: boolean } = {},
+): Sink & { out: string; err: string } {
   const sink = {
     out: "",
     err: "",
@@ -151,16 +153,22 @@ function codePoints(secret: string): number {
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (mayHold(out, secret) && shownPatterns(secret).any.test(out)) out = out.replace(shownPatterns(secret).all, "[REDACTED]");
+  for (const secret of secrets)
+    if (mayHold(out, secret) && shownPatterns(secret).any.test(out))
+      out = out.replace(shownPatterns(secret).all, "[REDACTED]");
   return out;
 }
 
 /** A plain-text table: a header row, then one line per row, columns padded to the widest cell. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => [...(row[i] ?? "")].length)));
+  const widths = headers.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => [...(row[i] ?? "")].length)),
+  );
   const line = (cells: readonly string[]) =>
     cells
-      .map((text, i) => (i === cells.length - 1 ? text : text + " ".repeat(Math.max(0, (widths[i] ?? 0) - [...text].length))))
+      .map((text, i) =>
+        i === cells.length - 1 ? text : text + " ".repeat(Math.max(0, (widths[i] ?? 0) - [...text].length)),
+      )
       .join("  ")
       .trimEnd();
   return `${[line(headers), ...rows.map(line)].join("\n")}\n`;
@@ -207,7 +215,10 @@ export interface SecretFields {
 }
 
 /** The record with each field a stack's state holds secret shown as `[secret]`, never as the service has it. */
-export function hideSecretFields(record: WebhookEndpointRecord, fields: Iterable<"webhookName" | "webhookUrl"> | undefined): WebhookEndpointRecord {
+export function hideSecretFields(
+  record: WebhookEndpointRecord,
+  fields: Iterable<"webhookName" | "webhookUrl"> | undefined,
+): WebhookEndpointRecord {
   const hidden = [...(fields ?? [])];
   if (hidden.length === 0) return record;
   return { ...record, ...Object.fromEntries(hidden.map((field) => [field, "[secret]"])) };
@@ -218,10 +229,20 @@ export function hideSecretFields(record: WebhookEndpointRecord, fields: Iterable
  * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
  * a URL (see {@link redactShown}).
  */
-export function recordView(record: WebhookEndpointRecord, showSecrets: boolean, secrets: readonly string[] = []): Record<string, unknown> {
+export function recordView(
+  record: WebhookEndpointRecord,
+  showSecrets: boolean,
+  secrets: readonly string[] = [],
+): Record<string, unknown> {
   const { signSecret, ...rest } = record;
   const text = (value: string) => redactShown(value, secrets);
-  const view = { ...rest, webhookName: text(rest.webhookName), webhookUrl: text(rest.webhookUrl), creatorName: text(rest.creatorName), operatorName: text(rest.operatorName) };
+  const view = {
+    ...rest,
+    webhookName: text(rest.webhookName),
+    webhookUrl: text(rest.webhookUrl),
+    creatorName: text(rest.creatorName),
+    operatorName: text(rest.operatorName),
+  };
   return showSecrets ? { ...view, signSecret: text(signSecret) } : view;
 }
 

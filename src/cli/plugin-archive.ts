@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PLATFORMS, buildPluginArchive, hostPlatform, type ArchiveResult, type Platform } from "../native/archive";
+import {
+  PLATFORMS,
+  buildPluginArchive,
+  hostPlatform,
+  type ArchiveResult,
+  type Platform,
+} from "../native/archive";
 import { shellQuote } from "../text";
 import { CliError, EXIT, usageError, type ExitCode } from "./exit";
 import { jsonText, type Sink } from "./output";
@@ -37,21 +43,28 @@ export interface PackageFiles {
 }
 
 export function installedPackage(root: string = join(__dirname, "..", "..")): PackageFiles {
-  const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string })
+    .version;
   return { version, bundle: join(root, "dist", "plugin", "pulumi-resource-webhooks.js") };
 }
 
 /** The platforms asked for, checked before anything is built. */
 export function selectPlatforms(requested: readonly string[], host: Platform | undefined): Platform[] {
   if (requested.length === 0) {
-    if (host === undefined) throw usageError(`plugin-archive: this machine (${process.platform}-${process.arch}) is none of ${PLATFORMS.join(", ")}: name the platforms with --platform`);
+    if (host === undefined)
+      throw usageError(
+        `plugin-archive: this machine (${process.platform}-${process.arch}) is none of ${PLATFORMS.join(", ")}: name the platforms with --platform`,
+      );
     return [host];
   }
   const selected = new Set<Platform>();
   for (const name of requested) {
     if (name === "all") PLATFORMS.forEach((p) => selected.add(p));
     else if ((PLATFORMS as readonly string[]).includes(name)) selected.add(name as Platform);
-    else throw usageError(`plugin-archive: --platform must be one of ${PLATFORMS.join(", ")} or all, got ${JSON.stringify(name.slice(0, 40))}`);
+    else
+      throw usageError(
+        `plugin-archive: --platform must be one of ${PLATFORMS.join(", ")} or all, got ${JSON.stringify(name.slice(0, 40))}`,
+      );
   }
   return [...selected];
 }
@@ -61,18 +74,34 @@ export function installCommand(version: string, archive: string): string {
   return `pulumi plugin install resource webhooks ${shellQuote(version)} --file ${shellQuote(archive)}`;
 }
 
-export async function runPluginArchive(sink: Sink, cwd: string, options: PluginArchiveOptions, pkg: PackageFiles = installedPackage()): Promise<ArchiveResult[]> {
+export async function runPluginArchive(
+  sink: Sink,
+  cwd: string,
+  options: PluginArchiveOptions,
+  pkg: PackageFiles = installedPackage(),
+): Promise<ArchiveResult[]> {
   const host = hostPlatform();
   const platforms = selectPlatforms(options.platforms, host);
   if (!existsSync(pkg.bundle)) {
-    throw new CliError(EXIT.config, `this installation has no plugin bundle (${pkg.bundle}): reinstall pulumi-webhook-endpoints, or in its repository run npm run build`);
+    throw new CliError(
+      EXIT.config,
+      `this installation has no plugin bundle (${pkg.bundle}): reinstall pulumi-webhook-endpoints, or in its repository run npm run build`,
+    );
   }
   const outDir = resolve(cwd, options.out ?? ".");
   const results: ArchiveResult[] = [];
   for (const platform of platforms) {
     if (!options.json) sink.stderr(`building the ${platform} archive…\n`);
     try {
-      results.push(await buildPluginArchive({ platform, outDir, bundle: pkg.bundle, version: pkg.version, launcher: options.launcher }));
+      results.push(
+        await buildPluginArchive({
+          platform,
+          outDir,
+          bundle: pkg.bundle,
+          version: pkg.version,
+          launcher: options.launcher,
+        }),
+      );
     } catch (error) {
       // What stops an archive is this machine's node or files, not a bug: say which archive and why.
       throw new CliError(EXIT.config, `plugin-archive: the ${platform} archive: ${(error as Error).message}`);
@@ -85,15 +114,24 @@ export async function runPluginArchive(sink: Sink, cwd: string, options: PluginA
     return results;
   }
   for (const r of results) {
-    const what = r.kind === "single-executable" ? "single executable, needs no Node.js" : "launcher, needs Node.js 22.19+ on PATH";
-    sink.stdout(`${r.path}  ${r.platform}  ${what}  ${mb(r.bytes)} (executable ${mb(r.executableBytes)})  sha256 ${r.sha256}\n`);
+    const what =
+      r.kind === "single-executable"
+        ? "single executable, needs no Node.js"
+        : "launcher, needs Node.js 22.19+ on PATH";
+    sink.stdout(
+      `${r.path}  ${r.platform}  ${what}  ${mb(r.bytes)} (executable ${mb(r.executableBytes)})  sha256 ${r.sha256}\n`,
+    );
   }
   if (install !== undefined) sink.stdout(`\nInstall it for Pulumi with:\n  ${install}\n`);
   return results;
 }
 
 /** `webhooks plugin-archive` from its parsed flags (it needs no connection to the service). */
-export async function pluginArchiveCommand(sink: Sink, cwd: string, values: Record<string, string | boolean | string[] | undefined>): Promise<ExitCode> {
+export async function pluginArchiveCommand(
+  sink: Sink,
+  cwd: string,
+  values: Record<string, string | boolean | string[] | undefined>,
+): Promise<ExitCode> {
   if (values.help === true) {
     sink.stdout(`${PLUGIN_ARCHIVE_USAGE}\n`);
     return EXIT.ok;

@@ -46,7 +46,8 @@ export function pulumiCli(options: { cwd: string; env?: NodeJS.ProcessEnv; comma
         child.stdout.on("data", keep(out));
         child.stderr.on("data", keep(err));
         child.on("error", (error: NodeJS.ErrnoException) => {
-          if (error.code === "ENOENT" || error.code === "EACCES") reject(new PulumiMissingError(`pulumi is not on PATH (${error.code})`));
+          if (error.code === "ENOENT" || error.code === "EACCES")
+            reject(new PulumiMissingError(`pulumi is not on PATH (${error.code})`));
           else reject(error);
         });
         child.on("close", (code, signal) => {
@@ -54,7 +55,11 @@ export function pulumiCli(options: { cwd: string; env?: NodeJS.ProcessEnv; comma
             reject(new Error(`pulumi ${args[0] ?? ""} printed more than ${MAX_OUTPUT_BYTES} bytes`));
             return;
           }
-          resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
+          resolve({
+            code: code ?? (signal ? 128 : 1),
+            stdout: Buffer.concat(out).toString("utf8"),
+            stderr: Buffer.concat(err).toString("utf8"),
+          });
         });
         // A pulumi that exits before reading its input must not crash us with EPIPE.
         child.stdin.on("error", () => undefined);
@@ -66,7 +71,10 @@ export function pulumiCli(options: { cwd: string; env?: NodeJS.ProcessEnv; comma
 
 /** pulumi's own explanation of a failure, bounded and without control characters. */
 export function pulumiFailure(result: PulumiResult): string {
-  const text = (result.stderr.trim() || result.stdout.trim() || `exit code ${result.code}`).replace(/\s+\n/g, "\n");
+  const text = (result.stderr.trim() || result.stdout.trim() || `exit code ${result.code}`).replace(
+    /\s+\n/g,
+    "\n",
+  );
   return showable(text.replace(/\n/g, " | "), 1200);
 }
 
@@ -76,17 +84,29 @@ export function stackArgs(stack: string | undefined): string[] {
 }
 
 /** Runs a pulumi command that must succeed; a failure is a CliError with pulumi's explanation. */
-export async function pulumiOk(pulumi: PulumiRunner, args: readonly string[], what: string, options: { input?: string; exitCode?: (typeof EXIT)[keyof typeof EXIT] } = {}): Promise<string> {
+export async function pulumiOk(
+  pulumi: PulumiRunner,
+  args: readonly string[],
+  what: string,
+  options: { input?: string; exitCode?: (typeof EXIT)[keyof typeof EXIT] } = {},
+): Promise<string> {
   let result: PulumiResult;
   try {
     result = await pulumi.run(args, options.input === undefined ? {} : { input: options.input });
   } catch (error) {
     if (error instanceof PulumiMissingError) {
-      throw new CliError(EXIT.config, `${what} needs the Pulumi CLI, and ${error.message}: install it (https://www.pulumi.com/docs/install/) or put it on PATH`);
+      throw new CliError(
+        EXIT.config,
+        `${what} needs the Pulumi CLI, and ${error.message}: install it (https://www.pulumi.com/docs/install/) or put it on PATH`,
+      );
     }
     throw error;
   }
-  if (result.code !== 0) throw new CliError(options.exitCode ?? EXIT.config, `${what} failed: \`pulumi ${args.join(" ")}\`: ${pulumiFailure(result)}`);
+  if (result.code !== 0)
+    throw new CliError(
+      options.exitCode ?? EXIT.config,
+      `${what} failed: \`pulumi ${args.join(" ")}\`: ${pulumiFailure(result)}`,
+    );
   return result.stdout;
 }
 

@@ -41,25 +41,57 @@ export interface MatchRules {
 export type RecordedHow = "created" | "adopted" | "picked";
 
 export type Outcome =
-  | { kind: "record"; pending: PendingCreate; record: WebhookEndpointRecord; how: RecordedHow; reason: string }
+  | {
+      kind: "record";
+      pending: PendingCreate;
+      record: WebhookEndpointRecord;
+      how: RecordedHow;
+      reason: string;
+    }
   | { kind: "clear"; pending: PendingCreate; reason: string }
   | { kind: "ambiguous"; pending: PendingCreate; candidates: WebhookEndpointRecord[]; reason: string };
 
-export function matchPendingCreates(pending: readonly PendingCreate[], records: readonly WebhookEndpointRecord[], rules: MatchRules): Outcome[] {
+export function matchPendingCreates(
+  pending: readonly PendingCreate[],
+  records: readonly WebhookEndpointRecord[],
+  rules: MatchRules,
+): Outcome[] {
   const byId = new Map(records.map((record) => [record.webhookId, record]));
   // One creator: the stack's principal. None: unknown. More than one: the stack's own records
   // disagree (a service that answered a create with another principal's endpoint before the
   // principal was known), so which one is the stack's cannot be told either.
   const principalKnown = rules.creators.size === 1;
-  const disagreeing = rules.creators.size > 1 ? [...rules.creators].sort((a, b) => a - b).join(", ") : undefined;
-  const first: { pending: PendingCreate; candidates: WebhookEndpointRecord[]; how: RecordedHow; why: string; reason?: string; unconfirmed?: boolean }[] = pending.map((p) => {
+  const disagreeing =
+    rules.creators.size > 1 ? [...rules.creators].sort((a, b) => a - b).join(", ") : undefined;
+  const first: {
+    pending: PendingCreate;
+    candidates: WebhookEndpointRecord[];
+    how: RecordedHow;
+    why: string;
+    reason?: string;
+    unconfirmed?: boolean;
+  }[] = pending.map((p) => {
     const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
-    if (pick !== undefined) return { pending: p, candidates: [picked(p, pick, byId, rules)], how: "picked", why: "chosen with --pick" };
-    if (p.unmatchable !== undefined) return { pending: p, candidates: [], how: "created", why: "", reason: `not looked for: ${p.unmatchable}` };
+    if (pick !== undefined)
+      return {
+        pending: p,
+        candidates: [picked(p, pick, byId, rules)],
+        how: "picked",
+        why: "chosen with --pick",
+      };
+    if (p.unmatchable !== undefined)
+      return {
+        pending: p,
+        candidates: [],
+        how: "created",
+        why: "",
+        reason: `not looked for: ${p.unmatchable}`,
+      };
     const target = { webhookName: p.webhookName!, webhookUrl: p.webhookUrl! };
     if (p.adoptWebhookId !== undefined) {
       const record = byId.get(p.adoptWebhookId);
-      const usable = record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
+      const usable =
+        record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
       return usable
         ? { pending: p, candidates: [record], how: "adopted", why: `its adoptWebhookId` }
         : {
@@ -70,28 +102,47 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
             reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it`,
           };
     }
-    const inWindow = records.filter((r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target));
-    if (!principalKnown) return { pending: p, candidates: inWindow, how: "created", why: "", unconfirmed: true };
+    const inWindow = records.filter(
+      (r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target),
+    );
+    if (!principalKnown)
+      return { pending: p, candidates: inWindow, how: "created", why: "", unconfirmed: true };
     const candidates = inWindow.filter((r) => rules.creators.has(r.creatorId));
     const others = inWindow.filter((r) => !rules.creators.has(r.creatorId));
     const reason =
       candidates.length === 0 && others.length > 0
         ? `no endpoint with its name and URL was created in the run's window by the stack's principal (${others.map((r) => `endpoint ${r.webhookId} by creator ${r.creatorId}`).join(", ")}: someone else's, not taken); the next \`pulumi up\` refuses to create a second one and names it`
         : undefined;
-    return { pending: p, candidates, how: "created", why: "the same name and URL, created in the run's window by the stack's principal", ...(reason !== undefined ? { reason } : {}) };
+    return {
+      pending: p,
+      candidates,
+      how: "created",
+      why: "the same name and URL, created in the run's window by the stack's principal",
+      ...(reason !== undefined ? { reason } : {}),
+    };
   });
 
   // One endpoint cannot be two resources.
   const claims = new Map<number, number>();
-  for (const entry of first) for (const c of entry.candidates) claims.set(c.webhookId, (claims.get(c.webhookId) ?? 0) + 1);
+  for (const entry of first)
+    for (const c of entry.candidates) claims.set(c.webhookId, (claims.get(c.webhookId) ?? 0) + 1);
 
   return first.map((entry): Outcome => {
     const { pending: p, candidates } = entry;
     if (candidates.length === 0) {
-      return { kind: "clear", pending: p, reason: entry.reason ?? "no endpoint with its name and URL was created in the run's window: the create never reached the service" };
+      return {
+        kind: "clear",
+        pending: p,
+        reason:
+          entry.reason ??
+          "no endpoint with its name and URL was created in the run's window: the create never reached the service",
+      };
     }
     if (entry.unconfirmed === true) {
-      const which = candidates.length === 1 ? `endpoint ${candidates[0]!.webhookId} has` : `${candidates.length} endpoints have`;
+      const which =
+        candidates.length === 1
+          ? `endpoint ${candidates[0]!.webhookId} has`
+          : `${candidates.length} endpoints have`;
       return {
         kind: "ambiguous",
         pending: p,
@@ -104,22 +155,43 @@ export function matchPendingCreates(pending: readonly PendingCreate[], records: 
       };
     }
     if (candidates.length > 1) {
-      return { kind: "ambiguous", pending: p, candidates, reason: `${candidates.length} endpoints with its name and URL were created in the run's window` };
+      return {
+        kind: "ambiguous",
+        pending: p,
+        candidates,
+        reason: `${candidates.length} endpoints with its name and URL were created in the run's window`,
+      };
     }
     const only = candidates[0]!;
     if ((claims.get(only.webhookId) ?? 0) > 1) {
-      return { kind: "ambiguous", pending: p, candidates, reason: `endpoint ${only.webhookId} matches more than one pending create (resources declaring the same name and URL)` };
+      return {
+        kind: "ambiguous",
+        pending: p,
+        candidates,
+        reason: `endpoint ${only.webhookId} matches more than one pending create (resources declaring the same name and URL)`,
+      };
     }
     return { kind: "record", pending: p, record: only, how: entry.how, reason: entry.why };
   });
 }
 
-function picked(p: PendingCreate, id: number, byId: ReadonlyMap<number, WebhookEndpointRecord>, rules: MatchRules): WebhookEndpointRecord {
+function picked(
+  p: PendingCreate,
+  id: number,
+  byId: ReadonlyMap<number, WebhookEndpointRecord>,
+  rules: MatchRules,
+): WebhookEndpointRecord {
   const record = byId.get(id);
   const label = `--pick ${p.resourceName}=${id}`;
-  if (record === undefined) throw usageError(`${label}: no endpoint with that webhook_id exists on the service`);
-  if (rules.held.has(id)) throw usageError(`${label}: endpoint ${id} is already held by a resource of this stack`);
-  if (p.webhookName !== undefined && p.webhookUrl !== undefined && !sameEndpoint(record, { webhookName: p.webhookName, webhookUrl: p.webhookUrl })) {
+  if (record === undefined)
+    throw usageError(`${label}: no endpoint with that webhook_id exists on the service`);
+  if (rules.held.has(id))
+    throw usageError(`${label}: endpoint ${id} is already held by a resource of this stack`);
+  if (
+    p.webhookName !== undefined &&
+    p.webhookUrl !== undefined &&
+    !sameEndpoint(record, { webhookName: p.webhookName, webhookUrl: p.webhookUrl })
+  ) {
     throw usageError(`${label}: endpoint ${id} does not have the name and URL this resource declares`);
   }
   return record;

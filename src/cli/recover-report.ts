@@ -16,7 +16,13 @@ export interface RecoverReport {
    * base URL the state holds secret is not shown.
    */
   services: { service: string; creators: number[]; pendingCreates: number }[];
-  lock: { holder: string; startedAt: string; verdict: "stale" | "live" | "unknown"; why: string; released: boolean } | null;
+  lock: {
+    holder: string;
+    startedAt: string;
+    verdict: "stale" | "live" | "unknown";
+    why: string;
+    released: boolean;
+  } | null;
   /** Provider hosts the killed run left running in the project directory. */
   providers: { pid: number; engine: string; kind: "dynamic" | "native"; stopped: boolean }[];
   recorded: (Entry & { webhookId: number; createTime: number; how: string })[];
@@ -25,7 +31,11 @@ export interface RecoverReport {
    * `elsewhere`: the create was sent to another service than the one this command connects to (an
    * explicit provider's, a connection input's); `baseUrl` is that service, null when the state holds it secret.
    */
-  ambiguous: (Entry & { reason: string; candidates: { webhookId: number; createTime: number; creatorId: number }[]; elsewhere?: { baseUrl: string | null } })[];
+  ambiguous: (Entry & {
+    reason: string;
+    candidates: { webhookId: number; createTime: number; creatorId: number }[];
+    elsewhere?: { baseUrl: string | null };
+  })[];
   /** Other pending operations (updates, deletes, reads) `pulumi stack import` drops, as the next update would. */
   droppedOperations: number;
   /** A broken checkpoint metadata file removed (or, in a dry run, that would be) so that the stack loads. */
@@ -44,18 +54,30 @@ interface Entry {
 }
 
 /** `secrets`: what no cell may show (the token, the stack's secret values): redacted before a cell is cut, so no part of one shows. */
-export function printReport(sink: Sink, report: RecoverReport, json: boolean, secrets: readonly string[] = []): void {
+export function printReport(
+  sink: Sink,
+  report: RecoverReport,
+  json: boolean,
+  secrets: readonly string[] = [],
+): void {
   if (json) {
     sink.stdout(jsonText(report));
     return;
   }
   const lines: string[] = [];
   const would = report.dryRun ? "would be " : "";
-  lines.push(`Stack ${report.stack} (project ${report.project}): ${report.pendingCreates} pending create(s) of webhook endpoints.`);
-  if (report.repaired) lines.push(`Repaired: ${report.repaired.why}: ${report.dryRun ? "would remove" : "removed"} ${report.repaired.file}.`);
+  lines.push(
+    `Stack ${report.stack} (project ${report.project}): ${report.pendingCreates} pending create(s) of webhook endpoints.`,
+  );
+  if (report.repaired)
+    lines.push(
+      `Repaired: ${report.repaired.why}: ${report.dryRun ? "would remove" : "removed"} ${report.repaired.file}.`,
+    );
   if (report.lock) {
     const l = report.lock;
-    lines.push(`Lock: taken by ${l.holder} at ${l.startedAt}; ${l.why}${l.released ? ": released (pulumi cancel)" : report.dryRun ? ": would be released" : ""}.`);
+    lines.push(
+      `Lock: taken by ${l.holder} at ${l.startedAt}; ${l.why}${l.released ? ": released (pulumi cancel)" : report.dryRun ? ": would be released" : ""}.`,
+    );
   }
   for (const p of report.providers) {
     lines.push(
@@ -74,7 +96,10 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
     );
   }
   if (report.recorded.length > 0) {
-    lines.push("", `Recorded in state${report.dryRun ? " (dry run: would be)" : ""}: the endpoint each create made.`);
+    lines.push(
+      "",
+      `Recorded in state${report.dryRun ? " (dry run: would be)" : ""}: the endpoint each create made.`,
+    );
     lines.push(
       table(
         ["RESOURCE", "ID", "NAME", "URL", "CREATED"],
@@ -89,11 +114,18 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
     );
   }
   if (report.cleared.length > 0) {
-    lines.push("", `Cleared${report.dryRun ? " (dry run: would be)" : ""}: the next \`pulumi up\` creates these.`);
+    lines.push(
+      "",
+      `Cleared${report.dryRun ? " (dry run: would be)" : ""}: the next \`pulumi up\` creates these.`,
+    );
     lines.push(
       table(
         ["RESOURCE", "NAME", "WHY"],
-        report.cleared.map((c) => [cell(c.resourceName, MAX_CELL.name, secrets), cell(c.webhookName ?? "[secret]", MAX_CELL.name, secrets), c.reason]),
+        report.cleared.map((c) => [
+          cell(c.resourceName, MAX_CELL.name, secrets),
+          cell(c.webhookName ?? "[secret]", MAX_CELL.name, secrets),
+          c.reason,
+        ]),
       ).trimEnd(),
     );
   }
@@ -104,11 +136,17 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
         `  ${cell(a.resourceName, MAX_CELL.name, secrets)} (${cell(a.webhookName ?? "[secret]", MAX_CELL.name, secrets)}, ${cell(a.webhookUrl ?? "[secret]", MAX_CELL.url, secrets)}): ${a.reason}`,
       );
       for (const c of a.candidates) {
-        lines.push(`    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`);
+        lines.push(
+          `    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`,
+        );
         lines.push(`      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`);
         // Only a resource name adopt accepts is suggested (a stack's resource may be named anything).
-        const resourceName = resourceNameProblem(a.resourceName, secrets) === undefined ? ` --resource-name ${shellQuote(a.resourceName)}` : "";
-        if (a.elsewhere === undefined) lines.push(`      or declare it: webhooks adopt --id ${c.webhookId}${resourceName}`);
+        const resourceName =
+          resourceNameProblem(a.resourceName, secrets) === undefined
+            ? ` --resource-name ${shellQuote(a.resourceName)}`
+            : "";
+        if (a.elsewhere === undefined)
+          lines.push(`      or declare it: webhooks adopt --id ${c.webhookId}${resourceName}`);
         // The id is the service's: adopt run as the project configures it would look it up on another service.
         else if (a.elsewhere.baseUrl !== null) {
           lines.push(
@@ -122,9 +160,19 @@ export function printReport(sink: Sink, report: RecoverReport, json: boolean, se
       }
     }
   }
-  if (report.droppedOperations > 0) lines.push("", `${report.droppedOperations} other pending operation(s) ${would}dropped, as the next update would drop them.`);
-  if (report.pendingCreates === 0 && !report.lock && !report.repaired) lines.push("Nothing to recover: no pending creates of webhook endpoints and no lock.");
-  else if (report.changed) lines.push("", "Done. Run `pulumi up`: it creates what was cleared and changes nothing that was recorded.");
-  else if (report.dryRun && report.ambiguous.length === 0) lines.push("", "Dry run: nothing was changed. Run again with --yes to apply.");
+  if (report.droppedOperations > 0)
+    lines.push(
+      "",
+      `${report.droppedOperations} other pending operation(s) ${would}dropped, as the next update would drop them.`,
+    );
+  if (report.pendingCreates === 0 && !report.lock && !report.repaired)
+    lines.push("Nothing to recover: no pending creates of webhook endpoints and no lock.");
+  else if (report.changed)
+    lines.push(
+      "",
+      "Done. Run `pulumi up`: it creates what was cleared and changes nothing that was recorded.",
+    );
+  else if (report.dryRun && report.ambiguous.length === 0)
+    lines.push("", "Dry run: nothing was changed. Run again with --yes to apply.");
   sink.stdout(`${lines.join("\n")}\n`);
 }

@@ -20,7 +20,15 @@ import {
 } from "./deployment";
 import { CliError, EXIT, usageError } from "./exit";
 import { listEndpoints, type ListingClient } from "./listing";
-import { judgeLock, localProcesses, lockFromError, readFileBackendLocks, type LockInfo, type LockVerdict, type ProcessProbe } from "./lock";
+import {
+  judgeLock,
+  localProcesses,
+  lockFromError,
+  readFileBackendLocks,
+  type LockInfo,
+  type LockVerdict,
+  type ProcessProbe,
+} from "./lock";
 import { Progress, type Sink } from "./output";
 import { backendUrl, parsePulumiJson, pulumiFailure, pulumiOk, stackArgs, type PulumiRunner } from "./pulumi";
 import { matchPendingCreates, type Outcome } from "./recover-plan";
@@ -123,7 +131,11 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     throw usageError("recover changes the stack's state: pass --yes to apply (or --dry-run to only look)");
   }
   const project = findProject(deps.cwd);
-  if (project === undefined) throw new CliError(EXIT.config, `no Pulumi.yaml in ${deps.cwd} or above: run recover in the stack's project directory`);
+  if (project === undefined)
+    throw new CliError(
+      EXIT.config,
+      `no Pulumi.yaml in ${deps.cwd} or above: run recover in the stack's project directory`,
+    );
   const stackFlag = stackArgs(options.stack);
   const backend = await backendUrl(pulumi);
   const { state: original, repaired } = await readState(deps, options, project.file, backend, processes);
@@ -162,7 +174,8 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
 
   // The lock, when the backend's lock files can be read from here.
   const locks = backend === undefined ? undefined : readFileBackendLocks(backend, names.project, names.stack);
-  const lock = locks && locks.length > 0 ? locks.reduce((a, b) => (a.startedAt <= b.startedAt ? a : b)) : undefined;
+  const lock =
+    locks && locks.length > 0 ? locks.reduce((a, b) => (a.startedAt <= b.startedAt ? a : b)) : undefined;
   let verdict: LockVerdict | undefined;
   if (lock !== undefined) {
     verdict = worstVerdict((locks ?? []).map((l) => judgeLock(l, processes)));
@@ -181,8 +194,19 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       : lock
         ? { since: lock.startedAt, source: "the lock: when the interrupted update started" }
         : await historyBound(pulumi, stackFlag);
-  if (window !== undefined) report.window = { since: new Date(window.since).toISOString(), source: window.source, skewMs: CLIENT_DEFAULTS.clockSkewMs };
-  const needsWindow = ours.some((p) => p.adoptWebhookId === undefined && p.unmatchable === undefined && !options.picks.has(p.resourceName) && !options.picks.has(p.urn));
+  if (window !== undefined)
+    report.window = {
+      since: new Date(window.since).toISOString(),
+      source: window.source,
+      skewMs: CLIENT_DEFAULTS.clockSkewMs,
+    };
+  const needsWindow = ours.some(
+    (p) =>
+      p.adoptWebhookId === undefined &&
+      p.unmatchable === undefined &&
+      !options.picks.has(p.resourceName) &&
+      !options.picks.has(p.urn),
+  );
   if (window === undefined && needsWindow) {
     throw new CliError(
       EXIT.refused,
@@ -198,7 +222,8 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
 
   if (!options.dryRun && !options.yes) {
     const question = `Recover stack ${names.stack}: ${ours.length} pending create(s)${report.providers.length > 0 ? `, stop ${report.providers.length} left-over provider host(s)` : ""}${lock ? ", release the lock" : ""}, then edit the state. Proceed?`;
-    if (!(await (sink.confirm?.(question) ?? Promise.resolve(false)))) throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
+    if (!(await (sink.confirm?.(question) ?? Promise.resolve(false))))
+      throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
   }
   if (!options.dryRun && report.providers.length > 0) {
     for (const host of report.providers) {
@@ -212,7 +237,14 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   // principal there, that service's listing.
   const home: HomeService = {
     client,
-    ...(deps.home ? await deps.home() : { service: serviceOf((client as { baseUrl?: string }).baseUrl ?? ""), config: EMPTY_CONFIG, env: {}, secretConfigKeys: [] }),
+    ...(deps.home
+      ? await deps.home()
+      : {
+          service: serviceOf((client as { baseUrl?: string }).baseUrl ?? ""),
+          config: EMPTY_CONFIG,
+          env: {},
+          secretConfigKeys: [],
+        }),
   };
   const clients = new ServiceClients(home, deps.open ?? ((options) => new WebhooksClient(options)));
   const targets = new Map(ours.map((p) => [p.urn, serviceTarget(p.revealedResource, revealedState, home)]));
@@ -222,10 +254,14 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   try {
     for (const p of ours) {
       const target = targets.get(p.urn)!;
-      if (!target.known && p.unmatchable === undefined) p.unmatchable = `which service it was sent to cannot be told: ${target.why}`;
+      if (!target.known && p.unmatchable === undefined)
+        p.unmatchable = `which service it was sent to cannot be told: ${target.why}`;
     }
     // Grouped by service; `null`: the pending creates whose service the state cannot tell (not looked for).
-    const groups = new Map<string | null, { target: Extract<ServiceTarget, { known: true }> | undefined; pending: PendingCreate[] }>();
+    const groups = new Map<
+      string | null,
+      { target: Extract<ServiceTarget, { known: true }> | undefined; pending: PendingCreate[] }
+    >();
     for (const p of ours) {
       const target = targets.get(p.urn)!;
       const key = target.known ? target.service : null;
@@ -235,7 +271,9 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     }
     for (const [service, group] of groups) {
       const lookable = group.target !== undefined && group.pending.some((p) => p.unmatchable === undefined);
-      const records = lookable ? await listEndpoints(clients.for(group.target!), {}, Progress.for(sink, options.progress)) : [];
+      const records = lookable
+        ? await listEndpoints(clients.for(group.target!), {}, Progress.for(sink, options.progress))
+        : [];
       const held = new Set<number>();
       for (const resource of endpointResources(deployment)) {
         const id = heldId(resource);
@@ -245,10 +283,19 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       }
       // A principal the configuration names decides; else the creators of what the stack created there.
       const configured = group.target?.principalId;
-      const creators = configured !== undefined ? new Set([configured]) : service === null ? new Set<number>() : stackCreators(revealedState, service);
+      const creators =
+        configured !== undefined
+          ? new Set([configured])
+          : service === null
+            ? new Set<number>()
+            : stackCreators(revealedState, service);
       // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
       if (group.target !== undefined) {
-        services.push({ service: group.target.baseUrlSecret ? "(a base URL held secret)" : group.target.service, creators: [...creators].sort((a, b) => a - b), pendingCreates: group.pending.length });
+        services.push({
+          service: group.target.baseUrlSecret ? "(a base URL held secret)" : group.target.service,
+          creators: [...creators].sort((a, b) => a - b),
+          pendingCreates: group.pending.length,
+        });
       }
       outcomes.push(
         ...matchPendingCreates(group.pending, records, {
@@ -263,11 +310,14 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     await clients.close();
   }
   report.services = services;
-  if (report.window !== null) report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
+  if (report.window !== null)
+    report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
   fillReport(report, outcomes, (urn) => {
     const target = targets.get(urn);
     // A create sent to another service than the one this command connects to: adopt must be pointed there.
-    return target?.known === true && target.service !== home.service ? { baseUrl: target.baseUrlSecret ? null : target.service } : undefined;
+    return target?.known === true && target.service !== home.service
+      ? { baseUrl: target.baseUrlSecret ? null : target.service }
+      : undefined;
   });
   if (report.ambiguous.length > 0) {
     printReport(sink, report, options.json, options.secrets);
@@ -275,7 +325,10 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     const why = unconfirmed
       ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service, or endpoints by more than one creator)"
       : "match more than one endpoint (or share one)";
-    throw new CliError(EXIT.refused, `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`);
+    throw new CliError(
+      EXIT.refused,
+      `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`,
+    );
   }
   if (options.dryRun) {
     printReport(sink, report, options.json, options.secrets);
@@ -283,14 +336,26 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   }
 
   if (lock !== undefined && report.lock !== null) {
-    await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", { exitCode: EXIT.unexpected });
+    await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", {
+      exitCode: EXIT.unexpected,
+    });
     report.lock.released = true;
   }
   if (ours.length > 0) {
     // The import replaces the whole state: it must be the state the matching was done against.
-    const again = await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the stack's state again", { exitCode: EXIT.unexpected });
-    if (JSON.stringify(parseState(again, "`pulumi stack export`").deployment) !== JSON.stringify(deployment)) {
-      throw new CliError(EXIT.refused, "the stack's state changed while recover ran (another pulumi command?): nothing was written; run recover again");
+    const again = await pulumiOk(
+      pulumi,
+      ["stack", "export", ...stackFlag],
+      "reading the stack's state again",
+      { exitCode: EXIT.unexpected },
+    );
+    if (
+      JSON.stringify(parseState(again, "`pulumi stack export`").deployment) !== JSON.stringify(deployment)
+    ) {
+      throw new CliError(
+        EXIT.refused,
+        "the stack's state changed while recover ran (another pulumi command?): nothing was written; run recover again",
+      );
     }
     const stamp = new Date(now());
     const recorded = outcomes.flatMap((o) => {
@@ -298,15 +363,29 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       const target = targets.get(o.pending.urn);
       if (target === undefined || !target.known) return [];
       // The stack it enters: the one the pending create's URN names.
-      const entered = { service: target.service, stack: stackOfUrn(o.pending.urn) ?? `${names.project}/${names.stack}` };
-      const provenance: Provenance = o.how === "picked" ? { how: "picked", ...entered } : o.how === "adopted" ? { how: "adopted", ...entered } : { how: "created", ...entered, recovered: true };
+      const entered = {
+        service: target.service,
+        stack: stackOfUrn(o.pending.urn) ?? `${names.project}/${names.stack}`,
+      };
+      const provenance: Provenance =
+        o.how === "picked"
+          ? { how: "picked", ...entered }
+          : o.how === "adopted"
+            ? { how: "adopted", ...entered }
+            : { how: "created", ...entered, recovered: true };
       const secretValues = [...secretTexts(o.pending.revealedResource.inputs ?? {}), ...target.secretValues];
-      return [recordedResource(o.pending, o.record, stamp, provenance, { secretValues, provenanceSecret: target.baseUrlSecret })];
+      return [
+        recordedResource(o.pending, o.record, stamp, provenance, {
+          secretValues,
+          provenanceSecret: target.baseUrlSecret,
+        }),
+      ];
     });
     await importState(pulumi, stackFlag, recoveredDeployment(original, recorded), options, report, processes);
     const written = await verify(pulumi, stackFlag, report);
     // What recover recorded stays in the history orphans reads, as an update's result would.
-    if (report.recorded.length > 0) recordInHistory(backend, names.project, options.stack ?? names.stack, written, stamp);
+    if (report.recorded.length > 0)
+      recordInHistory(backend, names.project, options.stack ?? names.stack, written, stamp);
   }
   report.changed = true;
   printReport(sink, report, options.json, options.secrets);
@@ -326,34 +405,62 @@ async function readState(
   processes: ProcessProbe,
 ): Promise<{ state: UntypedDeployment; repaired: RecoverReport["repaired"] }> {
   const args = ["stack", "export", ...stackArgs(options.stack)];
-  const first = await pulumiOk(deps.pulumi, args, "reading the stack's state").catch((error: unknown) => error);
+  const first = await pulumiOk(deps.pulumi, args, "reading the stack's state").catch(
+    (error: unknown) => error,
+  );
   if (typeof first === "string") return { state: parseState(first, "`pulumi stack export`"), repaired: null };
   const message = first instanceof Error ? first.message : String(first);
   const project = projectNameOf(projectFile);
-  const broken = backend !== undefined && /failed to load checkpoint/i.test(message) ? brokenCheckpoints(backend, project, options.stack) : [];
+  const broken =
+    backend !== undefined && /failed to load checkpoint/i.test(message)
+      ? brokenCheckpoints(backend, project, options.stack)
+      : [];
   if (broken.length !== 1) throw first;
   const target = broken[0]!;
   const locks = readFileBackendLocks(backend!, project, target.stack) ?? [];
   const live = locks.map((l) => judgeLock(l, processes)).find((v) => v.kind === "live");
-  if (live !== undefined) throw new CliError(EXIT.refused, `the stack's checkpoint cannot be read while a run still holds its lock (${live.why}): wait for it to end`);
+  if (live !== undefined)
+    throw new CliError(
+      EXIT.refused,
+      `the stack's checkpoint cannot be read while a run still holds its lock (${live.why}): wait for it to end`,
+    );
   const repaired = {
     file: target.attrsFile,
     why: 'the killed run left the checkpoint\'s metadata file empty, so pulumi could not load the stack ("failed to load checkpoint"); the checkpoint itself is intact',
   };
-  if (options.dryRun) return { state: parseState(readFileSync(target.stateFile, "utf8"), target.stateFile), repaired };
-  if (!options.yes && !(await (deps.sink.confirm?.(`Remove the broken metadata file ${target.attrsFile} so that pulumi can load the stack?`) ?? Promise.resolve(false)))) {
+  if (options.dryRun)
+    return { state: parseState(readFileSync(target.stateFile, "utf8"), target.stateFile), repaired };
+  if (
+    !options.yes &&
+    !(await (deps.sink.confirm?.(
+      `Remove the broken metadata file ${target.attrsFile} so that pulumi can load the stack?`,
+    ) ?? Promise.resolve(false)))
+  ) {
     throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
   }
   repairCheckpoint(target);
-  return { state: parseState(await pulumiOk(deps.pulumi, args, "reading the stack's state after the repair"), "`pulumi stack export`"), repaired };
+  return {
+    state: parseState(
+      await pulumiOk(deps.pulumi, args, "reading the stack's state after the repair"),
+      "`pulumi stack export`",
+    ),
+    repaired,
+  };
 }
 
 function projectNameOf(projectFile: string): string {
   return /^name:\s*["']?([^"'\s]+)/m.exec(readFileSync(projectFile, "utf8"))?.[1] ?? "";
 }
 
-function stackNames(state: UntypedDeployment, stackOption: string | undefined, projectFile: string): { stack: string; project: string } {
-  const urns = [...(state.deployment.resources ?? []).map((r) => r.urn), ...(state.deployment.pending_operations ?? []).map((op) => op.resource.urn)];
+function stackNames(
+  state: UntypedDeployment,
+  stackOption: string | undefined,
+  projectFile: string,
+): { stack: string; project: string } {
+  const urns = [
+    ...(state.deployment.resources ?? []).map((r) => r.urn),
+    ...(state.deployment.pending_operations ?? []).map((op) => op.resource.urn),
+  ];
   const fromUrn = urns.map(urnStackProject).find((x) => x !== undefined);
   const project = fromUrn?.project ?? projectNameOf(projectFile);
   const stack = stackOption?.split("/").pop() ?? fromUrn?.stack ?? "";
@@ -366,7 +473,11 @@ function stackNames(state: UntypedDeployment, stackOption: string | undefined, p
  * cannot be read (no access to the secrets manager), the plain state stands in, and what is secret
  * there is not looked for.
  */
-async function readRevealed(pulumi: PulumiRunner, stackFlag: string[], plain: Deployment): Promise<Deployment> {
+async function readRevealed(
+  pulumi: PulumiRunner,
+  stackFlag: string[],
+  plain: Deployment,
+): Promise<Deployment> {
   const result = await pulumi.run(["stack", "export", "--show-secrets", ...stackFlag]).catch(() => undefined);
   if (result === undefined || result.code !== 0) return plain;
   try {
@@ -377,10 +488,16 @@ async function readRevealed(pulumi: PulumiRunner, stackFlag: string[], plain: De
 }
 
 /** The end of the last update the stack's history records: the interrupted one started after it. */
-async function historyBound(pulumi: PulumiRunner, stackFlag: string[]): Promise<{ since: number; source: string } | undefined> {
+async function historyBound(
+  pulumi: PulumiRunner,
+  stackFlag: string[],
+): Promise<{ since: number; source: string } | undefined> {
   const result = await pulumi.run(["stack", "history", "--json", ...stackFlag]).catch(() => undefined);
   if (result === undefined || result.code !== 0) return undefined;
-  const entries = parsePulumiJson<{ kind?: string; startTime?: string; endTime?: string; result?: string }[]>(result.stdout, "`pulumi stack history --json`");
+  const entries = parsePulumiJson<{ kind?: string; startTime?: string; endTime?: string; result?: string }[]>(
+    result.stdout,
+    "`pulumi stack history --json`",
+  );
   let best: { since: number; source: string } | undefined;
   for (const entry of Array.isArray(entries) ? entries : []) {
     // An update still shown in progress (a service backend) is the interrupted one: its start.
@@ -400,21 +517,40 @@ async function historyBound(pulumi: PulumiRunner, stackFlag: string[]): Promise<
 }
 
 function worstVerdict(verdicts: LockVerdict[]): LockVerdict {
-  return verdicts.find((v) => v.kind === "live") ?? verdicts.find((v) => v.kind === "unknown") ?? verdicts[0]!;
+  return (
+    verdicts.find((v) => v.kind === "live") ?? verdicts.find((v) => v.kind === "unknown") ?? verdicts[0]!
+  );
 }
 
 function checkLockMayGo(verdict: LockVerdict, releaseLock: boolean): void {
-  if (verdict.kind === "live") throw new CliError(EXIT.refused, `the stack is locked by a run that is still going (${verdict.why}): wait for it to end, then run recover if it fails`);
+  if (verdict.kind === "live")
+    throw new CliError(
+      EXIT.refused,
+      `the stack is locked by a run that is still going (${verdict.why}): wait for it to end, then run recover if it fails`,
+    );
   if (verdict.kind === "unknown" && !releaseLock) {
-    throw new CliError(EXIT.refused, `the stack is locked and ${verdict.why}: if you know that run is dead, run recover again with --release-lock`);
+    throw new CliError(
+      EXIT.refused,
+      `the stack is locked and ${verdict.why}: if you know that run is dead, run recover again with --release-lock`,
+    );
   }
 }
 
 function lockReport(lock: LockInfo, verdict: LockVerdict): NonNullable<RecoverReport["lock"]> {
-  return { holder: `${lock.username}@${lock.hostname} (pid ${lock.pid})`, startedAt: new Date(lock.startedAt).toISOString(), verdict: verdict.kind, why: verdict.why, released: false };
+  return {
+    holder: `${lock.username}@${lock.hostname} (pid ${lock.pid})`,
+    startedAt: new Date(lock.startedAt).toISOString(),
+    verdict: verdict.kind,
+    why: verdict.why,
+    released: false,
+  };
 }
 
-async function gone(processes: ProcessProbe, pid: number, sleep: (ms: number) => Promise<void>): Promise<boolean> {
+async function gone(
+  processes: ProcessProbe,
+  pid: number,
+  sleep: (ms: number) => Promise<void>,
+): Promise<boolean> {
   for (let i = 0; i < 50; i++) {
     if (processes.commandLine(pid) === undefined) return true;
     await sleep(100);
@@ -422,14 +558,28 @@ async function gone(processes: ProcessProbe, pid: number, sleep: (ms: number) =>
   return false;
 }
 
-function fillReport(report: RecoverReport, outcomes: readonly Outcome[], elsewhere: (urn: string) => { baseUrl: string | null } | undefined): void {
+function fillReport(
+  report: RecoverReport,
+  outcomes: readonly Outcome[],
+  elsewhere: (urn: string) => { baseUrl: string | null } | undefined,
+): void {
   for (const outcome of outcomes) {
     const p = outcome.pending;
     // A name or URL the state holds secret was matched, and is never shown.
     const shown = (key: "webhookName" | "webhookUrl") => (p.secretInputs.includes(key) ? undefined : p[key]);
-    const base = { urn: p.urn, resourceName: p.resourceName, webhookName: shown("webhookName"), webhookUrl: shown("webhookUrl") };
+    const base = {
+      urn: p.urn,
+      resourceName: p.resourceName,
+      webhookName: shown("webhookName"),
+      webhookUrl: shown("webhookUrl"),
+    };
     if (outcome.kind === "record") {
-      report.recorded.push({ ...base, webhookId: outcome.record.webhookId, createTime: outcome.record.createTime, how: outcome.reason });
+      report.recorded.push({
+        ...base,
+        webhookId: outcome.record.webhookId,
+        createTime: outcome.record.createTime,
+        how: outcome.reason,
+      });
     } else if (outcome.kind === "clear") {
       report.cleared.push({ ...base, reason: outcome.reason });
     } else {
@@ -437,7 +587,11 @@ function fillReport(report: RecoverReport, outcomes: readonly Outcome[], elsewhe
       report.ambiguous.push({
         ...base,
         reason: outcome.reason,
-        candidates: outcome.candidates.map((c) => ({ webhookId: c.webhookId, createTime: c.createTime, creatorId: c.creatorId })),
+        candidates: outcome.candidates.map((c) => ({
+          webhookId: c.webhookId,
+          createTime: c.createTime,
+          creatorId: c.creatorId,
+        })),
         ...(other === undefined ? {} : { elsewhere: other }),
       });
     }
@@ -445,7 +599,14 @@ function fillReport(report: RecoverReport, outcomes: readonly Outcome[], elsewhe
 }
 
 /** `pulumi stack import` from stdin; a lock it reports is released once when its holder is gone. */
-async function importState(pulumi: PulumiRunner, stackFlag: string[], state: UntypedDeployment, options: RecoverOptions, report: RecoverReport, processes: ProcessProbe): Promise<void> {
+async function importState(
+  pulumi: PulumiRunner,
+  stackFlag: string[],
+  state: UntypedDeployment,
+  options: RecoverOptions,
+  report: RecoverReport,
+  processes: ProcessProbe,
+): Promise<void> {
   const input = JSON.stringify(state);
   const args = ["stack", "import", ...stackFlag];
   for (let attempt = 0; ; attempt++) {
@@ -455,25 +616,44 @@ async function importState(pulumi: PulumiRunner, stackFlag: string[], state: Unt
     const locked = /currently locked|another update is currently in progress|conflict/i.test(text);
     if (!locked || attempt > 0) {
       const code = /passphrase|secrets manager|decrypt/i.test(text) ? EXIT.config : EXIT.unexpected;
-      throw new CliError(code, `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${pulumiFailure(result)}; the state was not changed`);
+      throw new CliError(
+        code,
+        `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${pulumiFailure(result)}; the state was not changed`,
+      );
     }
     const lock = lockFromError(text);
-    const verdict: LockVerdict = lock ? judgeLock(lock, processes) : { kind: "unknown", why: "the backend does not say who holds it" };
+    const verdict: LockVerdict = lock
+      ? judgeLock(lock, processes)
+      : { kind: "unknown", why: "the backend does not say who holds it" };
     if (lock) report.lock = lockReport(lock, verdict);
     checkLockMayGo(verdict, options.releaseLock);
-    await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", { exitCode: EXIT.unexpected });
+    await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", {
+      exitCode: EXIT.unexpected,
+    });
     if (report.lock) report.lock.released = true;
   }
 }
 
 /** Reads the state back: every recorded endpoint in it, no pending create left. */
-async function verify(pulumi: PulumiRunner, stackFlag: string[], report: RecoverReport): Promise<UntypedDeployment> {
-  const after = parseState(await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the recovered state", { exitCode: EXIT.unexpected }), "`pulumi stack export`");
+async function verify(
+  pulumi: PulumiRunner,
+  stackFlag: string[],
+  report: RecoverReport,
+): Promise<UntypedDeployment> {
+  const after = parseState(
+    await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the recovered state", {
+      exitCode: EXIT.unexpected,
+    }),
+    "`pulumi stack export`",
+  );
   const ids = new Set(endpointResources(after.deployment).map((r) => heldId(r)));
   const missing = report.recorded.filter((r) => !ids.has(r.webhookId)).map((r) => r.resourceName);
   const pending = pendingCreates(after.deployment).ours.map((p) => urnName(p.urn));
   if (missing.length > 0 || pending.length > 0) {
-    throw new CliError(EXIT.unexpected, `the state written does not read back as expected (missing: ${missing.join(", ") || "none"}; still pending: ${pending.join(", ") || "none"})`);
+    throw new CliError(
+      EXIT.unexpected,
+      `the state written does not read back as expected (missing: ${missing.join(", ") || "none"}; still pending: ${pending.join(", ") || "none"})`,
+    );
   }
   return after;
 }

@@ -22,7 +22,11 @@ export interface BrokenCheckpoint {
 }
 
 /** Stacks of `project` whose checkpoint metadata is empty or unreadable while the checkpoint reads. */
-export function brokenCheckpoints(backendUrl: string, project: string, stack: string | undefined): BrokenCheckpoint[] {
+export function brokenCheckpoints(
+  backendUrl: string,
+  project: string,
+  stack: string | undefined,
+): BrokenCheckpoint[] {
   const root = localBackendPath(backendUrl);
   if (root === undefined) return [];
   const stacks = join(root, ".pulumi", "stacks");

@@ -1,7 +1,14 @@
 import { WebhookConfigError, type WebhooksClientOptions } from "../client";
 import { resolveConnection, serviceOf, type Connection, type ProviderConfig } from "../core/settings";
 import { nativeConfig } from "../native/config";
-import { DYNAMIC_TYPE, provenanceIn, revealed, secretTexts, type Deployment, type StateResource } from "./deployment";
+import {
+  DYNAMIC_TYPE,
+  provenanceIn,
+  revealed,
+  secretTexts,
+  type Deployment,
+  type StateResource,
+} from "./deployment";
 import type { ListingClient } from "./listing";
 
 /**
@@ -49,16 +56,27 @@ export type ServiceTarget =
  * state holds them: the native face's provider resource (explicit, or the default one with the
  * stack's config), or the dynamic face's `connection` input, else the home configuration.
  */
-export function serviceTarget(resource: StateResource, revealedState: Deployment, home: HomeSettings): ServiceTarget {
+export function serviceTarget(
+  resource: StateResource,
+  revealedState: Deployment,
+  home: HomeSettings,
+): ServiceTarget {
   try {
     if (resource.type === DYNAMIC_TYPE) {
       const connectionValue = resource.inputs?.connection;
       if (connectionValue === undefined || connectionValue === null) {
         const principalId = configuredPrincipal(home.config, home.env);
-        return { known: true, service: home.service, secretValues: [], baseUrlSecret: home.secretConfigKeys.includes("webhooks:baseUrl"), ...(principalId === undefined ? {} : { principalId }) };
+        return {
+          known: true,
+          service: home.service,
+          secretValues: [],
+          baseUrlSecret: home.secretConfigKeys.includes("webhooks:baseUrl"),
+          ...(principalId === undefined ? {} : { principalId }),
+        };
       }
       const connection = revealed(connectionValue);
-      if (typeof connection !== "object" || connection === null) return { known: false, why: "its connection input is a secret that could not be decrypted" };
+      if (typeof connection !== "object" || connection === null)
+        return { known: false, why: "its connection input is a secret that could not be decrypted" };
       const resolved = resolveConnection(home.config, connection, home.env, "its connection");
       const service = serviceOf(resolved.client.baseUrl);
       return {
@@ -71,14 +89,21 @@ export function serviceTarget(resource: StateResource, revealedState: Deployment
       };
     }
     const provider = providerOf(resource, revealedState);
-    if (provider === undefined) return { known: false, why: `its provider (${typeof resource.provider === "string" ? resource.provider : "none named"}) is not in the state` };
+    if (provider === undefined)
+      return {
+        known: false,
+        why: `its provider (${typeof resource.provider === "string" ? resource.provider : "none named"}) is not in the state`,
+      };
     const inputs = revealed(provider.inputs ?? {}) as Record<string, unknown> | undefined;
-    if (inputs === undefined || Object.values(inputs).some((value) => value === undefined)) return { known: false, why: "its provider's settings are secrets that could not be decrypted" };
+    if (inputs === undefined || Object.values(inputs).some((value) => value === undefined))
+      return { known: false, why: "its provider's settings are secrets that could not be decrypted" };
     // A default provider is configured by the stack's config, which the home configuration read too
     // (what its inputs lack, the plugin took from the same place); an explicit provider by its
     // arguments alone, then the environment.
     const own = nativeConfig(inputs);
-    const config = isDefaultProvider(provider) ? { ...home.config, values: { ...home.config.values, ...definedValues(own.values) } } : own;
+    const config = isDefaultProvider(provider)
+      ? { ...home.config, values: { ...home.config.values, ...definedValues(own.values) } }
+      : own;
     const resolved = resolveConnection(config, undefined, home.env);
     const service = serviceOf(resolved.client.baseUrl);
     const baseUrlSecret = typeof provider.inputs?.baseUrl === "object" && provider.inputs.baseUrl !== null;
@@ -91,13 +116,18 @@ export function serviceTarget(resource: StateResource, revealedState: Deployment
       ...(resolved.principalId === undefined ? {} : { principalId: resolved.principalId }),
     };
   } catch (error) {
-    if (error instanceof WebhookConfigError) return { known: false, why: `its settings do not resolve to a service (${error.message})` };
+    if (error instanceof WebhookConfigError)
+      return { known: false, why: `its settings do not resolve to a service (${error.message})` };
     throw error;
   }
 }
 
 /** The service an endpoint resource of the state is on: its recorded provenance, else its provider or connection. */
-export function heldService(resource: StateResource, revealedState: Deployment, home: HomeSettings): string | undefined {
+export function heldService(
+  resource: StateResource,
+  revealedState: Deployment,
+  home: HomeSettings,
+): string | undefined {
   const revealedResource = findSame(resource, revealedState) ?? resource;
   const provenance = provenanceIn(revealedResource);
   if (provenance !== undefined) return provenance.service;
@@ -125,7 +155,9 @@ function providerOf(resource: StateResource, state: Deployment): StateResource |
 
 /** The same resource (URN and ID) in another export of the state. */
 function findSame(resource: StateResource, state: Deployment): StateResource | undefined {
-  return (state.resources ?? []).find((r) => r.urn === resource.urn && r.id === resource.id && r.delete === resource.delete);
+  return (state.resources ?? []).find(
+    (r) => r.urn === resource.urn && r.id === resource.id && r.delete === resource.delete,
+  );
 }
 
 /** Clients for the services a command visits, opened once each and closed together. */
@@ -152,7 +184,9 @@ export class ServiceClients {
 
   /** Every token these clients use, to keep out of everything printed. */
   secrets(targets: readonly ServiceTarget[]): string[] {
-    return targets.flatMap((t) => (t.known && t.connection !== undefined ? [t.connection.client.accessToken] : []));
+    return targets.flatMap((t) =>
+      t.known && t.connection !== undefined ? [t.connection.client.accessToken] : [],
+    );
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,18 @@ import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
 import { schemas, toRecord } from "./schemas";
 import { Transport } from "./transport";
-import type { CallOptions, CreateOptions, CreateParams, CreateResult, ListFilter, ListPage, ListParams, ScanResult, WebhookEndpointRecord, WebhooksClientOptions } from "./types";
+import type {
+  CallOptions,
+  CreateOptions,
+  CreateParams,
+  CreateResult,
+  ListFilter,
+  ListPage,
+  ListParams,
+  ScanResult,
+  WebhookEndpointRecord,
+  WebhooksClientOptions,
+} from "./types";
 
 /** Longest the listings that settle an ambiguous create may take, in milliseconds. */
 const SETTLE_LISTING_TIMEOUT_MS = 60_000;
@@ -72,9 +83,15 @@ export class WebhooksClient {
    * seen, or a cap (`maxPages`, `maxScanRecords`, `maxScanBytes`) stops it with a
    * `WebhookPagingError`.
    */
-  async *listAll(filter: ListFilter = {}, options: CallOptions = {}): AsyncGenerator<ListPage, void, undefined> {
+  async *listAll(
+    filter: ListFilter = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<ListPage, void, undefined> {
     const limit = filter.limit ?? this.#settings.pageSize;
-    const pages = pagesOf((cursor) => this.#fetchPage({ ...filter, cursor, limit }, options), { ...this.#settings, limit });
+    const pages = pagesOf((cursor) => this.#fetchPage({ ...filter, cursor, limit }, options), {
+      ...this.#settings,
+      limit,
+    });
     for await (const page of pages) {
       yield {
         records: this.#matching(page.records, filter),
@@ -111,7 +128,10 @@ export class WebhooksClient {
    * Concurrent creates of the same name and URL through one client run one after another.
    */
   async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
-    const key = JSON.stringify([params.webhookName.trim().toLowerCase(), params.webhookUrl.trim().toLowerCase()]);
+    const key = JSON.stringify([
+      params.webhookName.trim().toLowerCase(),
+      params.webhookUrl.trim().toLowerCase(),
+    ]);
     const previous = this.#createQueues.get(key) ?? Promise.resolve();
     const run = previous.then(
       () => this.#createNow(params, options),
@@ -136,7 +156,11 @@ export class WebhooksClient {
     // as they come): redacted from every message built from service text during the create.
     const secrets = [this.#context.token, ...nonEmpty(options.redact)];
     const listing = this.#serviceListing(options, secrets);
-    const snapshot = await takeSnapshot(listing, params, { allowExisting: options.allowDuplicate === true, signal: options.signal, secrets });
+    const snapshot = await takeSnapshot(listing, params, {
+      allowExisting: options.allowDuplicate === true,
+      signal: options.signal,
+      secrets,
+    });
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
     const nothingCreated = new WeakSet<object>();
     let attempts = 0;
@@ -146,8 +170,16 @@ export class WebhooksClient {
         try {
           const raw = await this.#transport.post(CREATE_PATH, body, this.#sendOptions("create", options));
           // `secrets` holds the signing secrets this create's listings saw: a refusal quoting one is redacted.
-          const envelope = interpretResponse("create", raw, schemas().createEnvelope, { ...this.#context, secrets, redact: nonEmpty(options.redact) });
-          return { record: toRecord(envelope.data, [this.#context.token]), traceId: envelope.trace_id, recovered: false };
+          const envelope = interpretResponse("create", raw, schemas().createEnvelope, {
+            ...this.#context,
+            secrets,
+            redact: nonEmpty(options.redact),
+          });
+          return {
+            record: toRecord(envelope.data, [this.#context.token]),
+            traceId: envelope.trace_id,
+            recovered: false,
+          };
         } catch (error) {
           const outcome = classifyCreateFailure(error);
           if (outcome === "refused" || !(error instanceof WebhookApiError)) throw error;
@@ -172,7 +204,11 @@ export class WebhooksClient {
         signal: options.signal,
       },
     );
-    if (!result.recovered) refuseExistingAnswer(result.record, params, snapshot, { clockSkewMs: this.#settings.clockSkewMs, secrets });
+    if (!result.recovered)
+      refuseExistingAnswer(result.record, params, snapshot, {
+        clockSkewMs: this.#settings.clockSkewMs,
+        secrets,
+      });
     this.#ourCreatorIds.add(result.record.creatorId);
     return { ...result, attempts };
   }
@@ -214,16 +250,27 @@ export class WebhooksClient {
     return promise;
   }
 
-  #fetchPageNow(body: { limit: number } & Record<string, unknown>, options: CallOptions): Promise<ServicePage> {
+  #fetchPageNow(
+    body: { limit: number } & Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<ServicePage> {
     const tokenOnly = [this.#context.token];
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
-        const envelope = interpretResponse("list", raw, schemas().listEnvelope, { ...this.#context, redact: nonEmpty(options.redact) });
+        const envelope = interpretResponse("list", raw, schemas().listEnvelope, {
+          ...this.#context,
+          redact: nonEmpty(options.redact),
+        });
         if (envelope.data.data.length > body.limit) {
           throw new WebhookInvalidResponseError(
             `list returned ${envelope.data.data.length} records in a page for which ${body.limit} were asked: a listing is bounded only if the service honours limit; if it answers in fixed pages larger than that, set the page size to its own (pageSize, webhooks:pageSize or WEBHOOKS_PAGE_SIZE)`,
-            { operation: "list", status: raw.status, traceId: envelope.trace_id || undefined, field: "data.data" },
+            {
+              operation: "list",
+              status: raw.status,
+              traceId: envelope.trace_id || undefined,
+              field: "data.data",
+            },
           );
         }
         return {
@@ -250,7 +297,9 @@ export class WebhooksClient {
     const name = filter.webhookName ?? "";
     const url = filter.webhookUrl ?? "";
     if (name === "" && url === "") return records;
-    return records.filter((r) => (name === "" || sameName(r.webhookName, name)) && (url === "" || sameUrl(r.webhookUrl, url)));
+    return records.filter(
+      (r) => (name === "" || sameName(r.webhookName, name)) && (url === "" || sameUrl(r.webhookUrl, url)),
+    );
   }
 
   #sendOptions(operation: "list" | "create", options: CallOptions) {

@@ -36,7 +36,8 @@ export const CLIENT_DEFAULTS: Readonly<ClientSettings> = Object.freeze({
 /** Validates the options and fills in defaults. Throws {@link WebhookConfigError} naming the option. */
 export function clientSettings(options: WebhooksClientOptions): ClientSettings {
   const ascending = options.ascending ?? CLIENT_DEFAULTS.ascending;
-  if (typeof ascending !== "string" || ascending.length > 100) throw new WebhookConfigError("ascending must be a string of at most 100 characters");
+  if (typeof ascending !== "string" || ascending.length > 100)
+    throw new WebhookConfigError("ascending must be a string of at most 100 characters");
   return {
     timeoutMs: number(options.timeoutMs, "timeoutMs", 1, 3_600_000),
     maxRetries: integer(options.maxRetries, "maxRetries", 0, 100),
@@ -56,9 +57,12 @@ export function clientSettings(options: WebhooksClientOptions): ClientSettings {
 /** Validates the access token (never echoing it). */
 export function checkToken(value: unknown): string {
   const token = typeof value === "string" ? value : "";
-  if (token.trim() === "") throw new WebhookConfigError("accessToken is empty: pass the service's open-API token");
+  if (token.trim() === "")
+    throw new WebhookConfigError("accessToken is empty: pass the service's open-API token");
   if (/[\r\n\0]/.test(token)) {
-    throw new WebhookConfigError("accessToken contains a line break or NUL character: copy the token again without them");
+    throw new WebhookConfigError(
+      "accessToken contains a line break or NUL character: copy the token again without them",
+    );
   }
   return token;
 }
@@ -77,7 +81,11 @@ export function parseBaseUrl(value: unknown, allowInsecureHttp: boolean): URL {
 }
 
 /** The reason a base URL is unusable, or undefined. `what` names the setting in the message. */
-export function baseUrlProblem(value: unknown, allowInsecureHttp: boolean, what = "baseUrl"): string | undefined {
+export function baseUrlProblem(
+  value: unknown,
+  allowInsecureHttp: boolean,
+  what = "baseUrl",
+): string | undefined {
   if (typeof value !== "string" || value.trim() === "") {
     return `${what} is empty: set it to the service's address, e.g. https://api.example.com`;
   }
@@ -115,6 +123,7 @@ function number(value: number | undefined, name: keyof ClientSettings, min: numb
 
 function integer(value: number | undefined, name: keyof ClientSettings, min: number, max: number): number {
   const checked = number(value, name, min, max);
-  if (!Number.isInteger(checked)) throw new WebhookConfigError(`${name} must be a whole number, got ${String(value)}`);
+  if (!Number.isInteger(checked))
+    throw new WebhookConfigError(`${name} must be a whole number, got ${String(value)}`);
   return checked;
 }

@@ -28,7 +28,14 @@ export interface PagingLimits {
   maxScanBytes: number;
 }
 
-const CURSOR_FIELDS = ["cursor", "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next"] as const;
+const CURSOR_FIELDS = [
+  "cursor",
+  "next_cursor",
+  "nextCursor",
+  "next_page_token",
+  "nextPageToken",
+  "next",
+] as const;
 const HAS_MORE_FIELDS = ["has_more", "hasMore", "has_next", "hasNext"] as const;
 /** A cursor longer than this is not a cursor: it is reported as an unusable continuation. */
 export const MAX_CURSOR_CHARS = 4096;
@@ -41,7 +48,8 @@ export function readContinuation(data: Record<string, unknown>): Continuation {
     if (value === "") return { hasMore: false, source: `data.${field}` };
     if (typeof value === "string") return { cursor: value, source: `data.${field}` };
     // A number the JSON parser could not hold exactly would send back another position: unusable.
-    if (typeof value === "number" && Number.isSafeInteger(value)) return { cursor: String(value), source: `data.${field}` };
+    if (typeof value === "number" && Number.isSafeInteger(value))
+      return { cursor: String(value), source: `data.${field}` };
     if (typeof value === "number") return { unusable: true, source: `data.${field}` };
   }
   for (const field of HAS_MORE_FIELDS) {
@@ -57,7 +65,11 @@ export function readContinuation(data: Record<string, unknown>): Continuation {
  * those); else, with a has-more flag, the last record's id; else (no continuation at all) the last
  * id when the page was full, since a full page may hide more.
  */
-export function nextCursor(records: readonly WebhookEndpointRecord[], continuation: Continuation, limit: number): string | undefined {
+export function nextCursor(
+  records: readonly WebhookEndpointRecord[],
+  continuation: Continuation,
+  limit: number,
+): string | undefined {
   const { cursor, hasMore } = continuation;
   if (continuation.unusable === true) return undefined;
   if (cursor !== undefined) return cursor;
@@ -69,16 +81,22 @@ export function nextCursor(records: readonly WebhookEndpointRecord[], continuati
 }
 
 /** Every page of a listing, in order, within the limits. */
-export async function* pagesOf(fetchPage: (cursor: string) => Promise<ServicePage>, limits: PagingLimits): AsyncGenerator<ServicePage, void, undefined> {
+export async function* pagesOf(
+  fetchPage: (cursor: string) => Promise<ServicePage>,
+  limits: PagingLimits,
+): AsyncGenerator<ServicePage, void, undefined> {
   const seenCursors = new Set<string>([""]);
   const seenIds = new Set<number>();
   let bytes = 0;
   let cursor = "";
   for (let pageNumber = 1; ; pageNumber++) {
     if (pageNumber > limits.maxPages) {
-      throw new WebhookPagingError(`listing stopped after ${limits.maxPages} pages (maxPages); narrow the filter or raise maxPages`, {
-        operation: "list",
-      });
+      throw new WebhookPagingError(
+        `listing stopped after ${limits.maxPages} pages (maxPages); narrow the filter or raise maxPages`,
+        {
+          operation: "list",
+        },
+      );
     }
     const page = await fetchPage(cursor);
     const traceId = page.traceId === "" ? undefined : page.traceId;
@@ -96,10 +114,13 @@ export async function* pagesOf(fetchPage: (cursor: string) => Promise<ServicePag
       }
     }
     if (page.records.length > 0 && fresh === 0) {
-      throw new WebhookPagingError(`page ${pageNumber} repeated records already listed: the service ignored the paging position, so the listing may be incomplete; narrow the filter`, {
-        operation: "list",
-        traceId,
-      });
+      throw new WebhookPagingError(
+        `page ${pageNumber} repeated records already listed: the service ignored the paging position, so the listing may be incomplete; narrow the filter`,
+        {
+          operation: "list",
+          traceId,
+        },
+      );
     }
     bytes += page.bytes;
     if (seenIds.size > limits.maxScanRecords || bytes > limits.maxScanBytes) {
@@ -113,13 +134,19 @@ export async function* pagesOf(fetchPage: (cursor: string) => Promise<ServicePag
     const next = nextCursor(page.records, page.continuation, limits.limit);
     if (next === undefined) return;
     if (next.length > MAX_CURSOR_CHARS) {
-      throw new WebhookPagingError(`the service returned a paging cursor of ${next.length} characters (page ${pageNumber}); stopping`, {
-        operation: "list",
-        traceId,
-      });
+      throw new WebhookPagingError(
+        `the service returned a paging cursor of ${next.length} characters (page ${pageNumber}); stopping`,
+        {
+          operation: "list",
+          traceId,
+        },
+      );
     }
     if (seenCursors.has(next)) {
-      throw new WebhookPagingError(`the service returned a paging cursor it had already returned (page ${pageNumber}); stopping instead of looping`, { operation: "list", traceId });
+      throw new WebhookPagingError(
+        `the service returned a paging cursor it had already returned (page ${pageNumber}); stopping instead of looping`,
+        { operation: "list", traceId },
+      );
     }
     seenCursors.add(next);
     cursor = next;

@@ -1,5 +1,10 @@
 import { quoteServiceText } from "../text";
-import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, type WebhookApiError } from "./errors";
+import {
+  WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
+  WebhookInvalidResponseError,
+  type WebhookApiError,
+} from "./errors";
 import { sleep } from "./retry";
 import { maySameEndpoint, nameLookupForms, sameEndpoint, urlLookupForms } from "./rules";
 import type { CreateParams, WebhookEndpointRecord } from "./types";
@@ -29,7 +34,10 @@ import type { CreateParams, WebhookEndpointRecord } from "./types";
  */
 
 /** Lists every record for a filter, with the service's own matching (the caller re-matches). */
-export type ServiceListing = (filter: { webhookName?: string; webhookUrl?: string }, signal: AbortSignal | undefined) => Promise<WebhookEndpointRecord[]>;
+export type ServiceListing = (
+  filter: { webhookName?: string; webhookUrl?: string },
+  signal: AbortSignal | undefined,
+) => Promise<WebhookEndpointRecord[]>;
 
 export interface CreateSnapshot {
   /** Ids the name listing returned before the create was sent. */
@@ -60,11 +68,20 @@ export async function takeSnapshot(
 }
 
 /** "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)"; service text cleaned and `secrets` redacted. */
-export function describeEndpoints(records: readonly WebhookEndpointRecord[], declared: CreateParams, secrets: readonly string[]): string {
+export function describeEndpoints(
+  records: readonly WebhookEndpointRecord[],
+  declared: CreateParams,
+  secrets: readonly string[],
+): string {
   const shown = records.slice(0, 10).map((record) => {
     // Date holds ±8.64e15 ms; a service may send any integer up to 2^53.
-    const created = Math.abs(record.createTime) <= 8.64e15 ? new Date(record.createTime).toISOString() : "at an unknown time";
-    const stored = sameEndpoint(record, declared) ? "" : ` (stored as name ${quoteServiceText(record.webhookName, secrets, 100)}, URL ${quoteServiceText(record.webhookUrl, secrets, 200)})`;
+    const created =
+      Math.abs(record.createTime) <= 8.64e15
+        ? new Date(record.createTime).toISOString()
+        : "at an unknown time";
+    const stored = sameEndpoint(record, declared)
+      ? ""
+      : ` (stored as name ${quoteServiceText(record.webhookName, secrets, 100)}, URL ${quoteServiceText(record.webhookUrl, secrets, 200)})`;
     return `id ${record.webhookId}, created ${created} by ${quoteServiceText(record.creatorName, secrets, 60)}${stored}`;
   });
   const more = records.length > shown.length ? `; and ${records.length - shown.length} more` : "";
@@ -87,7 +104,13 @@ export interface SettleOptions {
  * on a service that reports errors inside HTTP 200, nor does a body that could not be read.
  */
 export function serviceProcessed(failure: WebhookApiError): boolean {
-  return failure instanceof WebhookInvalidResponseError && failure.status !== undefined && failure.status >= 200 && failure.status < 300 && failure.serviceCode === "200";
+  return (
+    failure instanceof WebhookInvalidResponseError &&
+    failure.status !== undefined &&
+    failure.status >= 200 &&
+    failure.status < 300 &&
+    failure.serviceCode === "200"
+  );
 }
 
 /**
@@ -97,10 +120,19 @@ export function serviceProcessed(failure: WebhookApiError): boolean {
  * that answers a create with an endpoint it already held (names or URLs unique on its side, an
  * upsert) would otherwise hand us someone else's endpoint and signing secret.
  */
-export function refuseExistingAnswer(record: WebhookEndpointRecord, params: CreateParams, snapshot: CreateSnapshot, options: { clockSkewMs: number; secrets: readonly string[] }): void {
+export function refuseExistingAnswer(
+  record: WebhookEndpointRecord,
+  params: CreateParams,
+  snapshot: CreateSnapshot,
+  options: { clockSkewMs: number; secrets: readonly string[] },
+): void {
   // The time test only for a record that is not even a rewritten form of the request: a service
   // whose clock runs behind ours must not make our own new endpoint look old.
-  const existed = snapshot.ids.has(record.webhookId) || (!maySameEndpoint(record, params) && Number.isFinite(record.createTime) && record.createTime < snapshot.startedAt - options.clockSkewMs);
+  const existed =
+    snapshot.ids.has(record.webhookId) ||
+    (!maySameEndpoint(record, params) &&
+      Number.isFinite(record.createTime) &&
+      record.createTime < snapshot.startedAt - options.clockSkewMs);
   if (!existed) return;
   throw new WebhookEndpointExistsError(
     `create of ${quoteServiceText(params.webhookName, options.secrets)} was answered with an endpoint that existed before the request was sent (${describeEndpoints([record], params, options.secrets)}): the service made no new endpoint for it (it may hold names or URLs unique and answer with the one it has), so that endpoint was not taken. If it is yours, adopt it (adoptWebhookId: ${record.webhookId}); otherwise declare another name or URL`,
@@ -114,10 +146,16 @@ export function refuseExistingAnswer(record: WebhookEndpointRecord, params: Crea
  * stored, rewritten values exactly finds nothing by the declared form alone. One listing when
  * the declared form is the only one.
  */
-async function listByForms(listing: ServiceListing, params: CreateParams, by: "name" | "url", signal: AbortSignal | undefined): Promise<WebhookEndpointRecord[]> {
+async function listByForms(
+  listing: ServiceListing,
+  params: CreateParams,
+  by: "name" | "url",
+  signal: AbortSignal | undefined,
+): Promise<WebhookEndpointRecord[]> {
   const records: WebhookEndpointRecord[] = [];
   const forms = by === "name" ? nameLookupForms(params.webhookName) : urlLookupForms(params.webhookUrl);
-  for (const form of forms) records.push(...(await listing(by === "name" ? { webhookName: form } : { webhookUrl: form }, signal)));
+  for (const form of forms)
+    records.push(...(await listing(by === "name" ? { webhookName: form } : { webhookUrl: form }, signal)));
   // Not deduplicated here: a service may list one id twice with different fields, and the caller
   // filters every copy before it keeps one (a copy that qualifies must not hide behind one that does not).
   return records;
@@ -138,7 +176,9 @@ export async function settleAmbiguousCreate(
   const deadline = Date.now() + options.settleMs;
   const notBefore = snapshot.startedAt - options.clockSkewMs;
   const isNew = (record: WebhookEndpointRecord): boolean =>
-    !snapshot.ids.has(record.webhookId) && maySameEndpoint(record, params) && (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
+    !snapshot.ids.has(record.webhookId) &&
+    maySameEndpoint(record, params) &&
+    (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
   for (let round = 0; ; round++) {
     let candidates: WebhookEndpointRecord[];
     try {
@@ -162,7 +202,12 @@ export async function settleAmbiguousCreate(
       if (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)) return candidate;
       throw new WebhookCreateUncertainError(
         `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${failure.message}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params, options.secrets)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
-        { operation: "create", traceId: failure.traceId, candidateIds: [candidate.webhookId], cause: failure },
+        {
+          operation: "create",
+          traceId: failure.traceId,
+          candidateIds: [candidate.webhookId],
+          cause: failure,
+        },
       );
     }
     if (candidates.length > 1) {

@@ -1,7 +1,15 @@
 import type { z } from "zod";
 import { SUCCESS_CODE, TRACE_ID_PATTERN, type ApiOperation } from "../api/contract";
 import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "../text";
-import { WebhookApiError, WebhookAuthError, WebhookInvalidResponseError, WebhookRateLimitError, WebhookRequestRefusedError, WebhookServerError, type WebhookErrorDetails } from "./errors";
+import {
+  WebhookApiError,
+  WebhookAuthError,
+  WebhookInvalidResponseError,
+  WebhookRateLimitError,
+  WebhookRequestRefusedError,
+  WebhookServerError,
+  type WebhookErrorDetails,
+} from "./errors";
 import { describeIssue, schemas } from "./schemas";
 import type { RawResponse } from "./transport";
 
@@ -30,7 +38,12 @@ export const MIN_EXTRA_SECRET_CHARS = 8;
  * Turns one raw response into the parsed success envelope, or throws the typed error that
  * {@link errorFromResponse} picks. A documented success needs one schema pass.
  */
-export function interpretResponse<S extends z.ZodType>(operation: ApiOperation, raw: RawResponse, schema: S, context: InterpretContext): z.infer<S> & { trace_id: string } {
+export function interpretResponse<S extends z.ZodType>(
+  operation: ApiOperation,
+  raw: RawResponse,
+  schema: S,
+  context: InterpretContext,
+): z.infer<S> & { trace_id: string } {
   let json: unknown;
   let parsed = false;
   // A body past the structural bounds is never parsed: it counts as a body that is not JSON, and
@@ -66,17 +79,35 @@ export function interpretResponse<S extends z.ZodType>(operation: ApiOperation, 
  * The one factory from an unsuccessful response to the error class: the HTTP status when it is
  * not 2xx, else the envelope's code family (a service may report errors inside HTTP 200).
  */
-export function errorFromResponse(operation: ApiOperation, raw: RawResponse, json: unknown, parsed: boolean, context: InterpretContext, shapeProblem?: string): WebhookApiError {
+export function errorFromResponse(
+  operation: ApiOperation,
+  raw: RawResponse,
+  json: unknown,
+  parsed: boolean,
+  context: InterpretContext,
+  shapeProblem?: string,
+): WebhookApiError {
   const details = detailsOf(operation, raw, json, context);
   const said = describeServiceAnswer(details);
   const httpError = raw.status < 200 || raw.status >= 300;
   if (!httpError) {
     if (!parsed) {
-      const body = raw.text.trim() === "" ? "an empty body" : shapeProblem !== undefined ? `a body that ${shapeProblem}` : "a body that is not JSON";
-      return new WebhookInvalidResponseError(`${operation} returned HTTP ${raw.status} with ${body}`, details);
+      const body =
+        raw.text.trim() === ""
+          ? "an empty body"
+          : shapeProblem !== undefined
+            ? `a body that ${shapeProblem}`
+            : "a body that is not JSON";
+      return new WebhookInvalidResponseError(
+        `${operation} returned HTTP ${raw.status} with ${body}`,
+        details,
+      );
     }
     if (details.serviceCode === undefined) {
-      return new WebhookInvalidResponseError(`${operation} returned a body without the envelope's code field`, { ...details, field: "code" });
+      return new WebhookInvalidResponseError(
+        `${operation} returned a body without the envelope's code field`,
+        { ...details, field: "code" },
+      );
     }
   }
   if (httpError && raw.status >= 300 && raw.status < 400) {
@@ -98,7 +129,8 @@ export function errorFromResponse(operation: ApiOperation, raw: RawResponse, jso
       retryAfterMs: parseRetryAfter(headerValue(raw.headers, "retry-after")),
     });
   }
-  if (family.startsWith("5")) return new WebhookServerError(`${operation} failed on the service${said}`, details);
+  if (family.startsWith("5"))
+    return new WebhookServerError(`${operation} failed on the service${said}`, details);
   return new WebhookRequestRefusedError(`${operation} was refused by the service${said}`, details);
 }
 
@@ -144,7 +176,8 @@ export function jsonShapeProblem(text: string): string | undefined {
       if (++values > MAX_JSON_VALUES) return tooManyValues;
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
-      if (++containers > MAX_JSON_CONTAINERS) return `holds more than ${MAX_JSON_CONTAINERS} objects and arrays`;
+      if (++containers > MAX_JSON_CONTAINERS)
+        return `holds more than ${MAX_JSON_CONTAINERS} objects and arrays`;
       opened = true;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
@@ -158,18 +191,39 @@ function isSuccessCode(json: unknown): boolean {
 }
 
 /** What the service said, cleaned: the token redacted, control characters removed, lengths capped. */
-function detailsOf(operation: ApiOperation, raw: RawResponse, json: unknown, context: InterpretContext): WebhookErrorDetails {
+function detailsOf(
+  operation: ApiOperation,
+  raw: RawResponse,
+  json: unknown,
+  context: InterpretContext,
+): WebhookErrorDetails {
   const loose = json === undefined ? undefined : schemas().looseEnvelope.safeParse(json);
   const envelope = loose?.success ? loose.data : undefined;
   // Extra secrets of fewer than MIN_EXTRA_SECRET_CHARS characters are left to the sign_secret field
   // pattern: redacting them by value would cut ordinary text apart ("409" around a secret "0").
-  const secrets = [context.token, ...(context.redact ?? []), ...(context.secrets ?? []).filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS)];
-  const rawMsg = typeof envelope?.msg === "string" ? envelope.msg : typeof envelope?.message === "string" ? envelope.message : undefined;
+  const secrets = [
+    context.token,
+    ...(context.redact ?? []),
+    ...(context.secrets ?? []).filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS),
+  ];
+  const rawMsg =
+    typeof envelope?.msg === "string"
+      ? envelope.msg
+      : typeof envelope?.message === "string"
+        ? envelope.message
+        : undefined;
   // Each field on its own: an unreadable code does not discard the message or the trace id.
-  const rawCode = typeof envelope?.code === "string" || (typeof envelope?.code === "number" && Number.isFinite(envelope.code)) ? String(envelope.code) : undefined;
+  const rawCode =
+    typeof envelope?.code === "string" ||
+    (typeof envelope?.code === "number" && Number.isFinite(envelope.code))
+      ? String(envelope.code)
+      : undefined;
   // The trace id is only taken in its documented form (32 hex characters), from the envelope, the
   // x-trace-id header, or what survives of a cut-short body; anything else is reported as absent.
-  const traceId = documentedTraceId(envelope?.trace_id) ?? documentedTraceId(headerValue(raw.headers, "x-trace-id")) ?? /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text.slice(0, 4096))?.[1];
+  const traceId =
+    documentedTraceId(envelope?.trace_id) ??
+    documentedTraceId(headerValue(raw.headers, "x-trace-id")) ??
+    /"trace_id"\s*:\s*"([0-9a-fA-F]{32})"/.exec(raw.text.slice(0, 4096))?.[1];
   return {
     operation,
     status: raw.status,

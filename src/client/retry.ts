@@ -1,4 +1,9 @@
-import { WebhookConnectionError, WebhookInvalidResponseError, WebhookRateLimitError, WebhookServerError } from "./errors";
+import {
+  WebhookConnectionError,
+  WebhookInvalidResponseError,
+  WebhookRateLimitError,
+  WebhookServerError,
+} from "./errors";
 
 /** How long to wait between attempts. */
 export interface BackoffSettings {
@@ -15,7 +20,12 @@ export const MAX_BACKOFF_MS = 8000;
  */
 export async function retrying<T>(
   attempt: (attemptNumber: number) => Promise<T>,
-  options: { maxRetries: number; canRetry: (error: unknown) => boolean; backoff: BackoffSettings; signal?: AbortSignal | undefined },
+  options: {
+    maxRetries: number;
+    canRetry: (error: unknown) => boolean;
+    backoff: BackoffSettings;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<T> {
   for (let attemptNumber = 0; ; attemptNumber++) {
     try {
@@ -41,7 +51,12 @@ export function backoffDelay(attemptNumber: number, error: unknown, settings: Ba
 
 /** A list may be repeated freely: it changes nothing. Retried on 429, 5xx, connection failures and unusable bodies. */
 export function isRetryableList(error: unknown): boolean {
-  return error instanceof WebhookRateLimitError || error instanceof WebhookServerError || error instanceof WebhookInvalidResponseError || error instanceof WebhookConnectionError;
+  return (
+    error instanceof WebhookRateLimitError ||
+    error instanceof WebhookServerError ||
+    error instanceof WebhookInvalidResponseError ||
+    error instanceof WebhookConnectionError
+  );
 }
 
 /**
@@ -58,7 +73,9 @@ export function classifyCreateFailure(error: unknown): CreateFailure {
   if (error instanceof WebhookConnectionError) return error.requestSent ? "ambiguous" : "not-processed";
   if (error instanceof WebhookRateLimitError) return "not-processed";
   if (error instanceof WebhookServerError) {
-    return error.status === 503 || (error.serviceCode ?? "").startsWith("503") ? "not-processed" : "ambiguous";
+    return error.status === 503 || (error.serviceCode ?? "").startsWith("503")
+      ? "not-processed"
+      : "ambiguous";
   }
   if (error instanceof WebhookInvalidResponseError) return "ambiguous";
   return "refused";

@@ -23,25 +23,40 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 // mark, bidirectional embeddings, overrides and isolates, and friends. A name or URL holding one
 // looks identical to one without it, in a terminal and in the service's console.
 // (An alternation, not one character class: some of these are combining marks.)
-const INVISIBLE_CHARS = /\u00ad|\u061c|\u115f|\u1160|\u17b4|\u17b5|\u180e|[\u200b-\u200f]|[\u202a-\u202e]|[\u2060-\u2064]|[\u2066-\u206f]|\u3164|\ufeff|\uffa0/;
+const INVISIBLE_CHARS =
+  /\u00ad|\u061c|\u115f|\u1160|\u17b4|\u17b5|\u180e|[\u200b-\u200f]|[\u202a-\u202e]|[\u2060-\u2064]|[\u2066-\u206f]|\u3164|\ufeff|\uffa0/;
 
 /**
  * Problems with a declared endpoint name; empty when it is acceptable. `what` names the property.
  * With `secret`, no message shows the value or any form of it (a program marked it secret).
  */
-export function nameProblems(name: string, what = "webhookName", options: { secret?: boolean } = {}): string[] {
-  const show = (form: string) => (options.secret === true ? "its form without them (not shown: the value is a secret)" : JSON.stringify(form));
+export function nameProblems(
+  name: string,
+  what = "webhookName",
+  options: { secret?: boolean } = {},
+): string[] {
+  const show = (form: string) =>
+    options.secret === true
+      ? "its form without them (not shown: the value is a secret)"
+      : JSON.stringify(form);
   const problems: string[] = [];
   if (name.trim() === "") {
     problems.push(`${what} is empty: give the endpoint a name`);
     return problems;
   }
-  if ([...name].length > MAX_NAME_LENGTH) problems.push(`${what} is longer than ${MAX_NAME_LENGTH} characters: shorten it`);
-  if (CONTROL_CHARS.test(name)) problems.push(`${what} contains a control character (such as a newline or tab): remove it`);
+  if ([...name].length > MAX_NAME_LENGTH)
+    problems.push(`${what} is longer than ${MAX_NAME_LENGTH} characters: shorten it`);
+  if (CONTROL_CHARS.test(name))
+    problems.push(`${what} contains a control character (such as a newline or tab): remove it`);
   if (INVISIBLE_CHARS.test(name)) {
-    problems.push(`${what} contains an invisible character (zero-width or bidirectional control): remove it; declare ${show(stripInvisible(name))}`);
+    problems.push(
+      `${what} contains an invisible character (zero-width or bidirectional control): remove it; declare ${show(stripInvisible(name))}`,
+    );
   }
-  if (name !== name.trim()) problems.push(`${what} starts or ends with white space: remove it, since a service may trim it and then compare names exactly`);
+  if (name !== name.trim())
+    problems.push(
+      `${what} starts or ends with white space: remove it, since a service may trim it and then compare names exactly`,
+    );
   if (problems.length === 0 && name !== name.normalize("NFC")) {
     problems.push(
       `${what} is not in Unicode normal form C: declare ${options.secret === true ? "its NFC form (not shown: the value is a secret)" : JSON.stringify(name.normalize("NFC"))}, the form a service stores`,
@@ -55,11 +70,18 @@ export function nameProblems(name: string, what = "webhookName", options: { secr
  * in the canonical form every WHATWG-URL reader stores, up to the case of scheme and host, a
  * default port and a missing `/` on an empty path (forms {@link sameUrl} treats as the same).
  */
-export function urlProblems(value: string, what = "webhookUrl", options: { secret?: boolean } = {}): string[] {
+export function urlProblems(
+  value: string,
+  what = "webhookUrl",
+  options: { secret?: boolean } = {},
+): string[] {
   const problems: string[] = [];
-  if ([...value].length > MAX_URL_LENGTH) problems.push(`${what} is longer than ${MAX_URL_LENGTH} characters: shorten it`);
+  if ([...value].length > MAX_URL_LENGTH)
+    problems.push(`${what} is longer than ${MAX_URL_LENGTH} characters: shorten it`);
   if (CONTROL_CHARS.test(value) || /\s/.test(value)) {
-    problems.push(`${what} contains white space or a control character: remove it (percent-encode a space as %20)`);
+    problems.push(
+      `${what} contains white space or a control character: remove it (percent-encode a space as %20)`,
+    );
     return problems;
   }
   if (INVISIBLE_CHARS.test(value)) {
@@ -67,14 +89,18 @@ export function urlProblems(value: string, what = "webhookUrl", options: { secre
     return problems;
   }
   if (value.includes("\\")) {
-    problems.push(`${what} contains a backslash, which URL readers turn into "/" or keep, differently: use "/" (or %5C for a literal backslash)`);
+    problems.push(
+      `${what} contains a backslash, which URL readers turn into "/" or keep, differently: use "/" (or %5C for a literal backslash)`,
+    );
     return problems;
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    problems.push(`${what} ${options.secret === true ? "" : `${JSON.stringify(value.slice(0, 100))} `}is not an absolute URL: use the form https://example.com/hooks/orders`);
+    problems.push(
+      `${what} ${options.secret === true ? "" : `${JSON.stringify(value.slice(0, 100))} `}is not an absolute URL: use the form https://example.com/hooks/orders`,
+    );
     return problems;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -85,8 +111,10 @@ export function urlProblems(value: string, what = "webhookUrl", options: { secre
       `${what} contains credentials (user:password@): they would be stored in Pulumi state and returned by every list call; remove them and authenticate deliveries with signSecret instead`,
     );
   }
-  if (url.hostname === "") problems.push(`${what} has no host: use the form https://example.com/hooks/orders`);
-  if (value.includes("#")) problems.push(`${what} has a fragment (#...), which is never sent to the receiver: remove it`);
+  if (url.hostname === "")
+    problems.push(`${what} has no host: use the form https://example.com/hooks/orders`);
+  if (value.includes("#"))
+    problems.push(`${what} has a fragment (#...), which is never sent to the receiver: remove it`);
   if (problems.length > 0) return problems;
   const canonical = url.href;
   if (benignForm(value) !== canonical) {
@@ -109,7 +137,8 @@ function benignForm(value: string): string {
   let authority = match[2]!.toLowerCase();
   const rest = match[3]!;
   const defaultPort = scheme === "https" ? ":443" : scheme === "http" ? ":80" : "";
-  if (defaultPort !== "" && authority.endsWith(defaultPort)) authority = authority.slice(0, -defaultPort.length);
+  if (defaultPort !== "" && authority.endsWith(defaultPort))
+    authority = authority.slice(0, -defaultPort.length);
   return `${scheme}://${authority}${rest === "" || rest.startsWith("?") ? `/${rest}` : rest}`;
 }
 
@@ -129,7 +158,8 @@ export function urlKey(value: string): string | undefined {
     return undefined;
   }
   // Percent-escapes in upper case, and those of unreserved characters decoded (RFC 3986, 6.2.2).
-  const upper = (text: string) => text.replace(/%[0-9a-fA-F]{2}/g, (escape) => decodeUnreserved(escape.toUpperCase()));
+  const upper = (text: string) =>
+    text.replace(/%[0-9a-fA-F]{2}/g, (escape) => decodeUnreserved(escape.toUpperCase()));
   const path = upper(url.pathname).replace(/\/$/, "");
   // Credentials and a fragment are part of the address: never equal to one without them.
   const userinfo = url.username === "" && url.password === "" ? "" : `${url.username}:${url.password}@`;
@@ -204,7 +234,10 @@ export function sameEndpoint(a: EndpointAddress, b: EndpointAddress): boolean {
  * slashes. Used only where a false "yes" is the safe answer.
  */
 export function maySameEndpoint(a: EndpointAddress, b: EndpointAddress): boolean {
-  return looseNameKey(a.webhookName) === looseNameKey(b.webhookName) && looseUrlKey(a.webhookUrl) === looseUrlKey(b.webhookUrl);
+  return (
+    looseNameKey(a.webhookName) === looseNameKey(b.webhookName) &&
+    looseUrlKey(a.webhookUrl) === looseUrlKey(b.webhookUrl)
+  );
 }
 
 function looseNameKey(name: string): string {

@@ -2,7 +2,12 @@ import type * as Undici from "undici";
 import type { Dispatcher } from "undici";
 import type { ApiOperation } from "../api/contract";
 import { sanitizeCause } from "../text";
-import { WebhookAbortError, WebhookConnectionError, WebhookInvalidResponseError, WebhookTimeoutError } from "./errors";
+import {
+  WebhookAbortError,
+  WebhookConnectionError,
+  WebhookInvalidResponseError,
+  WebhookTimeoutError,
+} from "./errors";
 
 /** One HTTP exchange as received, before any interpretation. */
 export interface RawResponse {
@@ -23,7 +28,15 @@ export interface SendOptions {
  * Error codes that mean the connection never carried the request, so the service cannot have
  * acted on it. Everything else after a connection is open is treated as "may have been sent".
  */
-const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT"]);
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 /**
  * Largest response body read into memory; a larger one is an unusable response. A page of 100
@@ -115,24 +128,42 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  #connectionError(error: unknown, options: SendOptions, timeout: AbortSignal, status: number | undefined): Error {
+  #connectionError(
+    error: unknown,
+    options: SendOptions,
+    timeout: AbortSignal,
+    status: number | undefined,
+  ): Error {
     const cause = sanitizeCause(error, [this.#token]);
     const where = `${options.operation} request to ${this.#origin.host}`;
     if (options.signal?.aborted) {
-      return new WebhookAbortError(options.operation === "create" ? `${where} was cancelled by the caller; the endpoint may have been created` : `${where} was cancelled by the caller`, {
-        operation: options.operation,
-        cause,
-      });
+      return new WebhookAbortError(
+        options.operation === "create"
+          ? `${where} was cancelled by the caller; the endpoint may have been created`
+          : `${where} was cancelled by the caller`,
+        {
+          operation: options.operation,
+          cause,
+        },
+      );
     }
     const code = errorCode(error);
     if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE" || error instanceof ResponseTooLarge) {
-      return new WebhookInvalidResponseError(`${where} returned a body larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`, {
-        operation: options.operation,
-        cause,
-        status,
-      });
+      return new WebhookInvalidResponseError(
+        `${where} returned a body larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`,
+        {
+          operation: options.operation,
+          cause,
+          status,
+        },
+      );
     }
-    if (timeout.aborted || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
+    if (
+      timeout.aborted ||
+      code === "UND_ERR_HEADERS_TIMEOUT" ||
+      code === "UND_ERR_BODY_TIMEOUT" ||
+      code === "UND_ERR_CONNECT_TIMEOUT"
+    ) {
       return new WebhookTimeoutError(`${where} timed out after ${options.timeoutMs} ms`, {
         operation: options.operation,
         cause,
@@ -141,7 +172,10 @@ export class Transport {
       });
     }
     const requestSent = !NOT_SENT_CODES.has(code ?? "");
-    return new WebhookConnectionError(`${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`, { operation: options.operation, cause, status, requestSent });
+    return new WebhookConnectionError(
+      `${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`,
+      { operation: options.operation, cause, status, requestSent },
+    );
   }
 }
 
@@ -171,7 +205,10 @@ function joinPath(base: string, path: string): string {
 class ResponseTooLarge extends Error {}
 
 /** The body as UTF-8 text, refused once more than `maxBytes` arrived (the rest is never buffered). */
-async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown }, maxBytes: number): Promise<string> {
+async function readCapped(
+  body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown },
+  maxBytes: number,
+): Promise<string> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {

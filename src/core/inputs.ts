@@ -57,17 +57,27 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
     return z.union([z.literal(UNKNOWN), schema]);
   }
 
-  const nameSchema = z.string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` }).superRefine((value, ctx) => {
-    for (const message of nameMessages(value, false)) ctx.addIssue({ code: "custom", message });
-  });
+  const nameSchema = z
+    .string({ error: (issue) => `webhookName must be a string, got ${typeOfInput(issue.input)}` })
+    .superRefine((value, ctx) => {
+      for (const message of nameMessages(value, false)) ctx.addIssue({ code: "custom", message });
+    });
 
-  const urlSchema = z.string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` }).superRefine((value, ctx) => {
-    for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
-  });
+  const urlSchema = z
+    .string({ error: (issue) => `webhookUrl must be a string, got ${typeOfInput(issue.input)}` })
+    .superRefine((value, ctx) => {
+      for (const message of urlProblems(value)) ctx.addIssue({ code: "custom", message });
+    });
 
   const adoptSchema = z
-    .number({ error: (issue) => `adoptWebhookId must be a number (the endpoint's webhook_id), got ${typeOfInput(issue.input)}` })
-    .refine((id) => Number.isSafeInteger(id) && id > 0, "adoptWebhookId must be a positive whole number: the webhook_id of the endpoint to take over");
+    .number({
+      error: (issue) =>
+        `adoptWebhookId must be a number (the endpoint's webhook_id), got ${typeOfInput(issue.input)}`,
+    })
+    .refine(
+      (id) => Number.isSafeInteger(id) && id > 0,
+      "adoptWebhookId must be a positive whole number: the webhook_id of the endpoint to take over",
+    );
 
   const connectionSchema = z
     .object(
@@ -83,9 +93,14 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
         accessToken: orUnknown(
           z
             .string({ error: "connection.accessToken must be a string" })
-            .refine((v) => v.trim() !== "", "connection.accessToken is empty: set it or leave it out to use the provider's configuration or WEBHOOKS_ACCESS_TOKEN"),
+            .refine(
+              (v) => v.trim() !== "",
+              "connection.accessToken is empty: set it or leave it out to use the provider's configuration or WEBHOOKS_ACCESS_TOKEN",
+            ),
         ).optional(),
-        allowInsecureHttp: orUnknown(z.boolean({ error: "connection.allowInsecureHttp must be true or false" })).optional(),
+        allowInsecureHttp: orUnknown(
+          z.boolean({ error: "connection.allowInsecureHttp must be true or false" }),
+        ).optional(),
       },
       { error: "connection must be an object { baseUrl?, accessToken?, allowInsecureHttp? }" },
     )
@@ -97,7 +112,9 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
       webhookUrl: orUnknown(urlSchema),
       adoptWebhookId: orUnknown(adoptSchema).optional(),
     };
-    return shape.connection ? z.object({ ...base, connection: orUnknown(connectionSchema).optional() }) : z.object(base);
+    return shape.connection
+      ? z.object({ ...base, connection: orUnknown(connectionSchema).optional() })
+      : z.object(base);
   }
   built = { dynamic: inputsSchema({ connection: true }), native: inputsSchema({ connection: false }) };
   return built;
@@ -105,7 +122,10 @@ function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
 
 function nameMessages(value: string, secret: boolean): string[] {
   return nameProblems(value, "webhookName", { secret }).map((message) =>
-    message.replace(/^webhookName is empty: give the endpoint a name$/, "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name"),
+    message.replace(
+      /^webhookName is empty: give the endpoint a name$/,
+      "webhookName is empty: give the endpoint a name, or omit webhookName to use the resource name",
+    ),
   );
 }
 
@@ -114,7 +134,11 @@ function nameMessages(value: string, secret: boolean): string[] {
  * property. Unknown values (preview) pass. For an input in `secret` (a program marked it secret),
  * no message shows its value or any form of it (the canonical URL, the NFC name, a prefix).
  */
-export function validateInputs(news: Record<string, unknown>, shape: InputShape = { connection: true }, secret: readonly string[] = []): CheckFailure[] {
+export function validateInputs(
+  news: Record<string, unknown>,
+  shape: InputShape = { connection: true },
+  secret: readonly string[] = [],
+): CheckFailure[] {
   const failures = validateAll(news, shape);
   const rewrite: Record<string, (value: string) => string[]> = {
     webhookName: (value) => nameMessages(value, true),
@@ -125,7 +149,9 @@ export function validateInputs(news: Record<string, unknown>, shape: InputShape 
     const value = news[failure.property];
     const again = rewrite[failure.property];
     if (secret.includes(failure.property) && again !== undefined && typeof value === "string") {
-      for (const reason of again(value)) if (!out.some((f) => f.property === failure.property && f.reason === reason)) out.push({ property: failure.property, reason });
+      for (const reason of again(value))
+        if (!out.some((f) => f.property === failure.property && f.reason === reason))
+          out.push({ property: failure.property, reason });
     } else out.push(failure);
   }
   return out;
@@ -137,17 +163,23 @@ function validateAll(news: Record<string, unknown>, shape: InputShape): CheckFai
     failures.push({ property: "webhookName", reason: "webhookName is missing: give the endpoint a name" });
   }
   if (news.webhookUrl === undefined || news.webhookUrl === null) {
-    failures.push({ property: "webhookUrl", reason: "webhookUrl is required: the address that receives the notifications, e.g. https://example.com/hooks/orders" });
+    failures.push({
+      property: "webhookUrl",
+      reason:
+        "webhookUrl is required: the address that receives the notifications, e.g. https://example.com/hooks/orders",
+    });
   }
   const candidate = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null));
   const result = (shape.connection ? inputSchemas().dynamic : inputSchemas().native).safeParse(candidate);
   if (result.success) return failures;
   for (const issue of result.error.issues) {
     const property = issue.path.length > 0 ? issue.path.map(String).join(".") : "(inputs)";
-    const topLevelMissing = property.split(".").length === 1 && (news[property] === undefined || news[property] === null);
+    const topLevelMissing =
+      property.split(".").length === 1 && (news[property] === undefined || news[property] === null);
     if (topLevelMissing && failures.some((f) => f.property === property)) continue;
     const reason = unionReason(issue) ?? issue.message;
-    if (!failures.some((f) => f.property === property && f.reason === reason)) failures.push({ property, reason });
+    if (!failures.some((f) => f.property === property && f.reason === reason))
+      failures.push({ property, reason });
   }
   return failures;
 }
@@ -162,7 +194,12 @@ function unionReason(issue: z.core.$ZodIssue): string | undefined {
 function messagesOf(issue: z.core.$ZodIssue): string[] {
   if (issue.code !== "invalid_union") return [issue.message];
   return issue.errors
-    .filter((branch) => !branch.some((i) => i.code === "invalid_value" && (i as { values?: unknown[] }).values?.includes(UNKNOWN)))
+    .filter(
+      (branch) =>
+        !branch.some(
+          (i) => i.code === "invalid_value" && (i as { values?: unknown[] }).values?.includes(UNKNOWN),
+        ),
+    )
     .flat()
     .flatMap(messagesOf);
 }

@@ -80,7 +80,8 @@ class SharedScan {
       }
       this.pages++;
       const at = Date.now();
-      for (const record of step.value.records) if (!this.#records.has(record.webhookId)) this.#records.set(record.webhookId, { record, at });
+      for (const record of step.value.records)
+        if (!this.#records.has(record.webhookId)) this.#records.set(record.webhookId, { record, at });
     } catch {
       // A service whose listing cannot be paged through (or that failed now) keeps the by-name lookups.
       this.failed = true;
@@ -99,7 +100,9 @@ class SharedScan {
 export function oppositeOrder(ascending: string): string | undefined {
   const opposite = OPPOSITE_ORDER.get(ascending.toLowerCase());
   if (opposite === undefined) return undefined;
-  return ascending !== ascending.toLowerCase() && ascending === ascending.toUpperCase() ? opposite.toUpperCase() : opposite;
+  return ascending !== ascending.toLowerCase() && ascending === ascending.toUpperCase()
+    ? opposite.toUpperCase()
+    : opposite;
 }
 
 const OPPOSITE_ORDER = new Map([
@@ -125,7 +128,14 @@ type Found = WebhookEndpointRecord | undefined | typeof INCONCLUSIVE;
 
 /** Lookups by id on one connection, with the shared scans described at the top of this file. */
 export class EndpointLookups {
-  readonly stats: LookupStats = { lookups: 0, byName: 0, byUrl: 0, scanPages: 0, answeredByScan: 0, fullScans: 0 };
+  readonly stats: LookupStats = {
+    lookups: 0,
+    byName: 0,
+    byUrl: 0,
+    scanPages: 0,
+    answeredByScan: 0,
+    fullScans: 0,
+  };
   /** The orders scanned: the configured one (undefined: the client's `ascending`), then the other when known. */
   readonly #orders: (string | undefined)[];
   /** The scans, in the order of `#orders`; a slot is empty until the scans start. */
@@ -147,7 +157,11 @@ export class EndpointLookups {
    * scan to tell a renamed endpoint from a deleted one (refresh and import); otherwise a name miss
    * means "not found" (diff: the endpoint vanished or was renamed, a replacement either way).
    */
-  async find(id: number, hints: LookupHints, everywhere: boolean): Promise<WebhookEndpointRecord | undefined> {
+  async find(
+    id: number,
+    hints: LookupHints,
+    everywhere: boolean,
+  ): Promise<WebhookEndpointRecord | undefined> {
     this.stats.lookups++;
     const slots = this.#currentSlots();
     const cached = this.#fromPages(slots, id);
@@ -194,7 +208,9 @@ export class EndpointLookups {
    * name answered); then by URL.
    */
   async #byHints(id: number, hints: LookupHints, alongside: readonly ScanSlot[]): Promise<Found> {
-    const pagesAlongside = Promise.all(alongside.filter((slot) => this.#mayAdvance(slot)).map((slot) => this.#advance(slot.scan)));
+    const pagesAlongside = Promise.all(
+      alongside.filter((slot) => this.#mayAdvance(slot)).map((slot) => this.#advance(slot.scan)),
+    );
     let inconclusive = false;
     if (hints.webhookName) {
       this.stats.byName++;
@@ -262,12 +278,17 @@ export class EndpointLookups {
 
   /** A scan of the whole service in one order. Its pages are not retried: a failed page ends it, and lookups go by name. */
   #newScan(order: string | undefined): SharedScan {
-    return new SharedScan(() => this.client.listAll(order === undefined ? {} : { ascending: order }, { maxRetries: 0 })[Symbol.asyncIterator]());
+    const filter = order === undefined ? {} : { ascending: order };
+    return new SharedScan(() => this.client.listAll(filter, { maxRetries: 0 })[Symbol.asyncIterator]());
   }
 
   #mayAdvance(slot: ScanSlot): boolean {
     const { scan } = slot;
-    return !scan.done && !scan.failed && (scan.inflight !== undefined || scan.pages < SCAN_PAGE_ALLOWANCE + slot.earned);
+    return (
+      !scan.done &&
+      !scan.failed &&
+      (scan.inflight !== undefined || scan.pages < SCAN_PAGE_ALLOWANCE + slot.earned)
+    );
   }
 
   async #advance(scan: SharedScan): Promise<void> {
@@ -285,9 +306,16 @@ export class EndpointLookups {
    * Stops at the page holding it; {@link INCONCLUSIVE} when {@link BY_NAME_MAX_PAGES} pages did not
    * hold it and the listing goes on.
    */
-  async #list(filter: { webhookName?: string; webhookUrl?: string }, id: number, redact: readonly string[] | undefined): Promise<Found> {
+  async #list(
+    filter: { webhookName?: string; webhookUrl?: string },
+    id: number,
+    redact: readonly string[] | undefined,
+  ): Promise<Found> {
     let pages = 0;
-    for await (const page of this.client.listAll({ ...filter, match: "service" }, redact === undefined || redact.length === 0 ? {} : { redact })) {
+    for await (const page of this.client.listAll(
+      { ...filter, match: "service" },
+      redact === undefined || redact.length === 0 ? {} : { redact },
+    )) {
       const found = page.records.find((record) => record.webhookId === id);
       if (found !== undefined) return found;
       if (++pages >= BY_NAME_MAX_PAGES && page.nextCursor !== undefined) return INCONCLUSIVE;

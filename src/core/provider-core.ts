@@ -1,9 +1,28 @@
-import { CLIENT_DEFAULTS, WebhookCreateUncertainError, WebhookEndpointExistsError, WebhooksClient, sameEndpoint, sameName, sameUrl, type WebhookEndpointRecord } from "../client";
+import {
+  CLIENT_DEFAULTS,
+  WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
+  WebhooksClient,
+  sameEndpoint,
+  sameName,
+  sameUrl,
+  type WebhookEndpointRecord,
+} from "../client";
 import { quoteServiceText, secretForms, shellQuote } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
-import { EMPTY_CONFIG, SETTING_NAMES, SETTINGS, accessTokensIn, resolveConnection, serviceOf, type Connection, type ConnectionInputs, type ProviderConfig } from "./settings";
+import {
+  EMPTY_CONFIG,
+  SETTING_NAMES,
+  SETTINGS,
+  accessTokensIn,
+  resolveConnection,
+  serviceOf,
+  type Connection,
+  type ConnectionInputs,
+  type ProviderConfig,
+} from "./settings";
 import {
   createdAddress,
   declaredAddress,
@@ -108,9 +127,18 @@ export class ProviderCore {
     this.#config = config;
   }
 
-  check(news: Record<string, unknown>, taint: Taint = NO_TAINT): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-    const failures = validateInputs(news, { connection: this.face === "dynamic" }, taint.names).map((failure) => ({ property: failure.property, reason: scrubbed(failure.reason, taint.values) }));
-    if (taint.names.includes("adoptWebhookId") && news.adoptWebhookId !== undefined && news.adoptWebhookId !== null) {
+  check(
+    news: Record<string, unknown>,
+    taint: Taint = NO_TAINT,
+  ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+    const failures = validateInputs(news, { connection: this.face === "dynamic" }, taint.names).map(
+      (failure) => ({ property: failure.property, reason: scrubbed(failure.reason, taint.values) }),
+    );
+    if (
+      taint.names.includes("adoptWebhookId") &&
+      news.adoptWebhookId !== undefined &&
+      news.adoptWebhookId !== null
+    ) {
       failures.push({
         property: "adoptWebhookId",
         reason:
@@ -121,7 +149,11 @@ export class ProviderCore {
   }
 
   /** Create (or adopt); `stack` is `<project>/<stack>` of the resource, recorded in its provenance. */
-  async create(inputs: WebhookEndpointInputs, taint: Taint = NO_TAINT, stack = "unknown"): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+  async create(
+    inputs: WebhookEndpointInputs,
+    taint: Taint = NO_TAINT,
+    stack = "unknown",
+  ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     try {
       return await this.#create(inputs, taint, stack);
     } catch (error) {
@@ -129,26 +161,41 @@ export class ProviderCore {
     }
   }
 
-  async #create(inputs: WebhookEndpointInputs, taint: Taint, stack: string): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+  async #create(
+    inputs: WebhookEndpointInputs,
+    taint: Taint,
+    stack: string,
+  ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     const connection = this.#connection(inputs.connection);
     const secrets = [...connection.secrets, ...taint.values];
-    const quote = (text: string, property?: "webhookName" | "webhookUrl") => shown(text, property, taint, secrets);
+    const quote = (text: string, property?: "webhookName" | "webhookUrl") =>
+      shown(text, property, taint, secrets);
     const adopting = inputs.adoptWebhookId !== undefined;
-    const record = inputs.adoptWebhookId === undefined ? await this.#createEndpoint(connection.client, inputs, taint) : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
+    const record =
+      inputs.adoptWebhookId === undefined
+        ? await this.#createEndpoint(connection.client, inputs, taint)
+        : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
-    const principals = connection.principalId !== undefined ? new Set([connection.principalId]) : connection.principals;
+    const principals =
+      connection.principalId !== undefined ? new Set([connection.principalId]) : connection.principals;
     if (!adopting && principals.size > 0 && !principals.has(record.creatorId)) {
       // A service that keeps names unique may answer a create with the endpoint that has the name:
       // when another principal made the same name and URL while this create was in flight, that
       // endpoint is theirs, new since the attempt began, and only its creator tells.
       const ours = [...principals].sort((a, b) => a - b).join(", ");
       const whose =
-        connection.principalId !== undefined ? `the principal configured for this token (principalId) is creator ${ours}` : `the endpoints this stack created on this service were created by ${ours}`;
+        connection.principalId !== undefined
+          ? `the principal configured for this token (principalId) is creator ${ours}`
+          : `the endpoints this stack created on this service were created by ${ours}`;
       throw new ProviderError(
         `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}, but ${whose}: another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded. If endpoint ${id} is this stack's (its access token now belongs to another principal${connection.principalId !== undefined ? ", or principalId is wrong" : ""}), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
       );
     }
-    const state = stateAfterCreate(record, inputs, { how: adopting ? "adopted" : "created", service: serviceOf(connection.client.baseUrl), stack });
+    const state = stateAfterCreate(record, inputs, {
+      how: adopting ? "adopted" : "created",
+      service: serviceOf(connection.client.baseUrl),
+      stack,
+    });
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
@@ -167,7 +214,12 @@ export class ProviderCore {
   }
 
   /** Read; with no `old` state, an import (`pulumi import`, the `import` option), recorded as such. */
-  async read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint = NO_TAINT, stack = "unknown"): Promise<ReadOutcome | undefined> {
+  async read(
+    id: string,
+    old: Partial<WebhookEndpointOutputs> | undefined,
+    taint: Taint = NO_TAINT,
+    stack = "unknown",
+  ): Promise<ReadOutcome | undefined> {
     try {
       return await this.#read(id, old, taint, stack);
     } catch (error) {
@@ -175,10 +227,19 @@ export class ProviderCore {
     }
   }
 
-  async #read(id: string, old: Partial<WebhookEndpointOutputs> | undefined, taint: Taint, stack: string): Promise<ReadOutcome | undefined> {
+  async #read(
+    id: string,
+    old: Partial<WebhookEndpointOutputs> | undefined,
+    taint: Taint,
+    stack: string,
+  ): Promise<ReadOutcome | undefined> {
     const webhookId = idNumber(id);
     const connection = this.#connection(old?.connection);
-    const record = await connection.lookups.find(webhookId, { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl, redact: taint.values }, true);
+    const record = await connection.lookups.find(
+      webhookId,
+      { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl, redact: taint.values },
+      true,
+    );
     connection.justRead.set(id, { record, at: Date.now() });
     if (record === undefined) return undefined;
     const stranger = old === undefined ? undefined : anotherEndpoint(id, old, record);
@@ -187,7 +248,10 @@ export class ProviderCore {
         `${stranger}; refresh cannot see the stack's endpoint from here, and records nothing of this one: restore the connection the endpoint was made with, or run \`pulumi up\` without --refresh, which replaces it`,
       );
     if (old !== undefined) learnPrincipal(connection, old, stack);
-    const imported: Provenance | undefined = old === undefined ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack } : undefined;
+    const imported: Provenance | undefined =
+      old === undefined
+        ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack }
+        : undefined;
     const state = stateAfterRead(record, old ?? {}, imported);
     const inputs: WebhookEndpointInputs = {
       webhookName: record.webhookName,
@@ -200,7 +264,13 @@ export class ProviderCore {
   }
 
   /** Diff: inputs compared with what was declared, then the service asked whether the endpoint drifted. */
-  async diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint = NO_TAINT, stack = "unknown"): Promise<DiffOutcome> {
+  async diff(
+    id: string,
+    olds: WebhookEndpointOutputs,
+    news: Partial<WebhookEndpointInputs>,
+    taint: Taint = NO_TAINT,
+    stack = "unknown",
+  ): Promise<DiffOutcome> {
     try {
       return await this.#diff(id, olds, news, taint, stack);
     } catch (error) {
@@ -208,16 +278,35 @@ export class ProviderCore {
     }
   }
 
-  async #diff(id: string, olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>, taint: Taint, stack: string): Promise<DiffOutcome> {
+  async #diff(
+    id: string,
+    olds: WebhookEndpointOutputs,
+    news: Partial<WebhookEndpointInputs>,
+    taint: Taint,
+    stack: string,
+  ): Promise<DiffOutcome> {
     const replaces: string[] = [];
     const updates: string[] = [];
     const declared = declaredAddress(olds);
-    if (!isKnown(news.webhookName) || declared === undefined || !sameName(String(news.webhookName), declared.webhookName)) replaces.push("webhookName");
-    if (!isKnown(news.webhookUrl) || declared === undefined || !sameUrl(String(news.webhookUrl), declared.webhookUrl)) replaces.push("webhookUrl");
+    if (
+      !isKnown(news.webhookName) ||
+      declared === undefined ||
+      !sameName(String(news.webhookName), declared.webhookName)
+    )
+      replaces.push("webhookName");
+    if (
+      !isKnown(news.webhookUrl) ||
+      declared === undefined ||
+      !sameUrl(String(news.webhookUrl), declared.webhookUrl)
+    )
+      replaces.push("webhookUrl");
     const adoptId = news.adoptWebhookId;
-    if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
+    if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id)))
+      replaces.push("adoptWebhookId");
     else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
-    const connectionChanged = this.face === "dynamic" && JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
+    const connectionChanged =
+      this.face === "dynamic" &&
+      JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
     if (connectionChanged) updates.push("connection");
 
     let drift: string | undefined;
@@ -229,7 +318,13 @@ export class ProviderCore {
       // (the engine's marker must never be sent as a token or used as a URL).
       const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
       const seen = takeJustRead(connection, id);
-      const current = seen ? seen.record : await connection.lookups.find(idNumber(id), { webhookName: olds.webhookName, redact: taint.values }, false);
+      const current = seen
+        ? seen.record
+        : await connection.lookups.find(
+            idNumber(id),
+            { webhookName: olds.webhookName, redact: taint.values },
+            false,
+          );
       const stranger = current === undefined ? undefined : anotherEndpoint(id, olds, current);
       if (current === undefined) {
         replaces.push("webhookId");
@@ -246,13 +341,22 @@ export class ProviderCore {
         if (!connectionChanged) learnPrincipal(connection, olds, stack);
         if (!stillAsCreated(current, olds)) {
           const created = createdAddress(olds);
-          replaces.push(created !== undefined && !sameName(current.webhookName, created.webhookName) ? "webhookName" : "webhookUrl");
+          replaces.push(
+            created !== undefined && !sameName(current.webhookName, created.webhookName)
+              ? "webhookName"
+              : "webhookUrl",
+          );
           const secrets = [...connection.secrets, ...taint.values];
           drift = `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`;
         }
       }
     }
-    return { changes: replaces.length > 0 || updates.length > 0, replaces, updates, ...(drift === undefined ? {} : { drift }) };
+    return {
+      changes: replaces.length > 0 || updates.length > 0,
+      replaces,
+      updates,
+      ...(drift === undefined ? {} : { drift }),
+    };
   }
 
   /** Only changes that need no API call reach update (connection, adoptWebhookId bookkeeping, a new provider version). */
@@ -264,11 +368,19 @@ export class ProviderCore {
     // Delete calls nothing, so it needs no connection (and makes no client: destroy never loads the
     // HTTP stack) and succeeds with none configured; every token the settings hold is kept out of
     // the notice, whether or not a connection would resolve from them.
-    const secrets = [...accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env), ...taint.values];
-    const name = typeof olds.webhookName === "string" ? ` (${taint.names.includes("webhookName") ? "[secret]" : quoteServiceText(olds.webhookName, secrets, 100)})` : "";
+    const secrets = [
+      ...accessTokensIn(this.#config, olds.connection, this.#envOverride ?? process.env),
+      ...taint.values,
+    ];
+    const name =
+      typeof olds.webhookName === "string"
+        ? ` (${taint.names.includes("webhookName") ? "[secret]" : quoteServiceText(olds.webhookName, secrets, 100)})`
+        : "";
     // The id is a webhook_id in any state this provider wrote; anything else (a hand-edited state) is quoted and redacted.
     const shownId = /^\d{1,20}$/.test(id) ? id : quoteServiceText(id, secrets, 60);
-    this.#notify(`webhook endpoint ${shownId}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`);
+    this.#notify(
+      `webhook endpoint ${shownId}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`,
+    );
   }
 
   /** Lookup counters per connection (keyed by base URL), for tests and the benchmark. */
@@ -285,7 +397,11 @@ export class ProviderCore {
     await Promise.all(all.map((state) => state.client.close()));
   }
 
-  async #createEndpoint(client: WebhooksClient, inputs: WebhookEndpointInputs, taint: Taint): Promise<WebhookEndpointRecord> {
+  async #createEndpoint(
+    client: WebhooksClient,
+    inputs: WebhookEndpointInputs,
+    taint: Taint,
+  ): Promise<WebhookEndpointRecord> {
     const params = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl };
     try {
       return (await client.create(params, taint.values.length === 0 ? {} : { redact: taint.values })).record;
@@ -294,7 +410,9 @@ export class ProviderCore {
       // a secret name or URL they are said without them.
       const secret = taint.names.includes("webhookName") || taint.names.includes("webhookUrl");
       if (error instanceof WebhookEndpointExistsError) {
-        const said = secret ? `an endpoint with this name and URL already exists (id ${error.existingIds.join(", ")}); nothing was created, since a second one could never be deleted` : error.message;
+        const said = secret
+          ? `an endpoint with this name and URL already exists (id ${error.existingIds.join(", ")}); nothing was created, since a second one could never be deleted`
+          : error.message;
         throw new ProviderError(
           `${said}. This stack's state does not hold it. ${this.#adoptAdvice(error.existingIds)}; or, to have a separate endpoint, change webhookName or webhookUrl`,
           secret ? undefined : error,
@@ -316,27 +434,48 @@ export class ProviderCore {
 
   #adoptAdvice(ids: readonly number[]): string {
     const id = ids.length === 1 ? String(ids[0]) : "<id>";
-    const which = ids.length > 1 ? `the one that is yours among ids ${ids.join(", ")}` : ids.length === 1 ? `endpoint ${id}` : "it";
-    const native = this.face === "native" ? ` (or \`pulumi import webhooks:index:WebhookEndpoint <resource name> ${id}\`)` : "";
+    const which =
+      ids.length > 1
+        ? `the one that is yours among ids ${ids.join(", ")}`
+        : ids.length === 1
+          ? `endpoint ${id}`
+          : "it";
+    const native =
+      this.face === "native"
+        ? ` (or \`pulumi import webhooks:index:WebhookEndpoint <resource name> ${id}\`)`
+        : "";
     return `To manage ${which} from this stack, set \`adoptWebhookId: ${id}\` on the resource${native}; if an interrupted run created it, \`webhooks recover\` in the project records it`;
   }
 
   async #adopt(inputs: WebhookEndpointInputs, adoptId: number, taint: Taint): Promise<WebhookEndpointRecord> {
     const { lookups, secrets } = this.#connection(inputs.connection);
-    const quote = (text: string, property: "webhookName" | "webhookUrl") => shown(text, property, taint, [...secrets, ...taint.values]);
-    const record = await lookups.find(adoptId, { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values }, true);
+    const quote = (text: string, property: "webhookName" | "webhookUrl") =>
+      shown(text, property, taint, [...secrets, ...taint.values]);
+    const record = await lookups.find(
+      adoptId,
+      { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values },
+      true,
+    );
     if (record === undefined) {
-      throw new ProviderError(`adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`);
+      throw new ProviderError(
+        `adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`,
+      );
     }
     const mismatches: string[] = [];
     if (!sameName(record.webhookName, inputs.webhookName)) {
-      mismatches.push(`webhookName is ${quote(inputs.webhookName, "webhookName")} but the endpoint's name is ${quote(record.webhookName, "webhookName")}`);
+      mismatches.push(
+        `webhookName is ${quote(inputs.webhookName, "webhookName")} but the endpoint's name is ${quote(record.webhookName, "webhookName")}`,
+      );
     }
     if (!sameUrl(record.webhookUrl, inputs.webhookUrl)) {
-      mismatches.push(`webhookUrl is ${quote(inputs.webhookUrl, "webhookUrl")} but the endpoint's URL is ${quote(record.webhookUrl, "webhookUrl")}`);
+      mismatches.push(
+        `webhookUrl is ${quote(inputs.webhookUrl, "webhookUrl")} but the endpoint's URL is ${quote(record.webhookUrl, "webhookUrl")}`,
+      );
     }
     if (mismatches.length > 0) {
-      throw new ProviderError(`adoptWebhookId ${adoptId}: ${mismatches.join("; ")}. The API cannot update an endpoint, so declare exactly the endpoint's current name and URL to adopt it`);
+      throw new ProviderError(
+        `adoptWebhookId ${adoptId}: ${mismatches.join("; ")}. The API cannot update an endpoint, so declare exactly the endpoint's current name and URL to adopt it`,
+      );
     }
     return record;
   }
@@ -348,10 +487,26 @@ export class ProviderCore {
     // tenth of a refresh's provider time per endpoint).
     const env = this.#envOverride ?? process.env;
     const config = this.#config;
-    const read = [resource?.baseUrl, resource?.accessToken, resource?.allowInsecureHttp, ...SETTING_NAMES.map((name) => env[SETTINGS[name].env])];
+    const read = [
+      resource?.baseUrl,
+      resource?.accessToken,
+      resource?.allowInsecureHttp,
+      ...SETTING_NAMES.map((name) => env[SETTINGS[name].env]),
+    ];
     const last = this.#lastResolved;
-    if (last !== undefined && last.config === config && last.read.length === read.length && last.read.every((value, i) => value === read[i])) return last.connection;
-    const connection = resolveConnection(config, resource, env, this.face === "dynamic" ? "the resource's connection" : undefined);
+    if (
+      last !== undefined &&
+      last.config === config &&
+      last.read.length === read.length &&
+      last.read.every((value, i) => value === read[i])
+    )
+      return last.connection;
+    const connection = resolveConnection(
+      config,
+      resource,
+      env,
+      this.face === "dynamic" ? "the resource's connection" : undefined,
+    );
     this.#lastResolved = { config, read, connection };
     return connection;
   }
@@ -365,7 +520,9 @@ export class ProviderCore {
   #scrubbing(taint: Taint): readonly string[] {
     const services = new Set([...this.#connections.values()].map((state) => serviceOf(state.client.baseUrl)));
     const baseUrls = taint.values.filter((value) => services.has(serviceOf(value)));
-    return baseUrls.length === 0 ? taint.values : [...taint.values, ...baseUrls.flatMap((value) => secretForms(value))];
+    return baseUrls.length === 0
+      ? taint.values
+      : [...taint.values, ...baseUrls.flatMap((value) => secretForms(value))];
   }
 
   #connection(resource: ConnectionInputs | undefined): PerConnection {
@@ -401,8 +558,15 @@ export class ProviderCore {
  * then not even a form of it is shown (the service may store it lower-cased, with a slash added),
  * which no search for the value itself would find.
  */
-function shown(text: string, property: "webhookName" | "webhookUrl" | undefined, taint: Taint, secrets: readonly string[]): string {
-  return property !== undefined && taint.names.includes(property) ? "[secret]" : quoteServiceText(text, secrets);
+function shown(
+  text: string,
+  property: "webhookName" | "webhookUrl" | undefined,
+  taint: Taint,
+  secrets: readonly string[],
+): string {
+  return property !== undefined && taint.names.includes(property)
+    ? "[secret]"
+    : quoteServiceText(text, secrets);
 }
 
 /** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */
@@ -411,7 +575,10 @@ function fullyKnown(value: unknown): boolean {
   return typeof value !== "object" || value === null || Object.values(value).every((field) => isKnown(field));
 }
 
-function takeJustRead(connection: PerConnection, id: string): { record: WebhookEndpointRecord | undefined } | undefined {
+function takeJustRead(
+  connection: PerConnection,
+  id: string,
+): { record: WebhookEndpointRecord | undefined } | undefined {
   const entry = connection.justRead.get(id);
   connection.justRead.delete(id);
   return entry && Date.now() - entry.at <= JUST_READ_MS ? entry : undefined;
@@ -425,7 +592,10 @@ function idNumber(id: string): number {
     );
   }
   // One endpoint, one ID: "08" and "8" would otherwise be two resources holding the same endpoint.
-  if (id !== String(value)) throw new ProviderError(`resource ID ${quoteServiceText(id, [], 60)} is not written as a webhook_id is: use ${value}`);
+  if (id !== String(value))
+    throw new ProviderError(
+      `resource ID ${quoteServiceText(id, [], 60)} is not written as a webhook_id is: use ${value}`,
+    );
   return value;
 }
 
@@ -437,10 +607,16 @@ function idNumber(id: string): number {
  * service at a new address (a renamed host, an emulator on a new port) still matches. No base URL is
  * named: one may be a secret.
  */
-function anotherEndpoint(id: string, olds: Partial<WebhookEndpointOutputs>, current: WebhookEndpointRecord): string | undefined {
+function anotherEndpoint(
+  id: string,
+  olds: Partial<WebhookEndpointOutputs>,
+  current: WebhookEndpointRecord,
+): string | undefined {
   if (mayBeHeldEndpoint(olds, current)) return undefined;
   const creator = typeof olds.creatorId === "number" && current.creatorId !== olds.creatorId;
-  const differs = creator ? `was created by creator ${current.creatorId}, not ${olds.creatorId} as the stack's endpoint ${id}` : `was created at another time than the stack's endpoint ${id}`;
+  const differs = creator
+    ? `was created by creator ${current.creatorId}, not ${olds.creatorId} as the stack's endpoint ${id}`
+    : `was created at another time than the stack's endpoint ${id}`;
   return `endpoint ${id} on the service connected to ${differs}: it is another endpoint (ids are per service, and the connection reaches another service than the endpoint was made on)`;
 }
 
@@ -449,11 +625,16 @@ function anotherEndpoint(id: string, olds: Partial<WebhookEndpointOutputs>, curr
  * provenance says this stack created on this very service (adopted, imported and picked endpoints,
  * and those of earlier releases, which record no provenance, may be anyone's).
  */
-function learnPrincipal(connection: PerConnection, olds: Partial<WebhookEndpointOutputs>, stack: string): void {
+function learnPrincipal(
+  connection: PerConnection,
+  olds: Partial<WebhookEndpointOutputs>,
+  stack: string,
+): void {
   const provenance = provenanceOf(olds);
   if (provenance?.how !== "created" || provenance.service !== serviceOf(connection.client.baseUrl)) return;
   if (stack !== "unknown" && provenance.stack !== stack) return;
-  if (typeof olds.creatorId === "number" && Number.isSafeInteger(olds.creatorId)) connection.principals.add(olds.creatorId);
+  if (typeof olds.creatorId === "number" && Number.isSafeInteger(olds.creatorId))
+    connection.principals.add(olds.creatorId);
 }
 
 function lowerFirst(text: string): string {

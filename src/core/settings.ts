@@ -14,13 +14,40 @@ export const SETTINGS = {
   // The ranges are the client's (client/options.ts): a value outside them is refused where it is
   // set (check, CheckConfig), naming the setting, not at the first call.
   timeoutMs: { env: "WEBHOOKS_TIMEOUT_MS", kind: "number", min: 1, max: 3_600_000, unit: "milliseconds" },
-  maxRetries: { env: "WEBHOOKS_MAX_RETRIES", kind: "number", min: 0, max: 100, integer: true, unit: "retries" },
-  createSettleMs: { env: "WEBHOOKS_CREATE_SETTLE_MS", kind: "number", min: 0, max: 600_000, unit: "milliseconds" },
-  pageSize: { env: "WEBHOOKS_PAGE_SIZE", kind: "number", min: 1, max: 10_000, integer: true, unit: "records per page" },
+  maxRetries: {
+    env: "WEBHOOKS_MAX_RETRIES",
+    kind: "number",
+    min: 0,
+    max: 100,
+    integer: true,
+    unit: "retries",
+  },
+  createSettleMs: {
+    env: "WEBHOOKS_CREATE_SETTLE_MS",
+    kind: "number",
+    min: 0,
+    max: 600_000,
+    unit: "milliseconds",
+  },
+  pageSize: {
+    env: "WEBHOOKS_PAGE_SIZE",
+    kind: "number",
+    min: 1,
+    max: 10_000,
+    integer: true,
+    unit: "records per page",
+  },
   ascending: { env: "WEBHOOKS_ASCENDING", kind: "string" },
   // The creator_id the service gives endpoints made with the configured token (the API cannot say
   // which principal a token is): a create answered with another creator's endpoint is refused.
-  principalId: { env: "WEBHOOKS_PRINCIPAL_ID", kind: "number", min: 0, max: Number.MAX_SAFE_INTEGER, integer: true, unit: "creator id" },
+  principalId: {
+    env: "WEBHOOKS_PRINCIPAL_ID",
+    kind: "number",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    integer: true,
+    unit: "creator id",
+  },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -36,7 +63,8 @@ export function configKey(name: SettingName): string {
 export const RETIRED_SETTINGS = {
   adoptRecentMinutes: {
     env: "WEBHOOKS_ADOPT_RECENT_MINUTES",
-    instead: "create never takes an existing endpoint silently any more: after an interrupted run, run `webhooks recover` in the project, or set adoptWebhookId on the resource",
+    instead:
+      "create never takes an existing endpoint silently any more: after an interrupted run, run `webhooks recover` in the project, or set adoptWebhookId on the resource",
   },
 } as const;
 
@@ -56,7 +84,10 @@ export function stackConfig(get: (key: string) => string | undefined): ProviderC
   return {
     values,
     describe: (name) => `stack config ${configKey(name)}`,
-    howToSet: (name) => (SETTINGS[name].kind === "string" && "secret" in SETTINGS[name] ? `pulumi config set --secret ${configKey(name)} <value>` : `pulumi config set ${configKey(name)} <value>`),
+    howToSet: (name) =>
+      SETTINGS[name].kind === "string" && "secret" in SETTINGS[name]
+        ? `pulumi config set --secret ${configKey(name)} <value>`
+        : `pulumi config set ${configKey(name)} <value>`,
   };
 }
 
@@ -134,7 +165,13 @@ export function resolveConnection(
   };
   const principalId = resource?.accessToken === undefined ? num(config, env, "principalId") : undefined;
   const tokenHash = createHash("sha256").update(token.value).digest("hex");
-  const key = JSON.stringify([baseUrl.value.replace(/\/+$/, ""), tokenHash, allowInsecureHttp, tuning, principalId ?? null]);
+  const key = JSON.stringify([
+    baseUrl.value.replace(/\/+$/, ""),
+    tokenHash,
+    allowInsecureHttp,
+    tuning,
+    principalId ?? null,
+  ]);
   return { key, client, ...(principalId === undefined ? {} : { principalId }) };
 }
 
@@ -145,7 +182,11 @@ export { serviceOf } from "../text";
  * Every access token the settings hold, from each place, whether or not a connection resolves
  * from them: what a message that quotes resource or service text must keep out.
  */
-export function accessTokensIn(config: ProviderConfig, resource: ConnectionInputs | undefined, env: NodeJS.ProcessEnv): string[] {
+export function accessTokensIn(
+  config: ProviderConfig,
+  resource: ConnectionInputs | undefined,
+  env: NodeJS.ProcessEnv,
+): string[] {
   const found = new Set<string>();
   const fromResource = typeof resource === "object" && resource !== null ? resource.accessToken : undefined;
   for (const value of [fromResource, config.values.accessToken, env[SETTINGS.accessToken.env]]) {
@@ -155,10 +196,16 @@ export function accessTokensIn(config: ProviderConfig, resource: ConnectionInput
 }
 
 /** The retired settings a configuration still sets, with what replaced each. */
-export function retiredSettingsInUse(get: (key: string) => string | undefined, env: NodeJS.ProcessEnv): string[] {
+export function retiredSettingsInUse(
+  get: (key: string) => string | undefined,
+  env: NodeJS.ProcessEnv,
+): string[] {
   const found: string[] = [];
   for (const [name, retired] of Object.entries(RETIRED_SETTINGS)) {
-    const where = [get(`${CONFIG_NAMESPACE}:${name}`) ? `${CONFIG_NAMESPACE}:${name}` : "", env[retired.env] ? retired.env : ""].filter(Boolean);
+    const where = [
+      get(`${CONFIG_NAMESPACE}:${name}`) ? `${CONFIG_NAMESPACE}:${name}` : "",
+      env[retired.env] ? retired.env : "",
+    ].filter(Boolean);
     if (where.length > 0) found.push(`${where.join(" and ")} is no longer used: ${retired.instead}`);
   }
   return found;
@@ -171,8 +218,15 @@ function first(...pairs: [string | undefined, string][]): { value: string; sourc
   return undefined;
 }
 
-function raw(config: ProviderConfig, env: NodeJS.ProcessEnv, name: SettingName): { value: string; source: string } | undefined {
-  return first([config.values[name], config.describe(name)], [env[SETTINGS[name].env], `environment variable ${SETTINGS[name].env}`]);
+function raw(
+  config: ProviderConfig,
+  env: NodeJS.ProcessEnv,
+  name: SettingName,
+): { value: string; source: string } | undefined {
+  return first(
+    [config.values[name], config.describe(name)],
+    [env[SETTINGS[name].env], `environment variable ${SETTINGS[name].env}`],
+  );
 }
 
 /** A boolean setting's text: 1/true/yes or 0/false/no, any case; undefined for anything else. */
@@ -189,12 +243,18 @@ export function parseBoolSetting(text: string): boolean | undefined {
  * `--secret`), and the message names where it was set.
  */
 export function settingValueProblem(name: SettingName, text: string): string | undefined {
-  if (SETTINGS[name].kind === "boolean" && parseBoolSetting(text) === undefined) return "must be true or false (or 1/0, yes/no)";
+  if (SETTINGS[name].kind === "boolean" && parseBoolSetting(text) === undefined)
+    return "must be true or false (or 1/0, yes/no)";
   const setting = SETTINGS[name];
   if (setting.kind === "number") {
     const value = text.trim() === "" ? NaN : Number(text.trim());
     const whole = "integer" in setting && setting.integer;
-    if (!Number.isFinite(value) || value < setting.min || value > setting.max || (whole && !Number.isInteger(value))) {
+    if (
+      !Number.isFinite(value) ||
+      value < setting.min ||
+      value > setting.max ||
+      (whole && !Number.isInteger(value))
+    ) {
       return `must be a ${whole ? "whole " : ""}number of ${setting.unit} from ${setting.min} to ${setting.max}`;
     }
   }

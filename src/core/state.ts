@@ -50,7 +50,13 @@ export function provenanceOf(state: { provenance?: unknown } | undefined): Prove
   const value = state?.provenance;
   if (typeof value !== "object" || value === null) return undefined;
   const { how, service, stack, recovered } = value as Record<string, unknown>;
-  if (typeof how !== "string" || !(PROVENANCE_HOWS as readonly string[]).includes(how) || typeof service !== "string" || typeof stack !== "string") return undefined;
+  if (
+    typeof how !== "string" ||
+    !(PROVENANCE_HOWS as readonly string[]).includes(how) ||
+    typeof service !== "string" ||
+    typeof stack !== "string"
+  )
+    return undefined;
   return { how: how as ProvenanceHow, service, stack, ...(recovered === true ? { recovered: true } : {}) };
 }
 
@@ -78,7 +84,11 @@ function strictlyEqual(a: EndpointAddress, b: EndpointAddress): boolean {
 }
 
 /** The state after a create or an adoption of `record` for `inputs`. */
-export function stateAfterCreate(record: WebhookEndpointRecord, inputs: WebhookEndpointInputs, provenance: Provenance): WebhookEndpointOutputs {
+export function stateAfterCreate(
+  record: WebhookEndpointRecord,
+  inputs: WebhookEndpointInputs,
+  provenance: Provenance,
+): WebhookEndpointOutputs {
   return {
     ...record,
     ...echoedInputs(inputs),
@@ -91,7 +101,11 @@ export function stateAfterCreate(record: WebhookEndpointRecord, inputs: WebhookE
  * The state after a read found `record`; the remembered addresses and the provenance carry over
  * (`imported` gives the provenance of an endpoint read with no state: `pulumi import`).
  */
-export function stateAfterRead(record: WebhookEndpointRecord, old: Partial<WebhookEndpointOutputs>, imported?: Provenance): WebhookEndpointOutputs {
+export function stateAfterRead(
+  record: WebhookEndpointRecord,
+  old: Partial<WebhookEndpointOutputs>,
+  imported?: Provenance,
+): WebhookEndpointOutputs {
   const declared = declaredAddress(old);
   const createdAs = createdAddress(old);
   const provenance = imported ?? provenanceOf(old);
@@ -109,12 +123,17 @@ export function stateAfterRead(record: WebhookEndpointRecord, old: Partial<Webho
  * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), inputs
  * echoed anew.
  */
-export function stateAfterUpdate(old: WebhookEndpointOutputs, inputs: Partial<WebhookEndpointInputs>): WebhookEndpointOutputs {
+export function stateAfterUpdate(
+  old: WebhookEndpointOutputs,
+  inputs: Partial<WebhookEndpointInputs>,
+): WebhookEndpointOutputs {
   const { adoptWebhookId: _adopt, connection: _connection, __secretInputs: _secretInputs, ...kept } = old;
   return { ...kept, ...echoedInputs(inputs) };
 }
 
-function echoedInputs(inputs: Partial<WebhookEndpointInputs>): Pick<WebhookEndpointOutputs, "adoptWebhookId" | "connection" | "__secretInputs"> {
+function echoedInputs(
+  inputs: Partial<WebhookEndpointInputs>,
+): Pick<WebhookEndpointOutputs, "adoptWebhookId" | "connection" | "__secretInputs"> {
   return {
     ...(inputs.adoptWebhookId === undefined ? {} : { adoptWebhookId: inputs.adoptWebhookId }),
     ...(inputs.connection === undefined ? {} : { connection: inputs.connection }),
@@ -138,7 +157,10 @@ export function declaredAddress(state: Partial<WebhookEndpointOutputs>): Endpoin
 export function stillAsCreated(current: EndpointAddress, state: Partial<WebhookEndpointOutputs>): boolean {
   const created = createdAddress(state);
   const declared = declaredAddress(state);
-  return (created !== undefined && sameEndpoint(current, created)) || (declared !== undefined && sameEndpoint(current, declared));
+  return (
+    (created !== undefined && sameEndpoint(current, created)) ||
+    (declared !== undefined && sameEndpoint(current, declared))
+  );
 }
 
 /**
@@ -148,10 +170,21 @@ export function stillAsCreated(current: EndpointAddress, state: Partial<WebhookE
  * fact the state recorded (as a plain number) equals the record's; a state that recorded none (or
  * holds them secret) cannot tell, and answers yes.
  */
-export function mayBeHeldEndpoint(state: { creatorId?: unknown; createTime?: unknown } | undefined, record: Pick<WebhookEndpointRecord, "creatorId" | "createTime">): boolean {
-  return (typeof state?.creatorId !== "number" || state.creatorId === record.creatorId) && (typeof state?.createTime !== "number" || state.createTime === record.createTime);
+export function mayBeHeldEndpoint(
+  state: { creatorId?: unknown; createTime?: unknown } | undefined,
+  record: Pick<WebhookEndpointRecord, "creatorId" | "createTime">,
+): boolean {
+  return (
+    (typeof state?.creatorId !== "number" || state.creatorId === record.creatorId) &&
+    (typeof state?.createTime !== "number" || state.createTime === record.createTime)
+  );
 }
 
 function isAddress(value: unknown): value is EndpointAddress {
-  return typeof value === "object" && value !== null && typeof (value as EndpointAddress).webhookName === "string" && typeof (value as EndpointAddress).webhookUrl === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as EndpointAddress).webhookName === "string" &&
+    typeof (value as EndpointAddress).webhookUrl === "string"
+  );
 }

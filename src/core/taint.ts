@@ -61,7 +61,13 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
 export function showsTainted(value: unknown, values: readonly string[]): boolean {
   if (typeof value !== "string" && (typeof value !== "object" || value === null)) return false;
   const text = (typeof value === "string" ? value : JSON.stringify(value)).toLowerCase();
-  return values.some((secret) => secret.trim() !== "" && !NUMBER.test(secret) && (text.includes(secret.toLowerCase()) || text.includes(JSON.stringify(secret).slice(1, -1).toLowerCase())));
+  return values.some(
+    (secret) =>
+      secret.trim() !== "" &&
+      !NUMBER.test(secret) &&
+      (text.includes(secret.toLowerCase()) ||
+        text.includes(JSON.stringify(secret).slice(1, -1).toLowerCase())),
+  );
 }
 
 /** The error, its message (and, for an endpoint recorded despite a failure, its reasons) scrubbed of `values`. */
@@ -70,7 +76,10 @@ export function scrubbedError(error: unknown, values: readonly string[]): unknow
   if (!(error instanceof Error)) return new Error(scrubbed(String(error), values));
   error.message = scrubbed(error.message, values);
   const reasons = (error as { reasons?: unknown }).reasons;
-  if (Array.isArray(reasons)) (error as unknown as { reasons: unknown[] }).reasons = reasons.map((reason: unknown) => (typeof reason === "string" ? scrubbed(reason, values) : reason));
+  if (Array.isArray(reasons))
+    (error as unknown as { reasons: unknown[] }).reasons = reasons.map((reason: unknown) =>
+      typeof reason === "string" ? scrubbed(reason, values) : reason,
+    );
   if (typeof error.stack === "string") error.stack = `${error.name}: ${error.message}`;
   return error;
 }

@@ -12,10 +12,14 @@ import { scrubbed, type Taint } from "../core/taint";
  * installed package at run time, so a fix here reaches resources created by older versions on
  * their next refresh or destroy. The package's `./provider` export points here.
  */
-export type DynamicWebhookProvider = Required<dynamic.ResourceProvider<WebhookEndpointInputs, WebhookEndpointOutputs>>;
+export type DynamicWebhookProvider = Required<
+  dynamic.ResourceProvider<WebhookEndpointInputs, WebhookEndpointOutputs>
+>;
 
 /** Builds a dynamic provider over its own core (one per provider-host process, see `provider`). */
-export function createDynamicProvider(core: ProviderCore = new ProviderCore({ face: "dynamic" })): DynamicWebhookProvider {
+export function createDynamicProvider(
+  core: ProviderCore = new ProviderCore({ face: "dynamic" }),
+): DynamicWebhookProvider {
   let warned = false;
   let config: (key: string) => string | undefined = () => undefined;
   /**
@@ -28,7 +32,9 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
     const values = new Set<string>();
     for (const p of props) {
       if (p === undefined) continue;
-      const marked = Array.isArray(p.__secretInputs) ? p.__secretInputs.filter((name): name is string => typeof name === "string") : [];
+      const marked = Array.isArray(p.__secretInputs)
+        ? p.__secretInputs.filter((name): name is string => typeof name === "string")
+        : [];
       for (const name of marked) {
         names.add(name);
         const value = name.startsWith("webhooks:") ? config(name) : (p as Record<string, unknown>)[name];
@@ -36,7 +42,8 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
       }
       const connection = p.connection as Record<string, unknown> | undefined;
       if (typeof connection === "object" && connection !== null) {
-        for (const value of Object.values(connection)) if (typeof value === "string" && value !== "") values.add(value);
+        for (const value of Object.values(connection))
+          if (typeof value === "string" && value !== "") values.add(value);
       }
     }
     for (const name of ["accessToken"] satisfies SettingName[]) {
@@ -73,14 +80,21 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
 
     async create(inputs) {
       try {
-        const { id, state } = await core.create(inputs, taintOf(inputs), typeof inputs.__stack === "string" ? inputs.__stack : undefined);
+        const { id, state } = await core.create(
+          inputs,
+          taintOf(inputs),
+          typeof inputs.__stack === "string" ? inputs.__stack : undefined,
+        );
         return { id, outs: state };
       } catch (error) {
         if (error instanceof EndpointCreatedButFailedError) {
           // The engine records these properties as the resource's outputs: keep the provider
           // reference so later operations on it can run.
           const __provider = (inputs as unknown as Record<string, unknown>).__provider;
-          throw new EndpointCreatedButFailedError(error.message, error.id, { ...error.properties, __provider });
+          throw new EndpointCreatedButFailedError(error.message, error.id, {
+            ...error.properties,
+            __provider,
+          });
         }
         throw error;
       }
@@ -94,8 +108,17 @@ export function createDynamicProvider(core: ProviderCore = new ProviderCore({ fa
 
     async diff(id, olds, news) {
       const taint = taintOf(olds, news);
-      const outcome = await core.diff(id, olds, news, taint, typeof news.__stack === "string" ? news.__stack : undefined);
-      if (outcome.drift !== undefined) console.log(scrubbed(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`, taint.values));
+      const outcome = await core.diff(
+        id,
+        olds,
+        news,
+        taint,
+        typeof news.__stack === "string" ? news.__stack : undefined,
+      );
+      if (outcome.drift !== undefined)
+        console.log(
+          scrubbed(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`, taint.values),
+        );
       return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
     },
 

@@ -13,7 +13,10 @@ function readMinified(): string {
     return readFileSync(file, "utf8");
   } catch (error) {
     // Only a checkout that was never built can miss it: the package ships it.
-    throw new Error(`${file} is missing: it is made by the build (npm run build), which minifies stored-provider.js into it`, { cause: error });
+    throw new Error(
+      `${file} is missing: it is made by the build (npm run build), which minifies stored-provider.js into it`,
+      { cause: error },
+    );
   }
 }
 

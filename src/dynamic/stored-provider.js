@@ -81,6 +81,7 @@ function locateProvider(workingDir, loadedFrom) {
       // finds there has an exports map: a copy counts only if its package.json exports
       // ./provider, and then Node resolves it inside that copy or fails (an exports target cannot
       // leave its package).
+      // prettier-ignore
       // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
       if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"]) {
         return require.resolve(ENTRY, { paths: [dirname(dirname(copy))] });
@@ -106,6 +107,7 @@ function locateProvider(workingDir, loadedFrom) {
  * @returns {Provider}
  */
 function loadProvider() {
+  // prettier-ignore
   // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
   return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
 }
@@ -118,7 +120,15 @@ function loadProvider() {
  */
 function handler() {
   const forwarding = /** @type {Provider} */ ({});
-  for (const method of /** @type {Method[]} */ (["configure", "check", "diff", "create", "read", "update", "delete"])) {
+  for (const method of /** @type {Method[]} */ ([
+    "configure",
+    "check",
+    "diff",
+    "create",
+    "read",
+    "update",
+    "delete",
+  ])) {
     forwarding[method] = (...args) => loadProvider()[method](...args);
   }
   return forwarding;

@@ -136,9 +136,18 @@ export class WebhookEndpoint extends pulumi.CustomResource {
     // secrecy from an input to the output of the same name), and the provenance whenever the base
     // URL it names may be secret.
     const baseUrlMayBeSecret = args.connection !== undefined || configIsSecret("webhooks:baseUrl");
-    const forced = ["signSecret", "connection", "declared", "createdAs", ...(baseUrlMayBeSecret ? ["provenance"] : [])];
+    const forced = [
+      "signSecret",
+      "connection",
+      "declared",
+      "createdAs",
+      ...(baseUrlMayBeSecret ? ["provenance"] : []),
+    ];
     const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...forced])];
-    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, { ...opts, additionalSecretOutputs });
+    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, {
+      ...opts,
+      additionalSecretOutputs,
+    });
   }
 }
 
@@ -160,7 +169,11 @@ const SECRET_CAPABLE_CONFIG = [
 function secretInputNames(args: WebhookEndpointArgs): pulumi.Output<string[]> {
   const marked = SECRET_CAPABLE_INPUTS.map(async (name) => {
     const value = args[name];
-    return value !== undefined && pulumi.Output.isInstance<unknown>(value) && (await pulumi.isSecret(value as pulumi.Output<unknown>)) ? [name] : [];
+    return value !== undefined &&
+      pulumi.Output.isInstance<unknown>(value) &&
+      (await pulumi.isSecret(value as pulumi.Output<unknown>))
+      ? [name]
+      : [];
   });
   const config = SECRET_CAPABLE_CONFIG.filter(configIsSecret);
   return pulumi.output(Promise.all(marked).then((names) => [...names.flat(), ...config]));

@@ -4,7 +4,14 @@
 // credential in Authorization (which a cross-site "simple" request cannot), and send its body as
 // application/json (text/plain, the "simple" content type, is refused). No CORS headers are sent.
 import { injectionSchema } from "./options";
-import { ApiError, namesLoopbackHost, bodyObject, isJsonContentType, parseJsonBody, presentsToken } from "./protocol";
+import {
+  ApiError,
+  namesLoopbackHost,
+  bodyObject,
+  isJsonContentType,
+  parseJsonBody,
+  presentsToken,
+} from "./protocol";
 import { EmulatorConfigError, parseWith } from "./resolve";
 import { ADMIN_PREFIX, writeJson, type Exchange } from "./server";
 import type { Emulator, WebhookInput } from "./types";
@@ -39,7 +46,10 @@ const ROUTES: readonly AdminRoute[] = [
     pattern: /^records$/,
     methods: {
       GET: (emulator) => ok(emulator.records()),
-      POST: (emulator, request) => ({ status: 201, payload: emulator.addRecord(request.body() as unknown as WebhookInput) }),
+      POST: (emulator, request) => ({
+        status: 201,
+        payload: emulator.addRecord(request.body() as unknown as WebhookInput),
+      }),
     },
   },
   {
@@ -93,11 +103,17 @@ const ROUTES: readonly AdminRoute[] = [
  * Serves one admin request; `credentials` are the tokens that open the admin routes (only the admin
  * token when the emulator is bound to a non-loopback interface: `apiTokenOpens` false).
  */
-export async function serveAdmin(emulator: Emulator, exchange: Exchange, credentials: readonly string[], apiTokenOpens = true): Promise<void> {
+export async function serveAdmin(
+  emulator: Emulator,
+  exchange: Exchange,
+  credentials: readonly string[],
+  apiTokenOpens = true,
+): Promise<void> {
   const { req, res } = exchange;
   const received = await exchange.receive();
   const method = req.method ?? "GET";
-  const refuse = (status: number, error: string, headers: Record<string, string> = {}) => writeJson(res, status, { error }, headers);
+  const refuse = (status: number, error: string, headers: Record<string, string> = {}) =>
+    writeJson(res, status, { error }, headers);
 
   if (!namesLoopbackHost(req)) {
     refuse(403, "admin routes answer only requests whose Host is localhost, 127.0.0.1 or [::1]");
@@ -115,7 +131,10 @@ export async function serveAdmin(emulator: Emulator, exchange: Exchange, credent
   // Every request that may change something, and every request with a body, declares JSON.
   const mayChange = method !== "GET" && method !== "HEAD";
   if ((mayChange || received.bytes.length > 0) && !isJsonContentType(req.headers["content-type"])) {
-    refuse(415, "admin requests that change something or carry a body must send Content-Type: application/json");
+    refuse(
+      415,
+      "admin requests that change something or carry a body must send Content-Type: application/json",
+    );
     return;
   }
   if (received.tooLarge) {

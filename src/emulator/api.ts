@@ -50,7 +50,8 @@ export async function serveApi(state: ApiState, exchange: Exchange): Promise<voi
     entry.body = loggedBody(parseJsonBody((await exchange.receive()).bytes));
     // Unknown paths and methods are the gateway's business, so they stay real HTTP errors even
     // when the service reports its own errors inside HTTP 200.
-    const error = path === LIST_PATH || path === CREATE_PATH ? apiErrors.methodNotAllowed() : apiErrors.notFound();
+    const error =
+      path === LIST_PATH || path === CREATE_PATH ? apiErrors.methodNotAllowed() : apiErrors.notFound();
     deliver(res, entry, errorOutcome(error, traceId, "http"));
     return;
   }
@@ -81,7 +82,14 @@ function apiRoute(method: string | undefined, path: string): ApiRoute | "other" 
   return "other";
 }
 
-function process(state: ApiState, route: ApiRoute, req: http.IncomingMessage, received: ReceivedBody, body: JsonBody, traceId: string): Outcome {
+function process(
+  state: ApiState,
+  route: ApiRoute,
+  req: http.IncomingMessage,
+  received: ReceivedBody,
+  body: JsonBody,
+  traceId: string,
+): Outcome {
   const options = state.settings;
   try {
     if (received.tooLarge) throw apiErrors.payloadTooLarge(received.limit);

@@ -49,20 +49,31 @@ export async function main(argv: readonly string[], io: MainIo = {}): Promise<Em
   log(`webhooks emulator listening on ${emulator.url}`);
   const bound = emulator.bound;
   if (!bound.loopback) {
-    const where = bound.allInterfaces ? `all ${bound.address === "::" ? "" : `${bound.family} `}interfaces` : "a non-loopback interface";
-    log(`bound to ${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port} (${where}): other machines can reach it; the admin routes take only the admin token`);
+    const where = bound.allInterfaces
+      ? `all ${bound.address === "::" ? "" : `${bound.family} `}interfaces`
+      : "a non-loopback interface";
+    log(
+      `bound to ${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port} (${where}): other machines can reach it; the admin routes take only the admin token`,
+    );
   }
   // The token is a secret in real use; its length is enough to check the right one was picked up.
   log(`token: set (${(options.accessToken ?? "").length} chars)`);
   // A generated admin token is shown once, here: it is how the person who started the emulator
   // (and nobody else on the machine) reaches the admin routes. One they chose is not repeated.
-  log(options.adminToken === undefined ? `admin token: ${emulator.adminToken}` : `admin token: set (${emulator.adminToken.length} chars)`);
+  log(
+    options.adminToken === undefined
+      ? `admin token: ${emulator.adminToken}`
+      : `admin token: set (${emulator.adminToken.length} chars)`,
+  );
   if (io.handleSignals ?? true) stopOnSignals(emulator, log);
   return emulator;
 }
 
 /** Turns flags into options; undefined means `--help` was asked for. */
-export function optionsFromArgs(argv: readonly string[], env: NodeJS.ProcessEnv): EmulatorOptions | undefined {
+export function optionsFromArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): EmulatorOptions | undefined {
   let parsed;
   try {
     parsed = parseArgs({
@@ -101,7 +112,8 @@ export function optionsFromArgs(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (parsed.persist !== undefined) options.persistPath = parsed.persist;
   if (parsed.profile !== undefined) options.profile = parsed.profile;
   if (parsed.seed !== undefined) options.seed = integerFlag("--seed", parsed.seed);
-  if (parsed["latency-ms"] !== undefined) options.latencyMs = integerFlag("--latency-ms", parsed["latency-ms"]);
+  if (parsed["latency-ms"] !== undefined)
+    options.latencyMs = integerFlag("--latency-ms", parsed["latency-ms"]);
   if (parsed["fault-rate"] !== undefined) {
     const rate = Number(parsed["fault-rate"]);
     if (parsed["fault-rate"].trim() === "" || !(rate >= 0 && rate <= 1)) {
@@ -119,7 +131,9 @@ function readConfigFile(path: string): EmulatorOptions {
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new EmulatorConfigError(`--config ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new EmulatorConfigError(
+      `--config ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return validateOptions(value, `--config ${path}`);
 }

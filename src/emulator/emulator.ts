@@ -5,12 +5,26 @@ import { serveApi, type ApiState } from "./api";
 import { FaultPlanner } from "./faults";
 import { Journal } from "./journal";
 import { createWebhook, parseCreate, parsePatch } from "./operations";
-import { injectionSchema, type ApiRoute, type EmulatorOptions, type FaultKind, type ResolvedOptions } from "./options";
+import {
+  injectionSchema,
+  type ApiRoute,
+  type EmulatorOptions,
+  type FaultKind,
+  type ResolvedOptions,
+} from "./options";
 import { apiErrors, requireObject } from "./protocol";
 import { effectiveOptions, parseWith, reconfigure, type EffectiveOptions } from "./resolve";
 import { HttpServer, type BoundAddress } from "./server";
 import { WebhookStore } from "./store";
-import type { Emulator, EmulatorCounters, InjectOptions, RequestLogEntry, WebhookInput, WebhookRecord, WebhookRecordPatch } from "./types";
+import type {
+  Emulator,
+  EmulatorCounters,
+  InjectOptions,
+  RequestLogEntry,
+  WebhookInput,
+  WebhookRecord,
+  WebhookRecordPatch,
+} from "./types";
 
 export class WebhooksEmulator implements Emulator, ApiState {
   readonly store: WebhookStore;
@@ -28,7 +42,15 @@ export class WebhooksEmulator implements Emulator, ApiState {
       api: (exchange) => serveApi(this, exchange),
       // Bound to an interface others can reach, the API access token (often a well-known one, shared
       // with every client) does not open the admin routes: only the admin token does.
-      admin: (exchange) => serveAdmin(this, exchange, this.http.bound.loopback ? [this.current.adminToken, this.current.accessToken] : [this.current.adminToken], this.http.bound.loopback),
+      admin: (exchange) =>
+        serveAdmin(
+          this,
+          exchange,
+          this.http.bound.loopback
+            ? [this.current.adminToken, this.current.accessToken]
+            : [this.current.adminToken],
+          this.http.bound.loopback,
+        ),
       maxBodyBytes: () => this.current.maxBodyBytes,
     });
   }
@@ -90,7 +112,11 @@ export class WebhooksEmulator implements Emulator, ApiState {
 
   updateRecord(id: number, patch: WebhookRecordPatch): WebhookRecord | undefined {
     const checked = parsePatch(patch, this.current);
-    if (checked.webhook_name !== undefined && this.current.uniqueNames && this.store.hasName(checked.webhook_name, id)) {
+    if (
+      checked.webhook_name !== undefined &&
+      this.current.uniqueNames &&
+      this.store.hasName(checked.webhook_name, id)
+    ) {
       throw apiErrors.nameExists();
     }
     return this.store.update(id, checked, this.current.now());
@@ -98,7 +124,13 @@ export class WebhooksEmulator implements Emulator, ApiState {
 
   addRecord(input: WebhookInput): WebhookRecord {
     const body = requireObject(input, "request body");
-    return createWebhook(parseCreate(body, this.current), this.current, this.store, this.current.creator, this.current.now());
+    return createWebhook(
+      parseCreate(body, this.current),
+      this.current,
+      this.store,
+      this.current.creator,
+      this.current.now(),
+    );
   }
 
   configure(options: Partial<EmulatorOptions>): void {

@@ -1,7 +1,14 @@
 // Fault injection, both halves: the planner that decides which request fails and how (scripted
 // faults first, then seeded random ones), and the code that applies a fault to the response.
 import type http from "node:http";
-import { FAULT_KINDS, LIMITS, type ApiRoute, type ErrorStyle, type FaultKind, type ResolvedOptions } from "./options";
+import {
+  FAULT_KINDS,
+  LIMITS,
+  type ApiRoute,
+  type ErrorStyle,
+  type FaultKind,
+  type ResolvedOptions,
+} from "./options";
 import { apiErrors, errorOutcome, type Outcome } from "./protocol";
 import { mulberry32 } from "./random";
 import { EmulatorConfigError } from "./resolve";
@@ -14,7 +21,11 @@ export { FAULT_KINDS };
 export type ResolvedRouteFaults = NonNullable<ResolvedOptions["faults"][ApiRoute]>;
 
 /** Faults that answer (or hang up) before the request is processed. */
-export const PRE_PROCESSING_FAULTS: ReadonlySet<FaultKind> = new Set(["server-error", "rate-limit", "reset-before"]);
+export const PRE_PROCESSING_FAULTS: ReadonlySet<FaultKind> = new Set([
+  "server-error",
+  "rate-limit",
+  "reset-before",
+]);
 
 // Each route has its own stream so that, for example, the faults seen by list requests do not
 // depend on how many creates were interleaved with them.
@@ -54,7 +65,9 @@ export class FaultPlanner {
   /** Queues `after` passing requests, then `count` faults, behind what is already queued. */
   inject(route: ApiRoute, kind: FaultKind, count: number, after = 0): void {
     if (this.queuedRequests[route] + after + count > LIMITS.queuedPerRoute) {
-      throw new EmulatorConfigError(`the ${route} fault queue holds at most ${LIMITS.queuedPerRoute} requests (${this.queuedRequests[route]} queued)`);
+      throw new EmulatorConfigError(
+        `the ${route} fault queue holds at most ${LIMITS.queuedPerRoute} requests (${this.queuedRequests[route]} queued)`,
+      );
     }
     this.enqueue(route, undefined, after);
     this.enqueue(route, kind, count);
@@ -94,7 +107,9 @@ export class FaultPlanner {
 }
 
 function chooseKind(weights: ResolvedRouteFaults["kinds"], pick: number): FaultKind | undefined {
-  const entries = FAULT_KINDS.map((kind) => [kind, weights === undefined ? 1 : (weights[kind] ?? 0)] as const).filter(([, weight]) => weight > 0);
+  const entries = FAULT_KINDS.map(
+    (kind) => [kind, weights === undefined ? 1 : (weights[kind] ?? 0)] as const,
+  ).filter(([, weight]) => weight > 0);
   const total = entries.reduce((sum, [, weight]) => sum + weight, 0);
   if (total <= 0) return undefined;
   let threshold = pick * total;
@@ -138,7 +153,14 @@ export function failBeforeProcessing(
  * half the body, or a body that is not the envelope. `malformedSoFar` counts malformed faults
  * including this one.
  */
-export function deliver(res: http.ServerResponse, entry: RequestLogEntry, outcome: Outcome, fault?: FaultKind, faults?: ResolvedRouteFaults, malformedSoFar = 0): void {
+export function deliver(
+  res: http.ServerResponse,
+  entry: RequestLogEntry,
+  outcome: Outcome,
+  fault?: FaultKind,
+  faults?: ResolvedRouteFaults,
+  malformedSoFar = 0,
+): void {
   switch (fault) {
     case "drop-after-commit":
       hangUp(res);
@@ -179,6 +201,9 @@ function malformedBody(occurrence: number, traceId: string): [contentType: strin
     case 2:
       return ["application/json; charset=utf-8", '{"code":200,"data":"oops"}'];
     default:
-      return ["application/json; charset=utf-8", JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: traceId, data: [] })];
+      return [
+        "application/json; charset=utf-8",
+        JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: traceId, data: [] }),
+      ];
   }
 }

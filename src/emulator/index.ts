@@ -8,7 +8,12 @@
 import { isIP } from "node:net";
 import { WebhooksEmulator } from "./emulator";
 import { EMULATOR_PROFILES as profiles } from "./profiles";
-import { DEFAULT_OPTIONS as defaults, WELL_KNOWN_TOKEN, nonLoopbackWithoutToken, resolveOptions } from "./resolve";
+import {
+  DEFAULT_OPTIONS as defaults,
+  WELL_KNOWN_TOKEN,
+  nonLoopbackWithoutToken,
+  resolveOptions,
+} from "./resolve";
 import { isLoopbackAddress } from "./server";
 import { EmulatorConfigError, type Emulator, type EmulatorOptions, type ResolvedOptions } from "./types";
 
@@ -21,7 +26,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const resolved = resolveOptions(options);
   const wellKnown = options.accessToken === undefined || options.accessToken === WELL_KNOWN_TOKEN;
   // An address is refused before listening; a host name, once bound (it may resolve to anything).
-  if (wellKnown && isIP(resolved.host.replace(/^\[(.*)\]$/, "$1")) !== 0 && !isLoopbackAddress(resolved.host)) {
+  if (
+    wellKnown &&
+    isIP(resolved.host.replace(/^\[(.*)\]$/, "$1")) !== 0 &&
+    !isLoopbackAddress(resolved.host)
+  ) {
     throw new EmulatorConfigError(nonLoopbackWithoutToken(resolved.host, "pass accessToken"));
   }
   const emulator = new WebhooksEmulator(resolved);

@@ -13,7 +13,13 @@ export class Journal {
   constructor(private limit: number) {}
 
   /** Logs and counts a request as it arrives; the returned entry is filled in as it is answered. */
-  begin(req: http.IncomingMessage, path: string, route: ApiRoute | "other", traceId: string, time: number): RequestLogEntry {
+  begin(
+    req: http.IncomingMessage,
+    path: string,
+    route: ApiRoute | "other",
+    traceId: string,
+    time: number,
+  ): RequestLogEntry {
     this.seq += 1;
     this.counts[route] += 1;
     this.counts.total += 1;

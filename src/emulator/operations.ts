@@ -4,7 +4,14 @@
 import { apiErrors, requireObject } from "./protocol";
 import { filterForm, storedName, storedUrl } from "./rewrite";
 import type { WebhookStore } from "./store";
-import type { Creator, ResolvedOptions, SortOrder, WebhookInput, WebhookRecord, WebhookRecordPatch } from "./types";
+import type {
+  Creator,
+  ResolvedOptions,
+  SortOrder,
+  WebhookInput,
+  WebhookRecord,
+  WebhookRecordPatch,
+} from "./types";
 
 type Body = Record<string, unknown>;
 
@@ -20,15 +27,26 @@ export function listWebhooks(body: Body, options: ResolvedOptions, store: Webhoo
 
   // An exact name filter is answered from the name index; other filters scan the records, in
   // order, only as far as the page needs.
-  const candidates = nameFilter !== "" && options.filterMatch === "exact" ? store.named(nameFilter) : store.scan();
+  const candidates =
+    nameFilter !== "" && options.filterMatch === "exact" ? store.named(nameFilter) : store.scan();
   const ordered = order === "asc" ? candidates : [...candidates].reverse();
   // Keyset paging on webhook_id: records created or deleted between pages neither repeat nor
   // shift the rest, which is what a client walking all pages should be able to rely on.
-  const after = options.paging === "none" ? undefined : options.paging === "has-more" ? decimalCursor(cursor) : opaqueCursor(cursor);
+  const after =
+    options.paging === "none"
+      ? undefined
+      : options.paging === "has-more"
+        ? decimalCursor(cursor)
+        : opaqueCursor(cursor);
   const page: WebhookRecord[] = [];
   for (const record of ordered) {
-    if (after !== undefined && (order === "asc" ? record.webhook_id <= after : record.webhook_id >= after)) continue;
-    if (!matches(record.webhook_name, nameFilter, options) || !matches(record.webhook_url, urlFilter, options)) continue;
+    if (after !== undefined && (order === "asc" ? record.webhook_id <= after : record.webhook_id >= after))
+      continue;
+    if (
+      !matches(record.webhook_name, nameFilter, options) ||
+      !matches(record.webhook_url, urlFilter, options)
+    )
+      continue;
     // A match beyond a full page tells that more remain.
     if (page.length === limit) return continued(page, true, options);
     page.push({ ...record });
@@ -60,7 +78,13 @@ export function parseCreate(body: Body, options: ResolvedOptions): WebhookInput 
   };
 }
 
-export function createWebhook(input: WebhookInput, options: ResolvedOptions, store: WebhookStore, creator: Creator, time: number): WebhookRecord {
+export function createWebhook(
+  input: WebhookInput,
+  options: ResolvedOptions,
+  store: WebhookStore,
+  creator: Creator,
+  time: number,
+): WebhookRecord {
   if (options.uniqueNames && store.hasName(input.webhook_name)) {
     // An idempotent create answers with the endpoint that has the name, whoever made it.
     const [existing] = store.named(input.webhook_name);
@@ -135,7 +159,11 @@ function checkUrl(url: string, options: ResolvedOptions): string {
   } catch {
     parsed = undefined;
   }
-  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.host === "") {
+  if (
+    parsed === undefined ||
+    (parsed.protocol !== "http:" && parsed.protocol !== "https:") ||
+    parsed.host === ""
+  ) {
     throw apiErrors.badRequest("webhook_url must be an absolute http(s) URL");
   }
   return url;
@@ -201,7 +229,9 @@ function opaqueCursor(cursor: string): number | undefined {
   if (cursor === "") return undefined;
   try {
     if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error("prefix");
-    const decoded: unknown = JSON.parse(Buffer.from(cursor.slice(CURSOR_PREFIX.length), "base64url").toString("utf8"));
+    const decoded: unknown = JSON.parse(
+      Buffer.from(cursor.slice(CURSOR_PREFIX.length), "base64url").toString("utf8"),
+    );
     const after = (decoded as { after?: unknown } | null)?.after;
     if (typeof after !== "number" || !Number.isInteger(after)) throw new Error("shape");
     return after;

@@ -46,7 +46,20 @@ import {
   type RouteFaults,
 } from "./types";
 
-export { API_ROUTES, ASCENDING_MODES, ERROR_STYLES, FAULT_KINDS, FILTER_MATCHES, LIMIT_ABOVE_MAX, NAME_REWRITES, PAGING_STYLES, SORT_ORDERS, TAKEN_NAME_ANSWERS, TRUNCATIONS, URL_REWRITES };
+export {
+  API_ROUTES,
+  ASCENDING_MODES,
+  ERROR_STYLES,
+  FAULT_KINDS,
+  FILTER_MATCHES,
+  LIMIT_ABOVE_MAX,
+  NAME_REWRITES,
+  PAGING_STYLES,
+  SORT_ORDERS,
+  TAKEN_NAME_ANSWERS,
+  TRUNCATIONS,
+  URL_REWRITES,
+};
 export type {
   ApiRoute,
   AscendingMode,
@@ -93,7 +106,10 @@ function int(min: number, max: number) {
 }
 
 function text(min: number, max: number) {
-  const error = min > 0 ? `must be a non-empty string of at most ${max} characters` : `must be a string of at most ${max} characters`;
+  const error =
+    min > 0
+      ? `must be a non-empty string of at most ${max} characters`
+      : `must be a string of at most ${max} characters`;
   return z.string({ error }).min(min, { error }).max(max, { error });
 }
 
@@ -103,7 +119,9 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
 
 function object<S extends z.core.$ZodLooseShape>(shape: S) {
   // Unknown keys keep zod's issue; the formatter below turns it into "x is not an emulator option".
-  return z.strictObject(shape, { error: (issue) => (issue.code === "unrecognized_keys" ? undefined : "must be an object") });
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "unrecognized_keys" ? undefined : "must be an object"),
+  });
 }
 
 const flag = z.boolean({ error: "must be a boolean" });
@@ -124,7 +142,10 @@ export const principalShape = {
 const principalSchema: z.ZodObject<typeof principalShape, z.core.$strict> = object(principalShape);
 
 export const routeFaultsShape = {
-  rate: z.number({ error: "must be a number from 0 to 1" }).min(0, { error: "must be a number from 0 to 1" }).max(1, { error: "must be a number from 0 to 1" }),
+  rate: z
+    .number({ error: "must be a number from 0 to 1" })
+    .min(0, { error: "must be a number from 0 to 1" })
+    .max(1, { error: "must be a number from 0 to 1" }),
   kinds: z
     .partialRecord(
       oneOf(FAULT_KINDS),

@@ -65,10 +65,17 @@ function parseState(text: string, path: string): PersistedState {
   if (typeof value !== "object" || value === null) return fail("not an object");
   const state = value as Partial<Record<keyof PersistedState, unknown>>;
   if (state.version !== 1) fail("unknown version");
-  if (typeof state.next_id !== "number" || !Number.isInteger(state.next_id)) fail("next_id is not an integer");
+  if (typeof state.next_id !== "number" || !Number.isInteger(state.next_id))
+    fail("next_id is not an integer");
   if (!Array.isArray(state.records)) return fail("records is not an array");
   const numberFields = ["webhook_id", "creator_id", "create_time", "operator_id", "operate_time"] as const;
-  const stringFields = ["webhook_name", "webhook_url", "sign_secret", "creator_name", "operator_name"] as const;
+  const stringFields = [
+    "webhook_name",
+    "webhook_url",
+    "sign_secret",
+    "creator_name",
+    "operator_name",
+  ] as const;
   for (const [index, record] of (state.records as unknown[]).entries()) {
     if (typeof record !== "object" || record === null) fail(`records[${index}] is not an object`);
     const fields = record as Record<string, unknown>;

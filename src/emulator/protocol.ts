@@ -38,7 +38,8 @@ export const apiErrors = {
   nameExists: () => new ApiError(409, "40009", "webhook name already exists"),
   payloadTooLarge: (limit: number) => new ApiError(413, "41301", `request body exceeds ${limit} bytes`),
   unsupportedMediaType: () => new ApiError(415, "41501", "Content-Type must be application/json"),
-  rateLimited: (retryAfterSeconds: number) => new ApiError(429, "42901", "rate limit exceeded", { "retry-after": String(retryAfterSeconds) }),
+  rateLimited: (retryAfterSeconds: number) =>
+    new ApiError(429, "42901", "rate limit exceeded", { "retry-after": String(retryAfterSeconds) }),
   internal: () => new ApiError(500, "50001", "internal server error"),
   unavailable: () => new ApiError(503, "50301", "service unavailable"),
 };
@@ -63,7 +64,11 @@ export interface Outcome {
 }
 
 export function successOutcome(operation: keyof typeof SUCCESS_MSG, traceId: string, data: unknown): Outcome {
-  return { status: 200, payload: { code: SUCCESS_CODE, msg: SUCCESS_MSG[operation], trace_id: traceId, data }, headers: {} };
+  return {
+    status: 200,
+    payload: { code: SUCCESS_CODE, msg: SUCCESS_MSG[operation], trace_id: traceId, data },
+    headers: {},
+  };
 }
 
 export function errorEnvelope(error: ApiError, traceId: string): Envelope {
@@ -72,7 +77,11 @@ export function errorEnvelope(error: ApiError, traceId: string): Envelope {
 
 /** The error as the configured error style sends it: its HTTP status, or HTTP 200 with its code. */
 export function errorOutcome(error: ApiError, traceId: string, style: ErrorStyle): Outcome {
-  return { status: style === "envelope-200" ? 200 : error.status, payload: errorEnvelope(error, traceId), headers: error.headers };
+  return {
+    status: style === "envelope-200" ? 200 : error.status,
+    payload: errorEnvelope(error, traceId),
+    headers: error.headers,
+  };
 }
 
 /** A request body read as JSON, once; the views below give each caller what it needs of it. */
@@ -136,7 +145,12 @@ function sameSecret(presented: string, expected: string): boolean {
 export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
 
 /** Whether a request names exactly one Host, and a loopback one (two Host headers are refused, whichever comes first). */
-export function namesLoopbackHost(req: { headers: { host?: string | undefined }; rawHeaders: readonly string[] }): boolean {
-  const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host").length;
+export function namesLoopbackHost(req: {
+  headers: { host?: string | undefined };
+  rawHeaders: readonly string[];
+}): boolean {
+  const hosts = req.rawHeaders.filter(
+    (_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === "host",
+  ).length;
   return hosts === 1 && LOOPBACK_HOST.test(req.headers.host ?? "");
 }

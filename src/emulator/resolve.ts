@@ -9,7 +9,9 @@ import { EmulatorConfigError, type EffectiveOptions } from "./types";
 export { EmulatorConfigError, type EffectiveOptions };
 
 /** The defaults, as `startEmulator({})` resolves them (less the clock and the random admin token). */
-export const DEFAULT_OPTIONS: Readonly<Omit<ResolvedOptions, "now" | "adminToken">> = deepFreeze((({ now: _now, adminToken: _adminToken, ...rest }) => rest)(optionsSchema.parse({})));
+export const DEFAULT_OPTIONS: Readonly<Omit<ResolvedOptions, "now" | "adminToken">> = deepFreeze(
+  (({ now: _now, adminToken: _adminToken, ...rest }) => rest)(optionsSchema.parse({})),
+);
 
 const FIXED_AT_START = ["port", "host", "persistPath"] as const;
 
@@ -67,11 +69,17 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
 function settle(base: Partial<ResolvedOptions>, checked: EmulatorOptions): ResolvedOptions {
   const { profile, ...explicit } = checked;
   const preset = profile === undefined ? {} : profileOptions(profile);
-  const { profile: _none, ...resolved } = parseWith(optionsSchema, { ...base, ...preset, ...explicit }, "options");
+  const { profile: _none, ...resolved } = parseWith(
+    optionsSchema,
+    { ...base, ...preset, ...explicit },
+    "options",
+  );
   const tokens = new Set([resolved.accessToken]);
   for (const [index, principal] of resolved.principals.entries()) {
     if (tokens.has(principal.token)) {
-      throw new EmulatorConfigError(`options.principals[${index}].token must differ from accessToken and from the other principals' tokens`);
+      throw new EmulatorConfigError(
+        `options.principals[${index}].token must differ from accessToken and from the other principals' tokens`,
+      );
     }
     tokens.add(principal.token);
   }
@@ -81,14 +89,17 @@ function settle(base: Partial<ResolvedOptions>, checked: EmulatorOptions): Resol
 function profileOptions(name: string): EmulatorOptions {
   const preset = Object.hasOwn(EMULATOR_PROFILES, name) ? EMULATOR_PROFILES[name] : undefined;
   if (preset === undefined) {
-    throw new EmulatorConfigError(`unknown profile "${name}" (known: ${Object.keys(EMULATOR_PROFILES).join(", ")})`);
+    throw new EmulatorConfigError(
+      `unknown profile "${name}" (known: ${Object.keys(EMULATOR_PROFILES).join(", ")})`,
+    );
   }
   const { profile: _nested, ...options } = validateOptions(preset, `profile ${name}`);
   return options;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, where: string): string {
-  const at = where + issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("");
+  const at =
+    where + issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("");
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => `${at}.${key} is not ${unknownKeyNoun(issue.path)}`).join("; ");
   }

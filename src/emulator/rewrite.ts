@@ -31,7 +31,11 @@ export function storedUrl(url: string, mode: UrlRewrite): string {
 }
 
 /** A list filter in the stored form; a partial URL filter that is no URL stays as it is for `href`. */
-export function filterForm(field: "webhook_name" | "webhook_url", filter: string, options: ResolvedOptions): string {
+export function filterForm(
+  field: "webhook_name" | "webhook_url",
+  filter: string,
+  options: ResolvedOptions,
+): string {
   if (filter === "") return filter;
   if (field === "webhook_name") return storedName(filter, options.rewrite.name);
   if (options.rewrite.url === "href" && !URL.canParse(filter)) return filter;

@@ -84,7 +84,13 @@ export class HttpServer {
     const info = this.server.address() as AddressInfo;
     this.port = info.port;
     const allInterfaces = info.address === "0.0.0.0" || info.address === "::";
-    this.bound = { address: info.address, family: info.family, port: info.port, loopback: isLoopbackAddress(info.address), allInterfaces };
+    this.bound = {
+      address: info.address,
+      family: info.family,
+      port: info.port,
+      loopback: isLoopbackAddress(info.address),
+      allInterfaces,
+    };
     // A URL that works from this machine: the wildcard addresses are reached through loopback.
     this.url = `http://${displayHost(host)}:${this.port}`;
   }
@@ -111,7 +117,9 @@ export class HttpServer {
       pause: (ms) => this.pause(ms),
     };
     try {
-      await (exchange.path.startsWith(ADMIN_PREFIX) ? this.handlers.admin(exchange) : this.handlers.api(exchange));
+      await (exchange.path.startsWith(ADMIN_PREFIX)
+        ? this.handlers.admin(exchange)
+        : this.handlers.api(exchange));
     } catch (error) {
       if (!(error instanceof AbandonedError)) throw error;
     }
@@ -149,7 +157,12 @@ export class HttpServer {
   }
 }
 
-export function writeJson(res: http.ServerResponse, status: number, payload: unknown, headers: Readonly<Record<string, string>> = {}): void {
+export function writeJson(
+  res: http.ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const body = JSON.stringify(payload);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",

@@ -3,7 +3,8 @@ import { randomBytes } from "node:crypto";
 import { StateFile } from "./persist";
 import type { Creator, WebhookInput, WebhookRecord, WebhookRecordPatch } from "./types";
 
-type Change = { kind: "put"; record: WebhookRecord; nextId: number } | { kind: "delete"; id: number } | { kind: "clear" };
+type Change =
+  { kind: "put"; record: WebhookRecord; nextId: number } | { kind: "delete"; id: number } | { kind: "clear" };
 
 /**
  * Every mutation is written through to the state file (when there is one) BEFORE memory changes,

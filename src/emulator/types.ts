@@ -12,7 +12,15 @@ import type { ApiWebhookRecord, ListRequestField } from "../api/contract";
 // ---- the option vocabularies: each value list is the one source of its type ---------------------
 
 /** Every fault kind, in the fixed order used for weighted choice (changing it changes seeded runs). */
-export const FAULT_KINDS = ["server-error", "rate-limit", "latency", "reset-before", "drop-after-commit", "truncated", "malformed"] as const;
+export const FAULT_KINDS = [
+  "server-error",
+  "rate-limit",
+  "latency",
+  "reset-before",
+  "drop-after-commit",
+  "truncated",
+  "malformed",
+] as const;
 export const FILTER_MATCHES = ["exact", "partial", "ignored"] as const;
 export const PAGING_STYLES = ["none", "cursor", "next-cursor", "has-more"] as const;
 export const LIMIT_ABOVE_MAX = ["clamp", "error"] as const;
@@ -22,7 +30,13 @@ export const ASCENDING_MODES = ["true-false-string", "asc-desc", "any", "ignored
 export const SORT_ORDERS = ["asc", "desc"] as const;
 export const TRUNCATIONS = ["content-length", "chunked-end"] as const;
 export const NAME_REWRITES = ["none", "trim", "lowercase"] as const;
-export const URL_REWRITES = ["none", "href", "lowercase", "strip-trailing-slash", "add-trailing-slash"] as const;
+export const URL_REWRITES = [
+  "none",
+  "href",
+  "lowercase",
+  "strip-trailing-slash",
+  "add-trailing-slash",
+] as const;
 export const API_ROUTES = ["list", "create"] as const;
 
 /**
@@ -435,7 +449,13 @@ export interface Emulator {
    * The address the server is bound to, as the operating system reports it: `loopback` when only
    * this machine can connect, `allInterfaces` for the wildcard addresses (`0.0.0.0`, `::`).
    */
-  readonly bound: { address: string; family: string; port: number; loopback: boolean; allInterfaces: boolean };
+  readonly bound: {
+    address: string;
+    family: string;
+    port: number;
+    loopback: boolean;
+    allInterfaces: boolean;
+  };
   /**
    * The token that opens the admin routes (`/__emulator/...`) in `Authorization` (raw or
    * `Bearer `); the API access token opens them too, unless the emulator is bound to a

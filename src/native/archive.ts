@@ -23,7 +23,14 @@ import { createGzip } from "node:zlib";
  *   for the other platforms, and for this one with `launcher: true`.
  */
 export const PLUGIN_EXECUTABLE = "pulumi-resource-webhooks";
-export const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64", "windows-arm64"] as const;
+export const PLATFORMS = [
+  "linux-amd64",
+  "linux-arm64",
+  "darwin-amd64",
+  "darwin-arm64",
+  "windows-amd64",
+  "windows-arm64",
+] as const;
 export type Platform = (typeof PLATFORMS)[number];
 export type ArchiveKind = "single-executable" | "launcher";
 
@@ -59,7 +66,10 @@ export interface ArchiveOptions {
 }
 
 /** Pulumi's name of this machine's platform, or undefined where the plugin is not built for it. */
-export function hostPlatform(os: string = process.platform, arch: string = process.arch): Platform | undefined {
+export function hostPlatform(
+  os: string = process.platform,
+  arch: string = process.arch,
+): Platform | undefined {
   const name = `${os === "win32" ? "windows" : os}-${arch === "x64" ? "amd64" : arch}`;
   return (PLATFORMS as readonly string[]).includes(name) ? (name as Platform) : undefined;
 }
@@ -70,12 +80,15 @@ export function archiveFileName(version: string, platform: Platform): string {
 
 /** Builds one archive; a single executable for this machine's platform unless `launcher` is set. */
 export async function buildPluginArchive(options: ArchiveOptions): Promise<ArchiveResult> {
-  if (!existsSync(options.bundle)) throw new Error(`the plugin bundle ${options.bundle} is missing: build the package (npm run build)`);
-  const kind: ArchiveKind = !options.launcher && options.platform === hostPlatform() ? "single-executable" : "launcher";
+  if (!existsSync(options.bundle))
+    throw new Error(`the plugin bundle ${options.bundle} is missing: build the package (npm run build)`);
+  const kind: ArchiveKind =
+    !options.launcher && options.platform === hostPlatform() ? "single-executable" : "launcher";
   await mkdir(options.outDir, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), "pwe-plugin-archive-"));
   try {
-    const entries = kind === "single-executable" ? await singleExecutable(options, work) : await launcher(options);
+    const entries =
+      kind === "single-executable" ? await singleExecutable(options, work) : await launcher(options);
     const path = join(options.outDir, archiveFileName(options.version, options.platform));
     const partial = `${path}.partial-${process.pid}`;
     try {
@@ -84,7 +97,9 @@ export async function buildPluginArchive(options: ArchiveOptions): Promise<Archi
     } finally {
       await rm(partial, { force: true });
     }
-    const executable = entries.find((entry) => (kind === "single-executable" ? entry.name === PLUGIN_EXECUTABLE : entry.name.endsWith(".js")));
+    const executable = entries.find((entry) =>
+      kind === "single-executable" ? entry.name === PLUGIN_EXECUTABLE : entry.name.endsWith(".js"),
+    );
     return {
       platform: options.platform,
       kind,
@@ -120,7 +135,15 @@ async function singleExecutable(options: ArchiveOptions, work: string): Promise<
   const blob = join(work, "sea-prep.blob");
   const config = join(work, "sea-config.json");
   // The code cache is made by this node for this node: it starts the plugin faster, and is only valid in the copy of it.
-  await writeFile(config, JSON.stringify({ main: options.bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
+  await writeFile(
+    config,
+    JSON.stringify({
+      main: options.bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+    }),
+  );
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   // The executable is this node: one older than the plugin's floor would only say so when the engine starts it.
@@ -132,13 +155,23 @@ async function singleExecutable(options: ArchiveOptions, work: string): Promise<
       `the single executable would be this node (${node}, v${version}), and the plugin needs Node.js ${NODE_FLOOR} or newer: run \`webhooks plugin-archive\` with a newer node, or add --launcher`,
     );
   }
-  await run(node, ["--experimental-sea-config", config], env, `${node} --experimental-sea-config (writing the single-executable blob)`);
+  await run(
+    node,
+    ["--experimental-sea-config", config],
+    env,
+    `${node} --experimental-sea-config (writing the single-executable blob)`,
+  );
   const executable = join(work, PLUGIN_EXECUTABLE);
   await copyFile(node, executable);
   await chmod(executable, 0o755);
   const postject = require.resolve("postject/dist/cli.js");
   try {
-    await run(process.execPath, [postject, executable, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE], env, "postject");
+    await run(
+      process.execPath,
+      [postject, executable, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE],
+      env,
+      "postject",
+    );
   } catch (error) {
     throw new Error(
       `${(error as Error).message}\nThis node (${node}) cannot be made into a single executable (the official Node.js builds can; a distribution's node linked to a shared libnode cannot): run \`webhooks plugin-archive\` with the node from nodejs.org, or add --launcher for an archive that runs the plugin with the node on PATH`,
@@ -191,7 +224,15 @@ async function startsAlone(executable: string): Promise<void> {
   let stderr = "";
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the single executable ${executable} printed no port within 60 s: ${stderr.slice(0, 2000)}`)), 60_000);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `the single executable ${executable} printed no port within 60 s: ${stderr.slice(0, 2000)}`,
+            ),
+          ),
+        60_000,
+      );
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString();
         if (/^\d+\n/.test(stdout)) {
@@ -206,7 +247,11 @@ async function startsAlone(executable: string): Promise<void> {
       });
       child.on("close", (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`the single executable ${executable} exited (${signal ?? code}) before printing its port: ${stderr.slice(0, 2000)}`));
+        reject(
+          new Error(
+            `the single executable ${executable} exited (${signal ?? code}) before printing its port: ${stderr.slice(0, 2000)}`,
+          ),
+        );
       });
     });
   } finally {
@@ -219,7 +264,10 @@ async function run(command: string, args: string[], env: NodeJS.ProcessEnv, what
     await promisify(execFile)(command, args, { env, maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     const failure = error as Error & { stderr?: string; stdout?: string };
-    throw new Error(`${what} failed: ${(failure.stderr ?? "").trim().split("\n").slice(-5).join("\n") || failure.message}`, { cause: error });
+    throw new Error(
+      `${what} failed: ${(failure.stderr ?? "").trim().split("\n").slice(-5).join("\n") || failure.message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -254,9 +302,11 @@ async function* tarStream(entries: readonly TarEntry[]): AsyncGenerator<Buffer> 
 }
 
 function tarHeader(name: string, mode: number, size: number, mtime: number): Buffer {
-  if (Buffer.byteLength(name) > 100 || basename(name) !== name) throw new Error(`archive entry name ${name} must be a plain file name`);
+  if (Buffer.byteLength(name) > 100 || basename(name) !== name)
+    throw new Error(`archive entry name ${name} must be a plain file name`);
   const header = Buffer.alloc(512);
-  const octal = (value: number, at: number, width: number) => header.write(`${value.toString(8).padStart(width - 1, "0")}\0`, at, width, "ascii");
+  const octal = (value: number, at: number, width: number) =>
+    header.write(`${value.toString(8).padStart(width - 1, "0")}\0`, at, width, "ascii");
   header.write(name, 0, 100, "utf8");
   octal(mode, 100, 8);
   octal(0, 108, 8);

@@ -5,7 +5,10 @@ import { unsupportedNode } from "../text";
 
 async function main(argv: readonly string[]): Promise<void> {
   // Before the server and its dependencies load: an old Node.js gets a sentence, not a TypeError.
-  const tooOld = unsupportedNode("pulumi-resource-webhooks (the npm-installed plugin)", ", or install the plugin archive, which needs no Node.js (docs/native-plugin.md)");
+  const tooOld = unsupportedNode(
+    "pulumi-resource-webhooks (the npm-installed plugin)",
+    ", or install the plugin archive, which needs no Node.js (docs/native-plugin.md)",
+  );
   if (tooOld !== undefined) throw new Error(tooOld);
   const { serve } = await import("./server.js");
   const engineAddress = [...argv].reverse().find((arg) => !arg.startsWith("-"));
@@ -19,6 +22,8 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`pulumi-resource-webhooks: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `pulumi-resource-webhooks: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -1,6 +1,15 @@
 import { baseUrlProblem } from "../client";
 import { UNKNOWN } from "../core/inputs";
-import { CONFIG_NAMESPACE, SETTINGS, SETTING_NAMES, configKey, parseBoolSetting, settingValueProblem, type ProviderConfig, type SettingName } from "../core/settings";
+import {
+  CONFIG_NAMESPACE,
+  SETTINGS,
+  SETTING_NAMES,
+  configKey,
+  parseBoolSetting,
+  settingValueProblem,
+  type ProviderConfig,
+  type SettingName,
+} from "../core/settings";
 import { configString } from "./properties";
 
 /**
@@ -18,12 +27,17 @@ export function nativeConfig(values: Record<string, unknown>): ProviderConfig {
   return {
     values: picked,
     describe: (name) => `provider config ${configKey(name)} (or an explicit provider's ${name})`,
-    howToSet: (name) => `pulumi config set ${"secret" in SETTINGS[name] ? "--secret " : ""}${configKey(name)} <value>`,
+    howToSet: (name) =>
+      `pulumi config set ${"secret" in SETTINGS[name] ? "--secret " : ""}${configKey(name)} <value>`,
   };
 }
 
 function settingName(key: string): SettingName | undefined {
-  const bare = key.startsWith(`${CONFIG_NAMESPACE}:config:`) ? key.slice(`${CONFIG_NAMESPACE}:config:`.length) : key.startsWith(`${CONFIG_NAMESPACE}:`) ? key.slice(CONFIG_NAMESPACE.length + 1) : key;
+  const bare = key.startsWith(`${CONFIG_NAMESPACE}:config:`)
+    ? key.slice(`${CONFIG_NAMESPACE}:config:`.length)
+    : key.startsWith(`${CONFIG_NAMESPACE}:`)
+      ? key.slice(CONFIG_NAMESPACE.length + 1)
+      : key;
   return (SETTING_NAMES as string[]).includes(bare) ? (bare as SettingName) : undefined;
 }
 
@@ -48,6 +62,10 @@ export function checkConfig(values: Record<string, unknown>): { property: string
     if (problem !== undefined) failures.push({ property: "baseUrl", reason: problem });
   }
   const token = config.values.accessToken;
-  if (token !== undefined && token.trim() === "") failures.push({ property: "accessToken", reason: "accessToken is empty: set it, or leave it out to use WEBHOOKS_ACCESS_TOKEN" });
+  if (token !== undefined && token.trim() === "")
+    failures.push({
+      property: "accessToken",
+      reason: "accessToken is empty: set it, or leave it out to use WEBHOOKS_ACCESS_TOKEN",
+    });
   return failures;
 }

@@ -21,8 +21,12 @@ export const grpc: typeof grpcJs = pulumiRequire("@grpc/grpc-js");
 export const structpb: StructModule = pulumiRequire("google-protobuf/google/protobuf/struct_pb");
 export const emptypb: typeof emptyPbTypes = pulumiRequire("google-protobuf/google/protobuf/empty_pb");
 export const anypb: { Any: new () => AnyMessage } = pulumiRequire("google-protobuf/google/protobuf/any_pb");
-export const providerRpc: { ResourceProviderService: grpcJs.ServiceDefinition } = pulumiRequire("@pulumi/pulumi/proto/provider_grpc_pb");
-export const engineRpc: { EngineClient: new (address: string, credentials: grpcJs.ChannelCredentials) => EngineClient } = pulumiRequire("@pulumi/pulumi/proto/engine_grpc_pb");
+export const providerRpc: { ResourceProviderService: grpcJs.ServiceDefinition } = pulumiRequire(
+  "@pulumi/pulumi/proto/provider_grpc_pb",
+);
+export const engineRpc: {
+  EngineClient: new (address: string, credentials: grpcJs.ChannelCredentials) => EngineClient;
+} = pulumiRequire("@pulumi/pulumi/proto/engine_grpc_pb");
 export const providerPb: ProviderPb = pulumiRequire("@pulumi/pulumi/proto/provider_pb");
 export const pluginPb: typeof pluginPbTypes = pulumiRequire("@pulumi/pulumi/proto/plugin_pb");
 export const enginePb: { LogRequest: new () => LogRequest } = pulumiRequire("@pulumi/pulumi/proto/engine_pb");

@@ -13,7 +13,18 @@ import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
 import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
 import { MAX_MESSAGE_CHARS, serviceOf, showable } from "../text";
 import { checkConfig, nativeConfig } from "./config";
-import { anypb, emptypb, enginePb, engineRpc, grpc, pluginPb, providerPb, providerRpc, statusPb, structpb } from "./grpc";
+import {
+  anypb,
+  emptypb,
+  enginePb,
+  engineRpc,
+  grpc,
+  pluginPb,
+  providerPb,
+  providerRpc,
+  statusPb,
+  structpb,
+} from "./grpc";
 import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
 import { packageVersion } from "./version";
@@ -31,14 +42,36 @@ export const RESOURCE_TYPE = "webhooks:index:WebhookEndpoint";
 /** The methods the plugin implements; the others answer UNIMPLEMENTED. */
 type Handlers = Pick<
   IResourceProviderServer,
-  "handshake" | "getPluginInfo" | "getSchema" | "checkConfig" | "diffConfig" | "configure" | "check" | "diff" | "create" | "read" | "update" | "delete" | "cancel" | "attach"
+  | "handshake"
+  | "getPluginInfo"
+  | "getSchema"
+  | "checkConfig"
+  | "diffConfig"
+  | "configure"
+  | "check"
+  | "diff"
+  | "create"
+  | "read"
+  | "update"
+  | "delete"
+  | "cancel"
+  | "attach"
 >;
 
 /** Outputs secret whatever the program marked: the signing secret. */
 const ALWAYS_SECRET = new Set(["signSecret"]);
 
 /** Outputs only the service can tell (unknown during a preview). */
-const COMPUTED_OUTPUTS = ["webhookId", "signSecret", "creatorId", "creatorName", "createTime", "operatorId", "operatorName", "operateTime"] as const;
+const COMPUTED_OUTPUTS = [
+  "webhookId",
+  "signSecret",
+  "creatorId",
+  "creatorName",
+  "createTime",
+  "operatorId",
+  "operatorName",
+  "operateTime",
+] as const;
 
 const DIFF_NONE: pb.DiffResponse.DiffChanges = 1;
 const DIFF_SOME: pb.DiffResponse.DiffChanges = 2;
@@ -60,7 +93,8 @@ export class WebhooksProviderServer {
 
   constructor(engineAddress: string | undefined, core?: ProviderCore) {
     this.#engineAddress = engineAddress;
-    this.#core = core ?? new ProviderCore({ face: "native", notify: (message) => this.#log(LOG_INFO, message) });
+    this.#core =
+      core ?? new ProviderCore({ face: "native", notify: (message) => this.#log(LOG_INFO, message) });
   }
 
   /** The handlers, by gRPC method name; methods left out answer UNIMPLEMENTED. */
@@ -113,18 +147,25 @@ export class WebhooksProviderServer {
     const raw = wrapped(request.getNews());
     // The token is secret whether or not it was set with --secret (the schema says so): the
     // engine stores the checked inputs as the provider resource's inputs, in state.
-    if (typeof raw.accessToken === "string" && raw.accessToken !== UNKNOWN) raw.accessToken = secret(raw.accessToken);
+    if (typeof raw.accessToken === "string" && raw.accessToken !== UNKNOWN)
+      raw.accessToken = secret(raw.accessToken);
     const taint = configTaint(raw);
     const response = new providerPb.CheckResponse();
     response.setInputs(struct(raw));
-    response.setFailuresList(checkConfig(plain(request.getNews())).map((failure) => checkFailure({ property: failure.property, reason: scrubbed(failure.reason, taint.values) })));
+    response.setFailuresList(
+      checkConfig(plain(request.getNews())).map((failure) =>
+        checkFailure({ property: failure.property, reason: scrubbed(failure.reason, taint.values) }),
+      ),
+    );
     return response;
   }
 
   #diffConfig(request: pb.DiffRequest): pb.DiffResponse {
     const olds = plain(request.getOlds());
     const news = plain(request.getNews());
-    const changed = [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
+    const changed = [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter(
+      (key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]),
+    );
     const response = new providerPb.DiffResponse();
     // New settings reach the resources through the provider; none of them replaces an endpoint.
     response.setChanges(changed.length > 0 ? DIFF_SOME : DIFF_NONE);
@@ -159,7 +200,8 @@ export class WebhooksProviderServer {
   #check(request: pb.CheckRequest): pb.CheckResponse {
     // The inputs go back as they came, secrets still marked: the engine stores what Check returns.
     const raw = wrapped(request.getNews());
-    if (raw.webhookName === undefined || raw.webhookName === null) raw.webhookName = nameFromUrn(request.getUrn());
+    if (raw.webhookName === undefined || raw.webhookName === null)
+      raw.webhookName = nameFromUrn(request.getUrn());
     const news = unwrapSecrets(raw) as Record<string, unknown>;
     const { failures } = this.#core.check(news, this.#taint(raw));
     const response = new providerPb.CheckResponse();
@@ -173,8 +215,15 @@ export class WebhooksProviderServer {
     const rawNews = wrapped(request.getNews());
     const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
     const news = unwrapSecrets(rawNews) as Partial<WebhookEndpointInputs>;
-    const outcome = await this.#core.diff(request.getId(), olds, news, this.#taint(rawOlds, rawNews), stackOfUrn(String(request.getUrn())));
-    if (outcome.drift !== undefined) this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, request.getUrn());
+    const outcome = await this.#core.diff(
+      request.getId(),
+      olds,
+      news,
+      this.#taint(rawOlds, rawNews),
+      stackOfUrn(String(request.getUrn())),
+    );
+    if (outcome.drift !== undefined)
+      this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, request.getUrn());
     const response = new providerPb.DiffResponse();
     response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);
     response.setReplacesList(outcome.replaces);
@@ -192,7 +241,9 @@ export class WebhooksProviderServer {
       // A preview never calls the service: the outputs are not known until `up`.
       const response = new providerPb.CreateResponse();
       response.setId("");
-      response.setProperties(struct({ ...raw, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }));
+      response.setProperties(
+        struct({ ...raw, ...Object.fromEntries(COMPUTED_OUTPUTS.map((key) => [key, UNKNOWN])) }),
+      );
       return response;
     }
     try {
@@ -202,7 +253,8 @@ export class WebhooksProviderServer {
       response.setProperties(outputs(state, taint));
       return response;
     } catch (error) {
-      if (error instanceof EndpointCreatedButFailedError) throw new InitFailed(error, outputs(error.properties as unknown as WebhookEndpointOutputs, taint));
+      if (error instanceof EndpointCreatedButFailedError)
+        throw new InitFailed(error, outputs(error.properties as unknown as WebhookEndpointOutputs, taint));
       throw error;
     }
   }
@@ -214,7 +266,8 @@ export class WebhooksProviderServer {
     const properties = unwrapSecrets(rawProperties) as Record<string, unknown>;
     const taint = this.#taint(rawProperties, rawInputs);
     // `pulumi import` sends the id alone: nothing but it is known.
-    const old = Object.keys(properties).length > 0 ? (properties as unknown as WebhookEndpointOutputs) : undefined;
+    const old =
+      Object.keys(properties).length > 0 ? (properties as unknown as WebhookEndpointOutputs) : undefined;
     const found = await this.#core.read(id, old, taint, stackOfUrn(String(request.getUrn())));
     const response = new providerPb.ReadResponse();
     if (found === undefined) {
@@ -227,7 +280,10 @@ export class WebhooksProviderServer {
     }
     response.setId(found.id);
     response.setProperties(outputs(found.state, taint));
-    const inputs: Record<string, unknown> = { webhookName: found.inputs.webhookName, webhookUrl: found.inputs.webhookUrl };
+    const inputs: Record<string, unknown> = {
+      webhookName: found.inputs.webhookName,
+      webhookUrl: found.inputs.webhookUrl,
+    };
     if (found.inputs.adoptWebhookId !== undefined) inputs.adoptWebhookId = found.inputs.adoptWebhookId;
     response.setInputs(struct(tainted(inputs, taint)));
     return response;
@@ -246,7 +302,11 @@ export class WebhooksProviderServer {
   #delete(request: pb.DeleteRequest): Empty {
     this.#urn = request.getUrn();
     const raw = wrapped(request.getProperties());
-    this.#core.delete(request.getId(), unwrapSecrets(raw) as Partial<WebhookEndpointOutputs>, this.#taint(raw));
+    this.#core.delete(
+      request.getId(),
+      unwrapSecrets(raw) as Partial<WebhookEndpointOutputs>,
+      this.#taint(raw),
+    );
     return new emptypb.Empty();
   }
 
@@ -304,7 +364,10 @@ function configTaint(values: Record<string, unknown>): Taint {
   // dropped, host lower-cased); the core redacts its host forms from messages.
   const baseUrl = values.baseUrl ?? values["webhooks:config:baseUrl"];
   const plainBaseUrl = unwrapSecrets(baseUrl);
-  const baseUrlForms = holdsSecret(baseUrl) && typeof plainBaseUrl === "string" && plainBaseUrl !== UNKNOWN ? [serviceOf(plainBaseUrl)] : [];
+  const baseUrlForms =
+    holdsSecret(baseUrl) && typeof plainBaseUrl === "string" && plainBaseUrl !== UNKNOWN
+      ? [serviceOf(plainBaseUrl)]
+      : [];
   const tokens = typeof token === "string" && token !== "" && token !== UNKNOWN ? [token] : [];
   return { names: marked.names, values: [...new Set([...marked.values, ...baseUrlForms, ...tokens])] };
 }
@@ -318,7 +381,11 @@ function configTaint(values: Record<string, unknown>): Taint {
 function tainted(properties: Record<string, unknown>, taint: Taint): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(properties)) {
-    const secretNow = value !== UNKNOWN && value !== undefined && !holdsSecret(value) && (ALWAYS_SECRET.has(key) || taint.names.includes(key) || showsTainted(value, taint.values));
+    const secretNow =
+      value !== UNKNOWN &&
+      value !== undefined &&
+      !holdsSecret(value) &&
+      (ALWAYS_SECRET.has(key) || taint.names.includes(key) || showsTainted(value, taint.values));
     out[key] = secretNow ? secret(value) : value;
   }
   return out;
@@ -348,7 +415,9 @@ class InitFailed extends Error {
 }
 
 /** A unary gRPC method answered by `handler`; what it throws goes back as the call's error. */
-function unary<Request, Response>(handler: (request: Request) => Response | Promise<Response>): grpcJs.handleUnaryCall<Request, Response> {
+function unary<Request, Response>(
+  handler: (request: Request) => Response | Promise<Response>,
+): grpcJs.handleUnaryCall<Request, Response> {
   return (call, callback) => {
     Promise.resolve()
       .then(() => handler(call.request))
@@ -378,12 +447,16 @@ function grpcError(error: unknown): Partial<grpcJs.StatusObject> {
 }
 
 /** Starts the server on a free loopback port; resolves to the port. */
-export async function serve(engineAddress: string | undefined): Promise<{ port: number; close(): Promise<void> }> {
+export async function serve(
+  engineAddress: string | undefined,
+): Promise<{ port: number; close(): Promise<void> }> {
   const provider = new WebhooksProviderServer(engineAddress);
   const server = new grpc.Server({ "grpc.max_receive_message_length": 1024 * 1024 * 400 });
   server.addService(providerRpc.ResourceProviderService, provider.handlers());
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
   });
   return {
     port,

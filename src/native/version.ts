@@ -10,6 +10,8 @@ declare const PWE_PLUGIN_VERSION: string | undefined;
 /** The package version the plugin reports; the schema's version is set to it. */
 export function packageVersion(): string {
   if (typeof PWE_PLUGIN_VERSION === "string") return PWE_PLUGIN_VERSION;
-  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
+    version: string;
+  };
   return pkg.version;
 }

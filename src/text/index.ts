@@ -4,7 +4,18 @@
  * text, so it lives here, apart from each of them; it depends on nothing else in this package.
  * Internal: not exported from the package's entry.
  */
-export { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, charOrEscape, cleanServiceText, quoteServiceText, redact, redactRecordText, sanitizeCause, secretForms, showable } from "./redact";
+export {
+  MAX_MESSAGE_CHARS,
+  MAX_QUOTED_CHARS,
+  charOrEscape,
+  cleanServiceText,
+  quoteServiceText,
+  redact,
+  redactRecordText,
+  sanitizeCause,
+  secretForms,
+  showable,
+} from "./redact";
 export { MIN_NODE, unsupportedNode } from "./runtime";
 export { serviceOf } from "./service";
 export { shellQuote } from "./shell";

@@ -41,7 +41,9 @@ const UNSHOWABLE =
  */
 export function charOrEscape(char: string): string {
   const literal = char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-  const percent = [...Buffer.from(char, "utf8")].map((byte) => `%(?:25)*${byte.toString(16).padStart(2, "0")}`).join("");
+  const percent = [...Buffer.from(char, "utf8")]
+    .map((byte) => `%(?:25)*${byte.toString(16).padStart(2, "0")}`)
+    .join("");
   const code = char.codePointAt(0)!;
   // Its UTF-16 code units, as %u and \u write a character outside the BMP (a surrogate pair).
   const units = Array.from({ length: char.length }, (_, i) => char.charCodeAt(i));
@@ -82,7 +84,11 @@ export function redact(text: string, secrets: readonly string[]): string {
  * every text field of every record, some of them kilobytes long).
  */
 function holdsSecret(text: string, secret: string): boolean {
-  return secret.length > 0 && text.length >= secret.length && (text.includes(secret) || secretPatterns(secret).any.test(text));
+  return (
+    secret.length > 0 &&
+    text.length >= secret.length &&
+    (text.includes(secret) || secretPatterns(secret).any.test(text))
+  );
 }
 
 /** The case-insensitive patterns of a secret, kept per secret (a process sees one token or a few). */
@@ -159,7 +165,11 @@ export function prefixWithinBytes(text: string, maxBytes: number): string {
 }
 
 /** Service text as it may appear inside a message: cleaned (see {@link cleanServiceText}) and quoted. */
-export function quoteServiceText(text: string, secrets: readonly string[] = [], maxBytes: number = MAX_QUOTED_CHARS): string {
+export function quoteServiceText(
+  text: string,
+  secrets: readonly string[] = [],
+  maxBytes: number = MAX_QUOTED_CHARS,
+): string {
   // Redacted again once quoted: JSON's escaping of a quote or backslash can rebuild a token that
   // holds one (a name `ab"cd` quotes as `"ab\"cd"`, which contains the token `ab\"cd`).
   return redact(JSON.stringify(cleanServiceText(text, secrets, maxBytes)), secrets);
@@ -188,7 +198,8 @@ export function redactRecordText(value: string, secrets: readonly string[]): str
 export function sanitizeCause(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
   if (error === undefined || error === null) return undefined;
   const scrub = (text: string): string => cleanServiceText(text, secrets, MAX_MESSAGE_CHARS);
-  if (!(error instanceof Error)) return new Error(scrub(typeof error === "string" ? error : (safeJson(error) ?? typeof error)));
+  if (!(error instanceof Error))
+    return new Error(scrub(typeof error === "string" ? error : (safeJson(error) ?? typeof error)));
   const copy = new Error(scrub(error.message));
   copy.name = cleanServiceText(error.name, secrets, 100);
   const code = (error as { code?: unknown }).code;
@@ -228,8 +239,13 @@ export function secretForms(value: string): string[] {
     // which names no one.
     const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
     const address = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    const hosts = url.hostname.startsWith("[") ? [`${address}:${port}`, address] : /^localhost$/i.test(url.hostname) ? [] : [url.hostname];
-    for (const form of [serviceOf(value), url.origin, url.host, ...hosts]) if (form.length >= 4 && !forms.includes(form)) forms.push(form);
+    const hosts = url.hostname.startsWith("[")
+      ? [`${address}:${port}`, address]
+      : /^localhost$/i.test(url.hostname)
+        ? []
+        : [url.hostname];
+    for (const form of [serviceOf(value), url.origin, url.host, ...hosts])
+      if (form.length >= 4 && !forms.includes(form)) forms.push(form);
   } catch {
     // Not a URL after all: the value alone.
   }

@@ -22,7 +22,16 @@ const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
 const RUNS = Number(process.env.ADOPT_PROPERTY_RUNS ?? 150);
 
 /** What each consumer checked, over the whole run (asserted at the end, so the corpus cannot silently shrink to nothing). */
-const seen = { endpoints: 0, declared: 0, token: 0, surrogate: 0, interpolating: 0, typescript: 0, yaml: 0, shell: 0 };
+const seen = {
+  endpoints: 0,
+  declared: 0,
+  token: 0,
+  surrogate: 0,
+  interpolating: 0,
+  typescript: 0,
+  yaml: 0,
+  shell: 0,
+};
 /** A sample of the declared TypeScript, type-checked against the package's own types at the end. */
 const typescriptSamples: string[] = [];
 
@@ -54,7 +63,9 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           seen.declared += declared.length;
           seen.token += treatment.filter((t) => t === "token").length;
           seen.surrogate += treatment.filter((t) => t === "surrogate").length;
-          seen.interpolating += endpoints.filter((e, i) => treatment[i] === "declared" && /\$\{/.test(e.name + e.url)).length;
+          seen.interpolating += endpoints.filter(
+            (e, i) => treatment[i] === "declared" && /\$\{/.test(e.name + e.url),
+          ).length;
           const service = (id: number) => ({ name: endpoints[id - 1]!.name, url: endpoints[id - 1]!.url });
 
           const runs = {
@@ -69,30 +80,51 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
             expect(holdsToken(run.out + run.err), `${format} output shows the token`).toBe(false);
             // Every refused endpoint is named in a warning that says why.
             ids.forEach((id, i) => {
-              if (treatment[i] === "token") expect(run.err).toMatch(new RegExp(`warning: endpoint ${id} gets no [^\\n]*declaration: its (name|URL|name and URL) holds? the access token`));
-              if (treatment[i] === "surrogate") expect(run.err).toMatch(new RegExp(`warning: endpoint ${id} gets no [^\\n]*declaration: its (name|URL|name and URL) holds? a lone UTF-16 surrogate: `));
+              if (treatment[i] === "token")
+                expect(run.err).toMatch(
+                  new RegExp(
+                    `warning: endpoint ${id} gets no [^\\n]*declaration: its (name|URL|name and URL) holds? the access token`,
+                  ),
+                );
+              if (treatment[i] === "surrogate")
+                expect(run.err).toMatch(
+                  new RegExp(
+                    `warning: endpoint ${id} gets no [^\\n]*declaration: its (name|URL|name and URL) holds? a lone UTF-16 surrogate: `,
+                  ),
+                );
             });
             // Exit 5 exactly when nothing could be declared.
-            if (declared.length === 0) expect((run.outcome as { exitCode?: number }).exitCode, format).toBe(5);
+            if (declared.length === 0)
+              expect((run.outcome as { exitCode?: number }).exitCode, format).toBe(5);
             else expect(run.outcome, format).toBe("printed");
           }
 
           // TypeScript: the compiler's parse of the printed program.
           const typescript = declared.length === 0 ? [] : readTsDeclarations(runs.ts.out);
-          expect(typescript.map((d) => ({ id: d.properties.adoptWebhookId, name: d.properties.webhookName, url: d.properties.webhookUrl }))).toEqual(declared.map((id) => ({ id, ...service(id) })));
+          expect(
+            typescript.map((d) => ({
+              id: d.properties.adoptWebhookId,
+              name: d.properties.webhookName,
+              url: d.properties.webhookUrl,
+            })),
+          ).toEqual(declared.map((id) => ({ id, ...service(id) })));
           seen.typescript += typescript.length;
           if (typescript.length > 0 && typescriptSamples.length < 40) typescriptSamples.push(runs.ts.out);
 
           // The import commands, run by a POSIX shell.
           const commands = declared.length === 0 ? [] : runShellCommands(runs.import.out);
-          expect(commands.map((args) => [args[0], args[1], args[3]])).toEqual(declared.map((id) => ["import", NATIVE_TYPE, String(id)]));
+          expect(commands.map((args) => [args[0], args[1], args[3]])).toEqual(
+            declared.map((id) => ["import", NATIVE_TYPE, String(id)]),
+          );
           expect(commands.every((args) => args.length === 4)).toBe(true);
           seen.shell += commands.length;
           // With --format all, the very same command lines, with nothing after them: a trailing
           // `# <name>` is no comment in an interactive zsh (no interactive comments by default),
           // where a `$(...)` in the name would run.
           const allCommands = runs.all.out.split("\n").filter((line) => line.startsWith("pulumi import "));
-          expect(allCommands).toEqual(runs.import.out.split("\n").filter((line) => line.startsWith("pulumi import ")));
+          expect(allCommands).toEqual(
+            runs.import.out.split("\n").filter((line) => line.startsWith("pulumi import ")),
+          );
           expect(allCommands.length).toBe(declared.length);
           if (declared.length > 0) expect(runShellCommands(allCommands.join("\n"))).toEqual(commands);
           // Its TypeScript and YAML blocks are the single formats' own.
@@ -104,7 +136,9 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
 
           // YAML: yaml.v3's reading of each scalar, then Pulumi YAML's interpolation.
           const yaml = declared.length === 0 ? [] : readAdoptYaml(runs.yaml.out);
-          expect(yaml.map((r) => ({ id: Number(r.import), name: r.webhookName, url: r.webhookUrl }))).toEqual(declared.map((id) => ({ id, ...service(id) })));
+          expect(yaml.map((r) => ({ id: Number(r.import), name: r.webhookName, url: r.webhookUrl }))).toEqual(
+            declared.map((id) => ({ id, ...service(id) })),
+          );
           seen.yaml += yaml.length;
 
           // One resource name per endpoint, the same in every format, distinct, never holding the token.
@@ -115,10 +149,26 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
 
           // --json: the same declarations, null (with the reason) where refused.
           const json = JSON.parse(runs.json.out) as {
-            declarations: { webhookId: number; typescript: string | null; yaml: string | null; importCommand: string | null; refused: Record<string, string> }[];
+            declarations: {
+              webhookId: number;
+              typescript: string | null;
+              yaml: string | null;
+              importCommand: string | null;
+              refused: Record<string, string>;
+            }[];
           };
-          expect(json.declarations.map((d) => [d.webhookId, d.typescript !== null, d.yaml !== null, d.importCommand !== null, Object.keys(d.refused).length])).toEqual(
-            ids.map((id, i) => (treatment[i] === "declared" ? [id, true, true, true, 0] : [id, false, false, false, 3])),
+          expect(
+            json.declarations.map((d) => [
+              d.webhookId,
+              d.typescript !== null,
+              d.yaml !== null,
+              d.importCommand !== null,
+              Object.keys(d.refused).length,
+            ]),
+          ).toEqual(
+            ids.map((id, i) =>
+              treatment[i] === "declared" ? [id, true, true, true, 0] : [id, false, false, false, 3],
+            ),
           );
         } finally {
           await client.close();
@@ -136,9 +186,18 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
   it("the declared TypeScript type-checks against the package's own types", async () => {
     expect(typescriptSamples.length).toBeGreaterThan(0);
     // Distinct names whose identifiers would be one (`aBWebhook`): one program must still compile.
-    const colliding = await emulatorHolding(["a-b", "a_b", "A.b", "a b", "a--b"].map((name, i) => ({ name, url: `https://example.com/hooks/${i}` })));
+    const colliding = await emulatorHolding(
+      ["a-b", "a_b", "A.b", "a b", "a--b"].map((name, i) => ({
+        name,
+        url: `https://example.com/hooks/${i}`,
+      })),
+    );
     try {
-      const run = await adopt(new WebhooksClient({ baseUrl: colliding.url, accessToken: TOKEN, maxRetries: 0 }), [1, 2, 3, 4, 5], "ts");
+      const run = await adopt(
+        new WebhooksClient({ baseUrl: colliding.url, accessToken: TOKEN, maxRetries: 0 }),
+        [1, 2, 3, 4, 5],
+        "ts",
+      );
       expect(readTsDeclarations(run.out)).toHaveLength(5);
       typescriptSamples.push(run.out);
     } finally {
@@ -179,12 +238,15 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
 
   it("shellQuote: any text but NUL comes back from a POSIX shell exactly (one command per text)", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(hostileText, fc.string({ unit: "binary" })), { minLength: 1, maxLength: 20 }), (texts) => {
-        // NUL cannot be in a shell word, and a lone surrogate cannot be written as UTF-8: neither reaches shellQuote from adopt.
-        const words = texts.map((text) => text.replace(/\0/g, "").replace(/\p{Cs}/gu, "\uFFFD"));
-        const script = words.map((word) => `pulumi ${shellQuote(word)}`).join("\n");
-        expect(runShellCommands(script)).toEqual(words.map((word) => [word]));
-      }),
+      fc.property(
+        fc.array(fc.oneof(hostileText, fc.string({ unit: "binary" })), { minLength: 1, maxLength: 20 }),
+        (texts) => {
+          // NUL cannot be in a shell word, and a lone surrogate cannot be written as UTF-8: neither reaches shellQuote from adopt.
+          const words = texts.map((text) => text.replace(/\0/g, "").replace(/\p{Cs}/gu, "\uFFFD"));
+          const script = words.map((word) => `pulumi ${shellQuote(word)}`).join("\n");
+          expect(runShellCommands(script)).toEqual(words.map((word) => [word]));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -194,6 +256,9 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
 function holdsToken(text: string): boolean {
   const seenText = text
     .replace(/\\u\{[0-9a-f]+\}|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}/gi, "")
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu, "");
+    .replace(
+      /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu,
+      "",
+    );
   return seenText.toLowerCase().includes(TOKEN.toLowerCase());
 }

@@ -1,7 +1,13 @@
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhooksClient } from "../../src/client/client";
-import { identifierFor, resourceNameFor, resourceNames, runAdopt, type AdoptOptions } from "../../src/cli/adopt";
+import {
+  identifierFor,
+  resourceNameFor,
+  resourceNames,
+  runAdopt,
+  type AdoptOptions,
+} from "../../src/cli/adopt";
 import { CliError, EXIT } from "../../src/cli/exit";
 import { memorySink } from "../../src/cli/output";
 import type { Emulator } from "../../src/emulator";
@@ -15,10 +21,16 @@ describe("webhooks adopt against the emulator", () => {
   beforeAll(async () => {
     emulator = await cliEmulator();
     emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders" });
-    emulator.addRecord({ webhook_name: "Billing Events (EU)", webhook_url: "https://example.com/hooks/billing?region=eu&v=2" });
+    emulator.addRecord({
+      webhook_name: "Billing Events (EU)",
+      webhook_url: "https://example.com/hooks/billing?region=eu&v=2",
+    });
     emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders" });
     // Quotes, a backslash, a newline and a JavaScript line terminator: none may break out of a literal or a comment.
-    emulator.addRecord({ webhook_name: 'say "hi"\\\n\u2028});process.exit(1);//', webhook_url: "https://example.com/hooks/x" });
+    emulator.addRecord({
+      webhook_name: 'say "hi"\\\n\u2028});process.exit(1);//',
+      webhook_url: "https://example.com/hooks/x",
+    });
     client = clientFor(emulator);
   });
   afterAll(async () => {
@@ -46,9 +58,19 @@ describe("webhooks adopt against the emulator", () => {
   });
 
   it("--resource-name names the resource (R-<id> for several)", async () => {
-    const one = await runAdopt(client, memorySink(), { ...base, ids: [1], resourceName: "legacy", format: "import" });
+    const one = await runAdopt(client, memorySink(), {
+      ...base,
+      ids: [1],
+      resourceName: "legacy",
+      format: "import",
+    });
     expect(one[0]!.importCommand).toBe("pulumi import webhooks:index:WebhookEndpoint legacy 1");
-    const two = await runAdopt(client, memorySink(), { ...base, ids: [3, 1], resourceName: "legacy", format: "import" });
+    const two = await runAdopt(client, memorySink(), {
+      ...base,
+      ids: [3, 1],
+      resourceName: "legacy",
+      format: "import",
+    });
     expect(two.map((d) => d.resourceName)).toEqual(["legacy-1", "legacy-3"]);
   });
 
@@ -65,11 +87,15 @@ describe("webhooks adopt against the emulator", () => {
       }
     };
     runInNewContext(declaration!.typescript!, { WebhookEndpoint: stub });
-    expect(seen).toEqual([declaration!.resourceName, { webhookName: record.webhook_name, webhookUrl: record.webhook_url, adoptWebhookId: record.webhook_id }]);
+    expect(seen).toEqual([
+      declaration!.resourceName,
+      { webhookName: record.webhook_name, webhookUrl: record.webhook_url, adoptWebhookId: record.webhook_id },
+    ]);
     // The YAML: every value a double-quoted scalar, which YAML reads with JSON's escapes, one per line.
     const lines = declaration!.yaml!.split("\n");
     expect(lines).toHaveLength(7);
-    const scalar = (prefix: string) => JSON.parse(lines.find((l) => l.startsWith(prefix))!.slice(prefix.length)) as unknown;
+    const scalar = (prefix: string) =>
+      JSON.parse(lines.find((l) => l.startsWith(prefix))!.slice(prefix.length)) as unknown;
     expect(scalar("      webhookName: ")).toBe(record.webhook_name);
     expect(scalar("      webhookUrl: ")).toBe(record.webhook_url);
     expect(scalar("      import: ")).toBe(String(record.webhook_id));
@@ -82,25 +108,43 @@ describe("webhooks adopt against the emulator", () => {
     const sink = memorySink();
     await runAdopt(client, sink, { ...base, ids: [1], json: true });
     const parsed = JSON.parse(sink.out) as { declarations: Record<string, unknown>[] };
-    expect(Object.keys(parsed.declarations[0]!).sort()).toEqual(["importCommand", "refused", "resourceName", "typescript", "webhookId", "webhookName", "webhookUrl", "yaml"]);
+    expect(Object.keys(parsed.declarations[0]!).sort()).toEqual([
+      "importCommand",
+      "refused",
+      "resourceName",
+      "typescript",
+      "webhookId",
+      "webhookName",
+      "webhookUrl",
+      "yaml",
+    ]);
     expect(parsed.declarations[0]!.refused).toEqual({});
   });
 
   it("an id or a name that does not exist is a usage error (exit 2)", async () => {
-    const missingId = await runAdopt(client, memorySink(), { ...base, ids: [1, 99] }).catch((e: unknown) => e);
+    const missingId = await runAdopt(client, memorySink(), { ...base, ids: [1, 99] }).catch(
+      (e: unknown) => e,
+    );
     expect(missingId).toBeInstanceOf(CliError);
     expect((missingId as CliError).exitCode).toBe(EXIT.usage);
     expect((missingId as CliError).message).toMatch(/no endpoint with webhook_id 99/);
-    const missingName = await runAdopt(client, memorySink(), { ...base, name: "nope" }).catch((e: unknown) => e);
+    const missingName = await runAdopt(client, memorySink(), { ...base, name: "nope" }).catch(
+      (e: unknown) => e,
+    );
     expect((missingName as CliError).exitCode).toBe(EXIT.usage);
   });
 
   it("resource names stay distinct when a suffixed one is another endpoint's own name (a, a and a-3: third outside attack)", () => {
-    const record = (webhookId: number, webhookName: string) => ({ webhookId, webhookName, webhookUrl: "https://example.com/h" }) as never;
+    const record = (webhookId: number, webhookName: string) =>
+      ({ webhookId, webhookName, webhookUrl: "https://example.com/h" }) as never;
     const names = resourceNames([record(3, "a"), record(4, "a"), record(5, "a-3")], undefined);
     expect(new Set(names).size).toBe(3);
     expect(names.slice(0, 2)).toEqual(["a-3", "a-4"]);
-    expect(resourceNames([record(1, "x"), record(2, "x-1"), record(3, "x")], undefined).every((name, _i, all) => all.indexOf(name) === all.lastIndexOf(name))).toBe(true);
+    expect(
+      resourceNames([record(1, "x"), record(2, "x-1"), record(3, "x")], undefined).every(
+        (name, _i, all) => all.indexOf(name) === all.lastIndexOf(name),
+      ),
+    ).toBe(true);
   });
 
   it("derives resource names and identifiers that Pulumi and TypeScript accept", () => {
@@ -119,11 +163,21 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
   let emulator: Emulator;
   let client: WebhooksClient;
   const base: AdoptOptions = { ids: [], format: "all", json: false, progress: false, secrets: [TOKEN] };
-  const ids = { orders: 0, interpolating: 0, undefinedRef: 0, dollars: 0, nonchar: 0, tokenName: 0, tokenUrl: 0, splitToken: 0 };
+  const ids = {
+    orders: 0,
+    interpolating: 0,
+    undefinedRef: 0,
+    dollars: 0,
+    nonchar: 0,
+    tokenName: 0,
+    tokenUrl: 0,
+    splitToken: 0,
+  };
 
   beforeAll(async () => {
     emulator = await cliEmulator({ maxNameLength: 1000 });
-    const add = (name: string, url: string) => emulator.addRecord({ webhook_name: name, webhook_url: url }).webhook_id;
+    const add = (name: string, url: string) =>
+      emulator.addRecord({ webhook_name: name, webhook_url: url }).webhook_id;
     ids.orders = add("orders", "https://example.com/hooks/orders");
     ids.interpolating = add("hook", "https://attacker.example/hook?k=${orders.signSecret}");
     ids.undefinedRef = add("${nothing}", "https://example.com/hooks/a");
@@ -142,7 +196,9 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
   /** What adopt prints in one format (TypeScript, YAML or the commands alone: each parsed whole by its consumer). */
   async function printed(selected: number[], format: AdoptOptions["format"]) {
     const sink = memorySink();
-    const outcome = await runAdopt(client, sink, { ...base, ids: selected, format }).catch((error: unknown) => error);
+    const outcome = await runAdopt(client, sink, { ...base, ids: selected, format }).catch(
+      (error: unknown) => error,
+    );
     return { out: sink.out, err: sink.err, outcome };
   }
 
@@ -153,14 +209,20 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
 
   it("finding 1: every $ is doubled in the YAML, so Pulumi YAML reads no reference and yields the service's values", async () => {
     const sink = memorySink();
-    await runAdopt(client, sink, { ...base, ids: [ids.interpolating, ids.undefinedRef, ids.dollars], format: "yaml" });
+    await runAdopt(client, sink, {
+      ...base,
+      ids: [ids.interpolating, ids.undefinedRef, ids.dollars],
+      format: "yaml",
+    });
     // The facts of pulumi-yaml's parser: `$${` is a literal `${`, `$$` a literal `$`.
     expect(sink.out).toContain('      webhookUrl: "https://attacker.example/hook?k=$${orders.signSecret}"\n');
     expect(sink.out).toContain('      webhookName: "$${nothing}"\n');
     expect(sink.out).toContain('      webhookName: "a$$$$b$$"\n');
     expect(sink.out).not.toMatch(/[^$](\$\$)*\$\{/);
     const read = readAdoptYaml(sink.out);
-    expect(read.map(({ webhookName, webhookUrl, import: id }) => ({ webhookName, webhookUrl, import: id }))).toEqual([
+    expect(
+      read.map(({ webhookName, webhookUrl, import: id }) => ({ webhookName, webhookUrl, import: id })),
+    ).toEqual([
       serviceValues(ids.interpolating),
       serviceValues(ids.undefinedRef),
       serviceValues(ids.dollars),
@@ -189,25 +251,44 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
     expect(everything.toLowerCase()).not.toContain(TOKEN.toLowerCase());
     expect(everything.toLowerCase()).not.toContain(TOKEN.slice(10).toLowerCase());
     for (const id of refused) {
-      expect(sink.err).toMatch(new RegExp(`warning: endpoint ${id} gets no TypeScript, Pulumi YAML, pulumi import declaration: its (name|URL) holds the access token`));
+      expect(sink.err).toMatch(
+        new RegExp(
+          `warning: endpoint ${id} gets no TypeScript, Pulumi YAML, pulumi import declaration: its (name|URL) holds the access token`,
+        ),
+      );
       const declaration = declarations.find((d) => d.webhookId === id)!;
       expect(declaration).toMatchObject({ typescript: null, yaml: null, importCommand: null });
       expect(declaration.resourceName.toLowerCase()).not.toContain(TOKEN.slice(0, 10).toLowerCase());
     }
     // The one clean endpoint is declared in every format, and only it.
     const only = [ids.orders, ...refused];
-    expect(readTsDeclarations((await printed(only, "ts")).out).map((d) => d.properties.adoptWebhookId)).toEqual([ids.orders]);
-    expect(readAdoptYaml((await printed(only, "yaml")).out).map((r) => r.import)).toEqual([String(ids.orders)]);
-    expect(runShellCommands((await printed(only, "import")).out)).toEqual([["import", "webhooks:index:WebhookEndpoint", "orders", String(ids.orders)]]);
+    expect(
+      readTsDeclarations((await printed(only, "ts")).out).map((d) => d.properties.adoptWebhookId),
+    ).toEqual([ids.orders]);
+    expect(readAdoptYaml((await printed(only, "yaml")).out).map((r) => r.import)).toEqual([
+      String(ids.orders),
+    ]);
+    expect(runShellCommands((await printed(only, "import")).out)).toEqual([
+      ["import", "webhooks:index:WebhookEndpoint", "orders", String(ids.orders)],
+    ]);
   });
 
   it("finding 6: --json redacts the token from names and URLs, and says why each declaration is null", async () => {
     const sink = memorySink();
-    await runAdopt(client, sink, { ...base, ids: [ids.tokenName, ids.tokenUrl], json: true }).catch((error: unknown) => {
-      expect((error as CliError).exitCode).toBe(EXIT.refused);
-    });
+    await runAdopt(client, sink, { ...base, ids: [ids.tokenName, ids.tokenUrl], json: true }).catch(
+      (error: unknown) => {
+        expect((error as CliError).exitCode).toBe(EXIT.refused);
+      },
+    );
     expect(sink.out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
-    const parsed = JSON.parse(sink.out) as { declarations: { webhookName: string; webhookUrl: string; typescript: unknown; refused: Record<string, string> }[] };
+    const parsed = JSON.parse(sink.out) as {
+      declarations: {
+        webhookName: string;
+        webhookUrl: string;
+        typescript: unknown;
+        refused: Record<string, string>;
+      }[];
+    };
     expect(parsed.declarations.map((d) => [d.webhookName, d.webhookUrl])).toEqual([
       ["team [REDACTED]", "https://example.com/hooks/d"],
       ["innocent", "https://example.com/hooks/e?t=[REDACTED]"],
@@ -221,7 +302,9 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
 
   it("nothing declarable: no declaration on stdout, exit 5 (refused), the warnings say why", async () => {
     const sink = memorySink();
-    const error = await runAdopt(client, sink, { ...base, ids: [ids.tokenName], format: "yaml" }).catch((e: unknown) => e);
+    const error = await runAdopt(client, sink, { ...base, ids: [ids.tokenName], format: "yaml" }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect(sink.out).toBe("");
@@ -233,7 +316,11 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
     expect(resourceNameFor(TOKEN.toUpperCase(), 8, [TOKEN])).toBe("webhook-8");
     // Only once derived: a token "tok-en" from a name "tok en".
     expect(resourceNameFor("abcd efgh ijkl", 9, ["abcd-efgh-ijkl"])).toBe("webhook-9");
-    const error = await runAdopt(client, memorySink(), { ...base, ids: [ids.orders], resourceName: TOKEN }).catch((e: unknown) => e);
+    const error = await runAdopt(client, memorySink(), {
+      ...base,
+      ids: [ids.orders],
+      resourceName: TOKEN,
+    }).catch((e: unknown) => e);
     expect((error as CliError).exitCode).toBe(EXIT.usage);
     expect((error as CliError).message).toMatch(/--resource-name holds the access token/);
   });

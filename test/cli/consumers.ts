@@ -54,15 +54,18 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  * break or tab inside the quotes is an error (yaml.v3 would fold it; adopt never writes one).
  */
 export function readYamlDoubleQuoted(scalar: string): string {
-  if (!scalar.startsWith('"') || !scalar.endsWith('"') || scalar.length < 2) throw new Error(`not a double-quoted scalar: ${scalar}`);
+  if (!scalar.startsWith('"') || !scalar.endsWith('"') || scalar.length < 2)
+    throw new Error(`not a double-quoted scalar: ${scalar}`);
   const body = scalar.slice(1, -1);
   let out = "";
   let i = 0;
   while (i < body.length) {
     const code = body.codePointAt(i)!;
     const char = String.fromCodePoint(code);
-    if (!yamlReaderAccepts(code)) throw new Error(`yaml.v3 refuses the raw character U+${code.toString(16).toUpperCase()}`);
-    if (YAML_BREAKS.has(code) || code === 0x09) throw new Error(`a raw line break or tab U+${code.toString(16)} inside the scalar`);
+    if (!yamlReaderAccepts(code))
+      throw new Error(`yaml.v3 refuses the raw character U+${code.toString(16).toUpperCase()}`);
+    if (YAML_BREAKS.has(code) || code === 0x09)
+      throw new Error(`a raw line break or tab U+${code.toString(16)} inside the scalar`);
     if (char === '"') throw new Error("an unescaped quote ends the scalar early");
     if (char !== "\\") {
       out += char;
@@ -80,9 +83,11 @@ export function readYamlDoubleQuoted(scalar: string): string {
     const digits = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
     if (digits === 0) throw new Error(`yaml.v3: found unknown escape character \\${next}`);
     const hex = body.slice(i + 2, i + 2 + digits);
-    if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(hex)) throw new Error("yaml.v3: did not find expected hexdecimal number");
+    if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(hex))
+      throw new Error("yaml.v3: did not find expected hexdecimal number");
     const value = parseInt(hex, 16);
-    if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) throw new Error("yaml.v3: found invalid Unicode character escape code");
+    if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff)
+      throw new Error("yaml.v3: found invalid Unicode character escape code");
     out += String.fromCodePoint(value);
     i += 2 + digits;
   }
@@ -128,15 +133,21 @@ export function readAdoptYaml(text: string): YamlResource[] {
   if (start < 0) return [];
   const resources: YamlResource[] = [];
   const value = (line: string | undefined, prefix: string): string => {
-    if (line === undefined || !line.startsWith(prefix)) throw new Error(`expected ${JSON.stringify(prefix)}, got ${JSON.stringify(line)}`);
+    if (line === undefined || !line.startsWith(prefix))
+      throw new Error(`expected ${JSON.stringify(prefix)}, got ${JSON.stringify(line)}`);
     const read = pulumiYamlValue(readYamlDoubleQuoted(line.slice(prefix.length)));
-    if ("reference" in read) throw new Error(`Pulumi YAML reads a property access in ${JSON.stringify(line)}: ${read.reference}`);
+    if ("reference" in read)
+      throw new Error(`Pulumi YAML reads a property access in ${JSON.stringify(line)}: ${read.reference}`);
     return read.text;
   };
   for (let i = start + 1; i < lines.length && lines[i]!.startsWith("  "); i += 7) {
     const keyLine = /^ {2}("(?:[^"\\]|\\.)*"): # (.*)$/.exec(lines[i]!);
     if (!keyLine) throw new Error(`expected a resource key, got ${JSON.stringify(lines[i])}`);
-    if (lines[i + 1] !== "    type: webhooks:index:WebhookEndpoint" || lines[i + 2] !== "    properties:" || lines[i + 5] !== "    options:") {
+    if (
+      lines[i + 1] !== "    type: webhooks:index:WebhookEndpoint" ||
+      lines[i + 2] !== "    properties:" ||
+      lines[i + 5] !== "    options:"
+    ) {
       throw new Error(`unexpected layout at ${JSON.stringify(lines.slice(i, i + 7))}`);
     }
     resources.push({
@@ -165,15 +176,25 @@ export interface TsDeclaration {
 export function readTsDeclarations(source: string): TsDeclaration[] {
   const file = ts.createSourceFile("adopt.ts", source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const diagnostics = (file as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
-  if (diagnostics.length > 0) throw new Error(`TypeScript syntax errors: ${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " ")).join("; ")}`);
+  if (diagnostics.length > 0)
+    throw new Error(
+      `TypeScript syntax errors: ${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, " ")).join("; ")}`,
+    );
   const found: TsDeclaration[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && node.initializer && ts.isNewExpression(node.initializer) && node.initializer.expression.getText(file) === "WebhookEndpoint") {
+    if (
+      ts.isVariableDeclaration(node) &&
+      node.initializer &&
+      ts.isNewExpression(node.initializer) &&
+      node.initializer.expression.getText(file) === "WebhookEndpoint"
+    ) {
       const [nameArg, argsArg] = node.initializer.arguments ?? [];
-      if (!nameArg || !ts.isStringLiteral(nameArg) || !argsArg || !ts.isObjectLiteralExpression(argsArg)) throw new Error(`unexpected call ${node.initializer.getText(file)}`);
+      if (!nameArg || !ts.isStringLiteral(nameArg) || !argsArg || !ts.isObjectLiteralExpression(argsArg))
+        throw new Error(`unexpected call ${node.initializer.getText(file)}`);
       const properties: Record<string, string | number> = {};
       for (const property of argsArg.properties) {
-        if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name)) throw new Error(`unexpected property ${property.getText(file)}`);
+        if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name))
+          throw new Error(`unexpected property ${property.getText(file)}`);
         const init = property.initializer;
         if (ts.isStringLiteral(init)) properties[property.name.text] = init.text;
         else if (ts.isNumericLiteral(init)) properties[property.name.text] = Number(init.text);

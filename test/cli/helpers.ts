@@ -22,7 +22,8 @@ export function clientFor(emulator: Emulator, token = TOKEN): WebhooksClient {
 /** Output with every sign secret replaced by a stable marker. */
 export function normalise(text: string, emulator: Emulator): string {
   let out = text;
-  for (const record of emulator.records()) out = out.split(record.sign_secret).join(`<sign_secret of ${record.webhook_id}>`);
+  for (const record of emulator.records())
+    out = out.split(record.sign_secret).join(`<sign_secret of ${record.webhook_id}>`);
   return out;
 }
 
@@ -65,7 +66,8 @@ export function fakePulumi(
       const key = Object.keys(handlers)
         .sort((a, b) => b.length - a.length)
         .find((prefix) => args.join(" ").startsWith(prefix));
-      if (key === undefined) return { code: 1, stdout: "", stderr: `fake pulumi: no handler for ${args.join(" ")}` };
+      if (key === undefined)
+        return { code: 1, stdout: "", stderr: `fake pulumi: no handler for ${args.join(" ")}` };
       const result = await handlers[key]!(call);
       return { code: 0, stdout: "", stderr: "", ...result };
     },

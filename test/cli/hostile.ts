@@ -134,7 +134,13 @@ export const hostileText: fc.Arbitrary<string> = fc
       { weight: 12, arbitrary: fc.constantFrom(...HOSTILE_PIECES) },
       { weight: 4, arbitrary: fc.string({ maxLength: 4 }) },
       { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 3 }) },
-      { weight: 2, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 3 }) },
+      {
+        weight: 2,
+        arbitrary: fc.string({
+          unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)),
+          maxLength: 3,
+        }),
+      },
       { weight: 1, arbitrary: fc.constantFrom(...TOKEN_ECHOES) },
     ),
     { maxLength: 6 },
@@ -163,15 +169,21 @@ export const VISIBLE_PIECES = HOSTILE_PIECES.filter((piece) => !/[\p{Cc}\p{Cf}\p
  * them as resource inputs and the provider compares them with the service's.
  */
 export const checkableEndpoint: fc.Arbitrary<{ name: string; url: string }> = fc.record({
-  name: fc.array(fc.constantFrom(...VISIBLE_PIECES), { minLength: 1, maxLength: 6 }).map((pieces) => `orders${pieces.join("")}`),
-  url: fc.array(fc.constantFrom(...VISIBLE_PIECES), { maxLength: 4 }).map((pieces) => `https://example.com/hooks?q=${pieces.join("")}`),
+  name: fc
+    .array(fc.constantFrom(...VISIBLE_PIECES), { minLength: 1, maxLength: 6 })
+    .map((pieces) => `orders${pieces.join("")}`),
+  url: fc
+    .array(fc.constantFrom(...VISIBLE_PIECES), { maxLength: 4 })
+    .map((pieces) => `https://example.com/hooks?q=${pieces.join("")}`),
 });
 
 /**
  * A running emulator holding exactly these endpoints, ids 1, 2, ... in order (created by the
  * principal of TOKEN), through its persist file; `close` also removes the file.
  */
-export async function emulatorHolding(endpoints: readonly { name: string; url: string }[]): Promise<Emulator> {
+export async function emulatorHolding(
+  endpoints: readonly { name: string; url: string }[],
+): Promise<Emulator> {
   const dir = mkdtempSync(join(tmpdir(), "webhooks-hostile-"));
   const file = join(dir, "state.json");
   const time = Date.parse("2026-01-02T03:04:05.000Z");
@@ -187,8 +199,15 @@ export async function emulatorHolding(endpoints: readonly { name: string; url: s
     operator_name: "open-api",
     operate_time: time + i,
   }));
-  writeFileSync(file, JSON.stringify({ version: 1, next_id: endpoints.length + 1, records }), { mode: 0o600 });
-  const emulator = await startEmulator({ accessToken: TOKEN, persistPath: file, maxNameLength: 65_536, maxUrlLength: 65_536 });
+  writeFileSync(file, JSON.stringify({ version: 1, next_id: endpoints.length + 1, records }), {
+    mode: 0o600,
+  });
+  const emulator = await startEmulator({
+    accessToken: TOKEN,
+    persistPath: file,
+    maxNameLength: 65_536,
+    maxUrlLength: 65_536,
+  });
   const close = emulator.close.bind(emulator);
   emulator.close = async () => {
     await close();
@@ -201,7 +220,8 @@ export async function emulatorHolding(endpoints: readonly { name: string; url: s
 // printed; what a format cannot hold faithfully is refused for it), not from adopt's code.
 
 /** Characters a person does not see: controls, format characters, separators, spaces but U+0020, default-ignorables, noncharacters, surrogates. */
-const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
+const UNSEEN =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
 
 /** The token is in the text as a person reads it: any case, unseen characters ignored. */
 export function holdsTokenAsRead(text: string): boolean {
@@ -214,7 +234,10 @@ export function hasLoneSurrogate(text: string): boolean {
 }
 
 /** How adopt must treat an endpoint: declared in every format, or refused with a reason naming this. */
-export function expectedTreatment(endpoint: { name: string; url: string }): "declared" | "token" | "surrogate" {
+export function expectedTreatment(endpoint: {
+  name: string;
+  url: string;
+}): "declared" | "token" | "surrogate" {
   if (holdsTokenAsRead(endpoint.name) || holdsTokenAsRead(endpoint.url)) return "token";
   if (hasLoneSurrogate(endpoint.name) || hasLoneSurrogate(endpoint.url)) return "surrogate";
   return "declared";

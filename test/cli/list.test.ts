@@ -10,15 +10,24 @@ describe("webhooks list against the emulator", () => {
   let client: WebhooksClient;
 
   beforeAll(async () => {
-    emulator = await cliEmulator({ maxNameLength: 1000, principals: [{ token: "other-team-token-1234", creator: { id: 2002, name: "billing-team" } }] });
+    emulator = await cliEmulator({
+      maxNameLength: 1000,
+      principals: [{ token: "other-team-token-1234", creator: { id: 2002, name: "billing-team" } }],
+    });
     emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders" });
     emulator.addRecord({ webhook_name: "payments", webhook_url: "https://example.com/hooks/payments" });
     emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders-v2" });
     emulator.addRecord({ webhook_name: "orders-archive", webhook_url: "https://example.com/hooks/orders" });
     // A name a hostile or careless actor chose: an escape sequence, a newline, a bidi override, and length.
-    const hostile = emulator.addRecord({ webhook_name: "evil\u001b[31mred\nline\u202eesrever", webhook_url: "https://example.com/hooks/evil" });
+    const hostile = emulator.addRecord({
+      webhook_name: "evil\u001b[31mred\nline\u202eesrever",
+      webhook_url: "https://example.com/hooks/evil",
+    });
     emulator.updateRecord(hostile.webhook_id, { operator_id: 7, operator_name: "console-user" });
-    emulator.addRecord({ webhook_name: `long-${"x".repeat(200)}`, webhook_url: `https://example.com/${"p".repeat(300)}` });
+    emulator.addRecord({
+      webhook_name: `long-${"x".repeat(200)}`,
+      webhook_url: `https://example.com/${"p".repeat(300)}`,
+    });
     client = clientFor(emulator);
   });
   afterAll(async () => {
@@ -53,7 +62,11 @@ describe("webhooks list against the emulator", () => {
     const found = await runList(client, exact, { ...base, name: "orders" });
     expect(found.map((r) => r.webhookId)).toEqual([1, 3]);
     expect(exact.err).toBe('2 endpoints with name "orders" (exact match)\n');
-    const both = await runList(client, memorySink(), { ...base, name: "orders", url: "https://example.com/hooks/orders" });
+    const both = await runList(client, memorySink(), {
+      ...base,
+      name: "orders",
+      url: "https://example.com/hooks/orders",
+    });
     expect(both.map((r) => r.webhookId)).toEqual([1]);
 
     emulator.configure({ filterMatch: "partial" });
@@ -72,7 +85,19 @@ describe("webhooks list against the emulator", () => {
     await runList(client, sink, { ...base, json: true, name: "orders" });
     const parsed = JSON.parse(sink.out) as { endpoints: Record<string, unknown>[] };
     expect(parsed.endpoints).toHaveLength(2);
-    expect(Object.keys(parsed.endpoints[0]!).sort()).toEqual(["createTime", "creatorId", "creatorName", "operateTime", "operatorId", "operatorName", "webhookId", "webhookName", "webhookUrl"].sort());
+    expect(Object.keys(parsed.endpoints[0]!).sort()).toEqual(
+      [
+        "createTime",
+        "creatorId",
+        "creatorName",
+        "operateTime",
+        "operatorId",
+        "operatorName",
+        "webhookId",
+        "webhookName",
+        "webhookUrl",
+      ].sort(),
+    );
     expectGolden("list-orders.json", normalise(sink.out, emulator));
     for (const secret of allSecrets(emulator)) expect(sink.out).not.toContain(secret);
 
@@ -91,7 +116,9 @@ describe("webhooks list against the emulator", () => {
     const sink = memorySink();
     await runList(client, sink, { ...base, json: true });
     const parsed = JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] };
-    expect(parsed.endpoints.find((e) => e.webhookId === 5)!.webhookName).toBe("evil\u001b[31mred\nline\u202eesrever");
+    expect(parsed.endpoints.find((e) => e.webhookId === 5)!.webhookName).toBe(
+      "evil\u001b[31mred\nline\u202eesrever",
+    );
     expect(sink.out).toContain("evil\\u001b[31mred\\nline\\u202eesrever");
     // eslint-disable-next-line no-control-regex
     expect(sink.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
@@ -134,9 +161,18 @@ describe("webhooks list: names and URLs another team chose (issue 20)", () => {
     emulator = await cliEmulator();
     emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders" });
     emulator.addRecord({ webhook_name: "orders\u200b", webhook_url: "https://example.com/hooks/orders" });
-    emulator.addRecord({ webhook_name: "orders\u2060\ufeff", webhook_url: "https://example.com/hooks/orders\u202e" });
-    emulator.addRecord({ webhook_name: `team ${TOKEN}`, webhook_url: `https://example.com/hooks/x?t=${TOKEN.toUpperCase()}` });
-    emulator.addRecord({ webhook_name: `${TOKEN.slice(0, 12)}\u200b${TOKEN.slice(12)}`, webhook_url: "https://example.com/hooks/y" });
+    emulator.addRecord({
+      webhook_name: "orders\u2060\ufeff",
+      webhook_url: "https://example.com/hooks/orders\u202e",
+    });
+    emulator.addRecord({
+      webhook_name: `team ${TOKEN}`,
+      webhook_url: `https://example.com/hooks/x?t=${TOKEN.toUpperCase()}`,
+    });
+    emulator.addRecord({
+      webhook_name: `${TOKEN.slice(0, 12)}\u200b${TOKEN.slice(12)}`,
+      webhook_url: "https://example.com/hooks/y",
+    });
     client = clientFor(emulator);
   });
   afterAll(async () => {
@@ -144,7 +180,13 @@ describe("webhooks list: names and URLs another team chose (issue 20)", () => {
     await emulator?.close();
   });
 
-  const base = { match: "exact" as const, json: false, showSecrets: false, progress: false, secrets: [TOKEN] };
+  const base = {
+    match: "exact" as const,
+    json: false,
+    showSecrets: false,
+    progress: false,
+    secrets: [TOKEN],
+  };
   const rowOf = (table: string, id: number) => table.split("\n").find((line) => line.startsWith(`${id} `))!;
 
   it("finding 7: `orders` and `orders` + U+200B do not look alike: invisible characters are shown as escapes", async () => {
@@ -167,13 +209,17 @@ describe("webhooks list: names and URLs another team chose (issue 20)", () => {
       expect(out.toLowerCase()).not.toContain(TOKEN.toLowerCase());
       expect(out.toLowerCase()).not.toContain(TOKEN.slice(12).toLowerCase());
     }
-    const parsed = JSON.parse(json.out) as { endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[] };
+    const parsed = JSON.parse(json.out) as {
+      endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[];
+    };
     expect(parsed.endpoints.slice(3).map((e) => [e.webhookName, e.webhookUrl])).toEqual([
       ["team [REDACTED]", "https://example.com/hooks/x?t=[REDACTED]"],
       ["[REDACTED]", "https://example.com/hooks/y"],
     ]);
     // Text without the token stays exact, to the character.
     expect(parsed.endpoints[1]!.webhookName).toBe("orders\u200b");
-    expect(rowOf(table.out, 4)).toMatch(/^4 +team \[REDACTED\] +https:\/\/example\.com\/hooks\/x\?t=\[REDACTED\] /);
+    expect(rowOf(table.out, 4)).toMatch(
+      /^4 +team \[REDACTED\] +https:\/\/example\.com\/hooks\/x\?t=\[REDACTED\] /,
+    );
   });
 });

@@ -33,7 +33,10 @@ afterAll(async () => {
 
 function io(env: NodeJS.ProcessEnv, cwd = noProject, extra: Partial<MainIo> = {}) {
   const sink = memorySink();
-  return { sink, io: { sink, env, cwd, pulumi: fakePulumi({}, { missing: true }), ...extra } satisfies MainIo };
+  return {
+    sink,
+    io: { sink, env, cwd, pulumi: fakePulumi({}, { missing: true }), ...extra } satisfies MainIo,
+  };
 }
 
 describe("webhooks: exit codes and dispatch", () => {
@@ -42,7 +45,14 @@ describe("webhooks: exit codes and dispatch", () => {
     expect(await main(["--help"], args)).toBe(0);
     expect(sink.out).toMatch(/list .*adopt .*recover .*orphans/s);
     expect(sink.out).toMatch(/--access-token TOKEN \(discouraged/);
-    for (const line of ["0  success", "1  unexpected failure", "2  usage error", "3  configuration error", "4  the service failed or refused", "5  recover refused to guess"]) {
+    for (const line of [
+      "0  success",
+      "1  unexpected failure",
+      "2  usage error",
+      "3  configuration error",
+      "4  the service failed or refused",
+      "5  recover refused to guess",
+    ]) {
       expect(sink.out).toContain(line);
     }
     for (const command of ["list", "adopt", "recover", "orphans"]) {
@@ -97,10 +107,21 @@ describe("webhooks: exit codes and dispatch", () => {
   it("a service that echoes the token back never gets it printed", async () => {
     const echo = await rawServer((req, _body, res) => {
       res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: "50000", msg: `bad token ${String(req.headers.authorization)}`, trace_id: "0".repeat(32), data: {} }));
+      res.end(
+        JSON.stringify({
+          code: "50000",
+          msg: `bad token ${String(req.headers.authorization)}`,
+          trace_id: "0".repeat(32),
+          data: {},
+        }),
+      );
     });
     try {
-      const { sink, io: args } = io({ WEBHOOKS_BASE_URL: echo.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, WEBHOOKS_MAX_RETRIES: "0" });
+      const { sink, io: args } = io({
+        WEBHOOKS_BASE_URL: echo.url,
+        WEBHOOKS_ACCESS_TOKEN: TOKEN,
+        WEBHOOKS_MAX_RETRIES: "0",
+      });
       expect(await main(["list", "--access-token", TOKEN], args)).toBe(4);
       expect(sink.out + sink.err).not.toContain(TOKEN);
     } finally {
@@ -133,9 +154,16 @@ describe("the bin (node dist/cli/main.js), with a stand-in pulumi on PATH", () =
     chmodSync(join(binDir, "pulumi"), 0o755);
   });
 
-  async function bin(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function bin(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    cwd: string,
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: { PATH: `${binDir}${delimiter}${process.env.PATH ?? ""}`, ...env } });
+      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+        cwd,
+        env: { PATH: `${binDir}${delimiter}${process.env.PATH ?? ""}`, ...env },
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -144,8 +172,19 @@ describe("the bin (node dist/cli/main.js), with a stand-in pulumi on PATH", () =
   }
 
   it("reads the stack's config through pulumi in a project, over the environment; exit codes reach the shell", async () => {
-    const config = JSON.stringify({ "webhooks:baseUrl": { value: emulator.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true } });
-    const viaStack = await bin(["list", "--json", "--stack", "dev"], { FAKE_PULUMI_CONFIG: config, WEBHOOKS_BASE_URL: "http://127.0.0.1:9", WEBHOOKS_ACCESS_TOKEN: "unused_env_token" }, project);
+    const config = JSON.stringify({
+      "webhooks:baseUrl": { value: emulator.url, secret: false },
+      "webhooks:accessToken": { value: TOKEN, secret: true },
+    });
+    const viaStack = await bin(
+      ["list", "--json", "--stack", "dev"],
+      {
+        FAKE_PULUMI_CONFIG: config,
+        WEBHOOKS_BASE_URL: "http://127.0.0.1:9",
+        WEBHOOKS_ACCESS_TOKEN: "unused_env_token",
+      },
+      project,
+    );
     expect(viaStack.code).toBe(0);
     expect(JSON.parse(viaStack.stdout)).toMatchObject({ endpoints: [{ webhookId: 1 }] });
     expect(viaStack.stdout + viaStack.stderr).not.toContain(TOKEN);

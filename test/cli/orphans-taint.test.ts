@@ -30,7 +30,9 @@ describe("webhooks in a project never prints a value the stack's program marked 
   let pulumi: ReturnType<typeof fakePulumi>;
 
   beforeAll(async () => {
-    emulator = await cliEmulator({ principals: [{ token: "team-t-token-81c4", creator: { id: 1500, name: "team-t" } }] });
+    emulator = await cliEmulator({
+      principals: [{ token: "team-t-token-81c4", creator: { id: 1500, name: "team-t" } }],
+    });
     const held = `https://example.com/hook?key=${KEY}`;
     const old = `https://example.com/old-hook?key=${KEY}`;
     emulator.addRecord({ webhook_name: "orders", webhook_url: old }); // 1: the stack created it, then replaced it
@@ -44,7 +46,12 @@ describe("webhooks in a project never prints a value the stack's program marked 
     const here = emulator.url;
     const record = (id: number) => {
       const r = emulator.records().find((x) => x.webhook_id === id)!;
-      return { webhookId: r.webhook_id, webhookName: r.webhook_name, creatorId: r.creator_id, createTime: r.create_time };
+      return {
+        webhookId: r.webhook_id,
+        webhookName: r.webhook_name,
+        creatorId: r.creator_id,
+        createTime: r.create_time,
+      };
     };
     const endpoint = (id: number, url: unknown) => ({
       urn: "urn:pulumi:prod::shop::webhooks:index:WebhookEndpoint::orders",
@@ -52,16 +59,29 @@ describe("webhooks in a project never prints a value the stack's program marked 
       custom: true,
       id: String(id),
       inputs: { webhookName: "orders", webhookUrl: url },
-      outputs: { ...record(id), webhookUrl: url, signSecret: encrypted, provenance: { how: "created", service: here } },
+      outputs: {
+        ...record(id),
+        webhookUrl: url,
+        signSecret: encrypted,
+        provenance: { how: "created", service: here },
+      },
     });
     // The history: the update that held endpoint 1, before the replacement (secrets as ciphertext).
     const history = join(backend, ".pulumi", "history", "shop", "prod");
     mkdirSync(history, { recursive: true });
-    writeFileSync(join(history, "prod-1700000000000000000.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "prod", latest: { resources: [endpoint(1, encrypted)] } } }));
+    writeFileSync(
+      join(history, "prod-1700000000000000000.checkpoint.json"),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { stack: "prod", latest: { resources: [endpoint(1, encrypted)] } },
+      }),
+    );
     const state = { version: 3, deployment: { resources: [endpoint(2, revealed(held))] } };
     pulumi = fakePulumi({
       "whoami --json": () => ({ stdout: JSON.stringify({ url: `file://${backend}` }) }),
-      "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "shop:key": { value: KEY, secret: true } }) }),
+      "config --json --show-secrets": () => ({
+        stdout: JSON.stringify({ "shop:key": { value: KEY, secret: true } }),
+      }),
       "stack export": () => ({ stdout: JSON.stringify(state) }),
     });
   });
@@ -72,7 +92,12 @@ describe("webhooks in a project never prints a value the stack's program marked 
 
   async function run(args: string[]): Promise<string> {
     const sink = memorySink();
-    const code = await main(args, { sink, env: { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, cwd: project, pulumi });
+    const code = await main(args, {
+      sink,
+      env: { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+      cwd: project,
+      pulumi,
+    });
     expect(code, sink.err).toBe(0);
     return `${sink.out}\n${sink.err}`;
   }

@@ -26,7 +26,9 @@ describe("webhooks orphans", () => {
   const backend = join(root, "state");
 
   beforeAll(async () => {
-    emulator = await cliEmulator({ principals: [{ token: "team-b-token-5c2f", creator: { id: 2002, name: "team-b" } }] });
+    emulator = await cliEmulator({
+      principals: [{ token: "team-b-token-5c2f", creator: { id: 2002, name: "team-b" } }],
+    });
     for (const [name, url] of [
       ["orders", "https://example.com/hooks/orders"], // 1: held by stack dev
       ["orders", "https://example.com/hooks/orders-old"], // 2: dev held it before a replacement
@@ -52,7 +54,8 @@ describe("webhooks orphans", () => {
     const prodHistory = join(backend, ".pulumi", "history", "shop", "prod");
     mkdirSync(devHistory, { recursive: true });
     mkdirSync(prodHistory, { recursive: true });
-    const checkpoint = (resources: unknown[]) => JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources } } });
+    const checkpoint = (resources: unknown[]) =>
+      JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources } } });
     const here = emulator.url;
     writeFileSync(
       join(devHistory, "dev-1700000000000000000.checkpoint.json"),
@@ -67,7 +70,12 @@ describe("webhooks orphans", () => {
       ]),
     );
     // prod imported 3 (someone else's endpoint) and destroyed the resource: not ours to remove.
-    writeFileSync(join(prodHistory, "prod-1700000000000000000.checkpoint.json.gz"), gzipSync(checkpoint([...baseResources(), withProvenance(heldResource("payments", 3, 1001), "imported", here)])));
+    writeFileSync(
+      join(prodHistory, "prod-1700000000000000000.checkpoint.json.gz"),
+      gzipSync(
+        checkpoint([...baseResources(), withProvenance(heldResource("payments", 3, 1001), "imported", here)]),
+      ),
+    );
     writeFileSync(join(devHistory, "dev-1700000000000000000.history.json"), "{}");
   });
   afterAll(async () => {
@@ -78,7 +86,16 @@ describe("webhooks orphans", () => {
 
   function pulumi() {
     return fakePulumi({
-      "stack export --stack dev": () => ({ stdout: exportText([...baseResources(), heldResource("orders", 1, 1001), heldResource("renamed", 99, 1001, { webhookName: "legacy-name" })], []) }),
+      "stack export --stack dev": () => ({
+        stdout: exportText(
+          [
+            ...baseResources(),
+            heldResource("orders", 1, 1001),
+            heldResource("renamed", 99, 1001, { webhookName: "legacy-name" }),
+          ],
+          [],
+        ),
+      }),
       "stack export --stack prod": () => ({ stdout: exportText([], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
     });
@@ -92,7 +109,10 @@ describe("webhooks orphans", () => {
 
   it("advises removing only what the stacks created here and no longer hold; lists the rest apart with creator and provenance (golden)", async () => {
     const sink = memorySink();
-    const orphans = await runOrphans({ client, pulumi: pulumi(), sink, cwd: project }, { stacks: ["dev", "prod"], stateFiles: [stateFile()], json: false, progress: false });
+    const orphans = await runOrphans(
+      { client, pulumi: pulumi(), sink, cwd: project },
+      { stacks: ["dev", "prod"], stateFiles: [stateFile()], json: false, progress: false },
+    );
     expect(orphans.map((o) => [o.record.webhookId, o.relation, o.ours])).toEqual([
       [2, "left-behind", true],
       [3, "formerly-held", false],
@@ -104,14 +124,21 @@ describe("webhooks orphans", () => {
       [9, "name-match", false],
       [10, "name-match", false],
     ]);
-    expect(orphans.filter((o) => o.relation === "formerly-held").map((o) => o.provenance)).toEqual(["imported", "unknown"]);
+    expect(orphans.filter((o) => o.relation === "formerly-held").map((o) => o.provenance)).toEqual([
+      "imported",
+      "unknown",
+    ]);
     // The advice to remove names only what the stacks created; another team's endpoint is never in it.
     const advice = sink.out.split("Not ours to remove")[0]!.split("Left behind by these stacks")[1]!;
     expect(advice).toMatch(/^2 +orders/m);
     for (const id of [3, 4, 5, 7, 8, 9, 10]) expect(advice).not.toMatch(new RegExp(`^${id} `, "m"));
     expect(sink.out).toContain("team-b (2002)");
     expect(orphans.find((o) => o.record.webhookId === 3)!.resources).toEqual([
-      { source: "stack prod", urn: "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::payments", name: "payments" },
+      {
+        source: "stack prod",
+        urn: "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::payments",
+        name: "payments",
+      },
     ]);
     expectGolden("orphans.txt", sink.out.replace(root, "<tmp>"));
     for (const secret of allSecrets(emulator)) expect(sink.out + sink.err).not.toContain(secret);
@@ -119,35 +146,86 @@ describe("webhooks orphans", () => {
 
   it("--json: sources, the count held, and each orphan's record fields, relation and resources; no signSecret", async () => {
     const sink = memorySink();
-    await runOrphans({ client, pulumi: pulumi(), sink, cwd: project }, { stacks: ["dev", "prod"], stateFiles: [stateFile()], json: true, progress: false });
-    const parsed = JSON.parse(sink.out.replaceAll(root, "<tmp>")) as { sources: unknown[]; held: number; orphans: Record<string, unknown>[] };
+    await runOrphans(
+      { client, pulumi: pulumi(), sink, cwd: project },
+      { stacks: ["dev", "prod"], stateFiles: [stateFile()], json: true, progress: false },
+    );
+    const parsed = JSON.parse(sink.out.replaceAll(root, "<tmp>")) as {
+      sources: unknown[];
+      held: number;
+      orphans: Record<string, unknown>[];
+    };
     expect(parsed.sources).toEqual([
       { label: "state file <tmp>/billing-stack.json", endpoints: 1, historyCheckpoints: 0 },
       { label: "stack dev", endpoints: 2, historyCheckpoints: 1 },
       { label: "stack prod", endpoints: 0, historyCheckpoints: 1 },
     ]);
     expect(parsed.held).toBe(2);
-    expect(parsed.orphans.map((o) => o.relation)).toEqual(["left-behind", "formerly-held", "name-match", "unrelated", "name-match", "formerly-held", "name-match", "name-match"]);
-    expect(parsed.orphans.map((o) => o.ours)).toEqual([true, false, false, false, false, false, false, false]);
+    expect(parsed.orphans.map((o) => o.relation)).toEqual([
+      "left-behind",
+      "formerly-held",
+      "name-match",
+      "unrelated",
+      "name-match",
+      "formerly-held",
+      "name-match",
+      "name-match",
+    ]);
+    expect(parsed.orphans.map((o) => o.ours)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(parsed.orphans.map((o) => o.creatorId)).toEqual([1001, 1001, 1001, 1001, 1001, 1001, 1001, 2002]);
     expect(parsed.orphans[0]).not.toHaveProperty("signSecret");
-    expect(Object.keys(parsed.orphans[0]!)).toEqual(expect.arrayContaining(["webhookId", "webhookName", "webhookUrl", "createTime", "relation", "resources"]));
+    expect(Object.keys(parsed.orphans[0]!)).toEqual(
+      expect.arrayContaining([
+        "webhookId",
+        "webhookName",
+        "webhookUrl",
+        "createTime",
+        "relation",
+        "resources",
+      ]),
+    );
   });
 
   it("a name or URL a state of the stacks holds secret (here, in history) is shown as [secret], never as the service has it", async () => {
     const SIG = "4dabf18193072939515e22adb298388d";
     const secretUrl = { [SIG]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:abc:def" };
     const held = withProvenance(heldResource("orders", 5, 1001), "created", emulator.url);
-    const withSecretUrl = { ...held, id: "5", inputs: { ...held.inputs, webhookUrl: secretUrl }, outputs: { ...held.outputs, webhookId: 5, webhookUrl: secretUrl } };
+    const withSecretUrl = {
+      ...held,
+      id: "5",
+      inputs: { ...held.inputs, webhookUrl: secretUrl },
+      outputs: { ...held.outputs, webhookId: 5, webhookUrl: secretUrl },
+    };
     // Stack qa held endpoint 5, its URL a secret, and no longer holds it.
     const history = join(backend, ".pulumi", "history", "shop", "qa");
     mkdirSync(history, { recursive: true });
-    writeFileSync(join(history, "qa-1700000000000000001.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), withSecretUrl] } } }));
-    const qa = fakePulumi({ "stack export --stack qa": () => ({ stdout: exportText([], []) }), "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }) });
+    writeFileSync(
+      join(history, "qa-1700000000000000001.checkpoint.json"),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { stack: "x", latest: { resources: [...baseResources(), withSecretUrl] } },
+      }),
+    );
+    const qa = fakePulumi({
+      "stack export --stack qa": () => ({ stdout: exportText([], []) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
+    });
     const url = emulator.records().find((r) => r.webhook_id === 5)!.webhook_url;
     for (const json of [true, false]) {
       const sink = memorySink();
-      const orphans = await runOrphans({ client, pulumi: qa, sink, cwd: project }, { stacks: ["qa"], stateFiles: [], json, progress: false });
+      const orphans = await runOrphans(
+        { client, pulumi: qa, sink, cwd: project },
+        { stacks: ["qa"], stateFiles: [], json, progress: false },
+      );
       const five = orphans.find((o) => o.record.webhookId === 5)!;
       expect(five.secretFields).toEqual(["webhookUrl"]);
       expect(five.relation).toBe("left-behind");
@@ -158,37 +236,65 @@ describe("webhooks orphans", () => {
 
   it("the same service at another address (moved, or spelled otherwise): the endpoint the stack holds is held, by its creator and creation time", async () => {
     const one = emulator.records().find((r) => r.webhook_id === 1)!;
-    const resource = withProvenance(heldResource("orders", 1, one.creator_id), "created", "http://old-address.example:8080");
+    const resource = withProvenance(
+      heldResource("orders", 1, one.creator_id),
+      "created",
+      "http://old-address.example:8080",
+    );
     const atOldAddress = { ...resource, outputs: { ...resource.outputs, createTime: one.create_time } };
     const pulumiAt = fakePulumi({
       "stack export --stack dev": () => ({ stdout: exportText([...baseResources(), atOldAddress], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
     });
     const sink = memorySink();
-    const orphans = await runOrphans({ client, pulumi: pulumiAt, sink, cwd: project }, { stacks: ["dev"], stateFiles: [], json: true, progress: false });
+    const orphans = await runOrphans(
+      { client, pulumi: pulumiAt, sink, cwd: project },
+      { stacks: ["dev"], stateFiles: [], json: true, progress: false },
+    );
     expect(orphans.map((o) => o.record.webhookId)).not.toContain(1);
     expect((JSON.parse(sink.out) as { held: number }).held).toBe(1);
     // Another creation time: not that endpoint, so not held (listed apart, never as ours).
-    const another = { ...atOldAddress, outputs: { ...atOldAddress.outputs, createTime: one.create_time + 1 } };
+    const another = {
+      ...atOldAddress,
+      outputs: { ...atOldAddress.outputs, createTime: one.create_time + 1 },
+    };
     const pulumiOther = fakePulumi({
       "stack export --stack dev": () => ({ stdout: exportText([...baseResources(), another], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
     });
-    const listed = await runOrphans({ client, pulumi: pulumiOther, sink: memorySink(), cwd: project }, { stacks: ["dev"], stateFiles: [], json: true, progress: false });
+    const listed = await runOrphans(
+      { client, pulumi: pulumiOther, sink: memorySink(), cwd: project },
+      { stacks: ["dev"], stateFiles: [], json: true, progress: false },
+    );
     expect(listed.find((o) => o.record.webhookId === 1)).toMatchObject({ ours: false });
   });
 
   it("an endpoint moved in from another stack (pulumi state move) and then dropped is not advised for removal: it was created by that stack", async () => {
     const moved = heldResource("handover", 7, 1001);
-    const fromPlatform = { ...moved, outputs: { ...moved.outputs, provenance: { how: "created", service: emulator.url, stack: "platform/prod" } } };
+    const fromPlatform = {
+      ...moved,
+      outputs: {
+        ...moved.outputs,
+        provenance: { how: "created", service: emulator.url, stack: "platform/prod" },
+      },
+    };
     const history = join(backend, ".pulumi", "history", "shop", "moved");
     mkdirSync(history, { recursive: true });
-    writeFileSync(join(history, "moved-1700000000000000002.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), fromPlatform] } } }));
+    writeFileSync(
+      join(history, "moved-1700000000000000002.checkpoint.json"),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { stack: "x", latest: { resources: [...baseResources(), fromPlatform] } },
+      }),
+    );
     const pulumiMoved = fakePulumi({
       "stack export --stack moved": () => ({ stdout: exportText([], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
     });
-    const orphans = await runOrphans({ client, pulumi: pulumiMoved, sink: memorySink(), cwd: project }, { stacks: ["moved"], stateFiles: [], json: true, progress: false });
+    const orphans = await runOrphans(
+      { client, pulumi: pulumiMoved, sink: memorySink(), cwd: project },
+      { stacks: ["moved"], stateFiles: [], json: true, progress: false },
+    );
     const seven = orphans.find((o) => o.record.webhookId === 7)!;
     expect([seven.relation, seven.ours]).toEqual(["formerly-held", false]);
   });
@@ -204,34 +310,58 @@ describe("webhooks orphans", () => {
     const resources = [
       ...baseResources(),
       withProvenance(heldResource("orders", 2, 1001), "created", emulator.url),
-      withProvenance(heldResource("orders-b", 10, 2002, { webhookUrl: ten.webhook_url }), "created", emulator.url),
+      withProvenance(
+        heldResource("orders-b", 10, 2002, { webhookUrl: ten.webhook_url }),
+        "created",
+        emulator.url,
+      ),
     ];
-    writeFileSync(join(history, "mixed-1700000000000000003.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources } } }));
+    writeFileSync(
+      join(history, "mixed-1700000000000000003.checkpoint.json"),
+      JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources } } }),
+    );
     const pulumiMixed = fakePulumi({
       "stack export --stack mixed": () => ({ stdout: exportText([], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
     });
     for (const json of [false, true]) {
       const sink = memorySink();
-      const orphans = await runOrphans({ client, pulumi: pulumiMixed, sink, cwd: project }, { stacks: ["mixed"], stateFiles: [], json, progress: false });
+      const orphans = await runOrphans(
+        { client, pulumi: pulumiMixed, sink, cwd: project },
+        { stacks: ["mixed"], stateFiles: [], json, progress: false },
+      );
       for (const id of [2, 10])
         expect(
           orphans.find((o) => o.record.webhookId === id),
           String(id),
         ).toMatchObject({ relation: "formerly-held", ours: false, provenance: "created", disputed: true });
       expect(orphans.filter((o) => o.ours)).toEqual([]);
-      if (json) expect((JSON.parse(sink.out) as { orphans: { webhookId: number; disputed?: boolean }[] }).orphans.filter((o) => o.disputed === true).map((o) => o.webhookId)).toEqual([2, 10]);
+      if (json)
+        expect(
+          (JSON.parse(sink.out) as { orphans: { webhookId: number; disputed?: boolean }[] }).orphans
+            .filter((o) => o.disputed === true)
+            .map((o) => o.webhookId),
+        ).toEqual([2, 10]);
       else expect(sink.out).not.toContain("Left behind by these stacks");
     }
     // With only the stack's own creator recorded, 2 is left behind and ours, as before.
     const solo = join(backend, ".pulumi", "history", "shop", "solo");
     mkdirSync(solo, { recursive: true });
-    writeFileSync(join(solo, "solo-1700000000000000004.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: resources.slice(0, -1) } } }));
+    writeFileSync(
+      join(solo, "solo-1700000000000000004.checkpoint.json"),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { stack: "x", latest: { resources: resources.slice(0, -1) } },
+      }),
+    );
     const pulumiSolo = fakePulumi({
       "stack export --stack solo": () => ({ stdout: exportText([], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
     });
-    const own = await runOrphans({ client, pulumi: pulumiSolo, sink: memorySink(), cwd: project }, { stacks: ["solo"], stateFiles: [], json: true, progress: false });
+    const own = await runOrphans(
+      { client, pulumi: pulumiSolo, sink: memorySink(), cwd: project },
+      { stacks: ["solo"], stateFiles: [], json: true, progress: false },
+    );
     expect(own.find((o) => o.record.webhookId === 2)).toMatchObject({ relation: "left-behind", ours: true });
   });
 
@@ -241,8 +371,18 @@ describe("webhooks orphans", () => {
     const ten = emulator.records().find((r) => r.webhook_id === 10)!;
     const history = join(backend, ".pulumi", "history", "shop", "first");
     mkdirSync(history, { recursive: true });
-    const taken = withProvenance(heldResource("orders-b", 10, 2002, { webhookUrl: ten.webhook_url }), "created", emulator.url);
-    writeFileSync(join(history, "first-1700000000000000005.checkpoint.json"), JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), taken] } } }));
+    const taken = withProvenance(
+      heldResource("orders-b", 10, 2002, { webhookUrl: ten.webhook_url }),
+      "created",
+      emulator.url,
+    );
+    writeFileSync(
+      join(history, "first-1700000000000000005.checkpoint.json"),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { stack: "x", latest: { resources: [...baseResources(), taken] } },
+      }),
+    );
     const pulumiFirst = fakePulumi({
       "stack export --stack first": () => ({ stdout: exportText([], []) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
@@ -256,7 +396,14 @@ describe("webhooks orphans", () => {
           cwd: project,
           home: {
             service: emulator.url,
-            config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": "t", "webhooks:principalId": principalId })[key]),
+            config: stackConfig(
+              (key) =>
+                ({
+                  "webhooks:baseUrl": emulator.url,
+                  "webhooks:accessToken": "t",
+                  "webhooks:principalId": principalId,
+                })[key],
+            ),
             env: {},
             secretConfigKeys: [],
           },
@@ -264,9 +411,19 @@ describe("webhooks orphans", () => {
         { stacks: ["first"], stateFiles: [], json: true, progress: false },
       );
     // Without it, the state's one creator is taken as the stack's (the documented limit).
-    expect((await run()).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "left-behind", ours: true });
-    expect((await run("1001")).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "formerly-held", ours: false, disputed: true });
-    expect((await run("2002")).find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "left-behind", ours: true });
+    expect((await run()).find((o) => o.record.webhookId === 10)).toMatchObject({
+      relation: "left-behind",
+      ours: true,
+    });
+    expect((await run("1001")).find((o) => o.record.webhookId === 10)).toMatchObject({
+      relation: "formerly-held",
+      ours: false,
+      disputed: true,
+    });
+    expect((await run("2002")).find((o) => o.record.webhookId === 10)).toMatchObject({
+      relation: "left-behind",
+      ours: true,
+    });
 
     // The same through an explicit native provider whose own principalId names the stack's principal
     // (the stack's configuration names none): its resource is judged by it.
@@ -281,7 +438,10 @@ describe("webhooks orphans", () => {
     };
     const native = {
       ...taken,
-      urn: taken.urn.replace("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", "webhooks:index:WebhookEndpoint"),
+      urn: taken.urn.replace(
+        "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
+        "webhooks:index:WebhookEndpoint",
+      ),
       type: "webhooks:index:WebhookEndpoint",
       provider: `${providerUrn}::1111`,
     };
@@ -289,7 +449,10 @@ describe("webhooks orphans", () => {
     mkdirSync(nativeHistory, { recursive: true });
     writeFileSync(
       join(nativeHistory, "firstnative-1700000000000000006.checkpoint.json"),
-      JSON.stringify({ version: 3, checkpoint: { stack: "x", latest: { resources: [...baseResources(), provider, native] } } }),
+      JSON.stringify({
+        version: 3,
+        checkpoint: { stack: "x", latest: { resources: [...baseResources(), provider, native] } },
+      }),
     );
     const pulumiNative = fakePulumi({
       "stack export --stack firstnative": () => ({ stdout: exportText([], []) }),
@@ -301,32 +464,54 @@ describe("webhooks orphans", () => {
         pulumi: pulumiNative,
         sink: memorySink(),
         cwd: project,
-        home: { service: emulator.url, config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": "t" })[key]), env: {}, secretConfigKeys: [] },
+        home: {
+          service: emulator.url,
+          config: stackConfig(
+            (key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": "t" })[key],
+          ),
+          env: {},
+          secretConfigKeys: [],
+        },
       },
       { stacks: ["firstnative"], stateFiles: [], json: true, progress: false },
     );
-    expect(viaProvider.find((o) => o.record.webhookId === 10)).toMatchObject({ relation: "formerly-held", ours: false, disputed: true });
+    expect(viaProvider.find((o) => o.record.webhookId === 10)).toMatchObject({
+      relation: "formerly-held",
+      ours: false,
+      disputed: true,
+    });
   });
 
   it("only state files: no pulumi needed; and at least one source is required (exit 2)", async () => {
     const none = fakePulumi({}, { missing: true });
-    const orphans = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [stateFile()], json: false, progress: false });
+    const orphans = await runOrphans(
+      { client, pulumi: none, sink: memorySink(), cwd: root },
+      { stacks: [], stateFiles: [stateFile()], json: false, progress: false },
+    );
     expect(orphans.map((o) => o.record.webhookId)).toEqual([1, 2, 3, 4, 5, 7, 8, 9, 10]);
     expect(orphans.every((o) => o.relation === "unrelated")).toBe(true);
     expect(none.calls).toEqual([]);
-    const error = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [], json: false, progress: false }).catch((e: unknown) => e);
+    const error = await runOrphans(
+      { client, pulumi: none, sink: memorySink(), cwd: root },
+      { stacks: [], stateFiles: [], json: false, progress: false },
+    ).catch((e: unknown) => e);
     expect((error as CliError).exitCode).toBe(EXIT.usage);
-    const unreadable = await runOrphans({ client, pulumi: none, sink: memorySink(), cwd: root }, { stacks: [], stateFiles: [join(root, "nope.json")], json: false, progress: false }).catch(
-      (e: unknown) => e,
-    );
+    const unreadable = await runOrphans(
+      { client, pulumi: none, sink: memorySink(), cwd: root },
+      { stacks: [], stateFiles: [join(root, "nope.json")], json: false, progress: false },
+    ).catch((e: unknown) => e);
     expect((unreadable as CliError).exitCode).toBe(EXIT.usage);
   });
 
   it("a stack pulumi cannot export is a configuration error (exit 3) with pulumi's reason", async () => {
-    const failing = fakePulumi({ "stack export": () => ({ code: 255, stderr: "error: no stack named 'qa' found" }), "whoami --json": () => ({ stdout: "{}" }) });
-    const error = (await runOrphans({ client, pulumi: failing, sink: memorySink(), cwd: project }, { stacks: ["qa"], stateFiles: [], json: false, progress: false }).catch(
-      (e: unknown) => e,
-    )) as CliError;
+    const failing = fakePulumi({
+      "stack export": () => ({ code: 255, stderr: "error: no stack named 'qa' found" }),
+      "whoami --json": () => ({ stdout: "{}" }),
+    });
+    const error = (await runOrphans(
+      { client, pulumi: failing, sink: memorySink(), cwd: project },
+      { stacks: ["qa"], stateFiles: [], json: false, progress: false },
+    ).catch((e: unknown) => e)) as CliError;
     expect(error.exitCode).toBe(EXIT.config);
     expect(error.message).toMatch(/no stack named 'qa' found/);
   });

@@ -20,10 +20,30 @@ describe("output helpers", () => {
   });
 
   it("a cell shows hidden characters as escapes instead of removing them: no two texts that differ in them look alike", () => {
-    const shown = ["orders", "orders\u200b", "orders\u2060", "orders\ufeff", "orders\u00a0", "orders\ufffe", "orders\ud800", "orders\u{e0041}", "orders\\u200b", "orders\n"].map((text) =>
-      cell(text, 200),
-    );
-    expect(shown).toEqual(["orders", "orders\\u200b", "orders\\u2060", "orders\\ufeff", "orders\\u00a0", "orders\\ufffe", "orders\\ud800", "orders\\u{e0041}", "orders\\\\u200b", "orders\\n"]);
+    const shown = [
+      "orders",
+      "orders\u200b",
+      "orders\u2060",
+      "orders\ufeff",
+      "orders\u00a0",
+      "orders\ufffe",
+      "orders\ud800",
+      "orders\u{e0041}",
+      "orders\\u200b",
+      "orders\n",
+    ].map((text) => cell(text, 200));
+    expect(shown).toEqual([
+      "orders",
+      "orders\\u200b",
+      "orders\\u2060",
+      "orders\\ufeff",
+      "orders\\u00a0",
+      "orders\\ufffe",
+      "orders\\ud800",
+      "orders\\u{e0041}",
+      "orders\\\\u200b",
+      "orders\\n",
+    ]);
     expect(new Set(shown).size).toBe(shown.length);
   });
 
@@ -39,7 +59,9 @@ describe("output helpers", () => {
 
   it("what is printed is redacted as a person reads it: any case, split by hidden characters or by their escapes", () => {
     const split = `${TOKEN.slice(0, 5)}\\u200b${TOKEN.slice(5, 9)}\u2060${TOKEN.slice(9, 12)}\\u{e0041}${TOKEN.slice(12)}`;
-    expect(redactShown(`name ${split} and ${TOKEN.toUpperCase()}.`, [TOKEN])).toBe("name [REDACTED] and [REDACTED].");
+    expect(redactShown(`name ${split} and ${TOKEN.toUpperCase()}.`, [TOKEN])).toBe(
+      "name [REDACTED] and [REDACTED].",
+    );
     expect(redactShown(`almost ${TOKEN.slice(0, -1)} x`, [TOKEN])).toBe(`almost ${TOKEN.slice(0, -1)} x`);
     expect(redactShown("a.b*c", ["a.b*c", ""])).toBe("[REDACTED]");
     expect(redactShown("axb", ["a.b"])).toBe("axb");

@@ -24,7 +24,10 @@ const dir = mkdtempSync(join(tmpdir(), "webhooks-plugin-archive-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Starts an executable the way the engine starts a plugin and resolves to the first line it prints, or to its failure. */
-function firstLine(executable: string, env: NodeJS.ProcessEnv): Promise<{ line?: string | undefined; code?: number | null; stderr: string }> {
+function firstLine(
+  executable: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ line?: string | undefined; code?: number | null; stderr: string }> {
   const child = spawn(executable, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -45,9 +48,16 @@ function firstLine(executable: string, env: NodeJS.ProcessEnv): Promise<{ line?:
 describe("webhooks plugin-archive", () => {
   it("--platform is checked before anything is built: a wrong one is a usage error naming every platform (exit 2)", async () => {
     const sink = memorySink();
-    const code = await main(["plugin-archive", "--platform", "linux-x64", "--out", join(dir, "never")], { sink, env: {}, cwd: dir, pulumi: fakePulumi({}, { missing: true }) });
+    const code = await main(["plugin-archive", "--platform", "linux-x64", "--out", join(dir, "never")], {
+      sink,
+      env: {},
+      cwd: dir,
+      pulumi: fakePulumi({}, { missing: true }),
+    });
     expect(code).toBe(2);
-    expect(sink.err).toContain('--platform must be one of linux-amd64, linux-arm64, darwin-amd64, darwin-arm64, windows-amd64, windows-arm64 or all, got "linux-x64"');
+    expect(sink.err).toContain(
+      '--platform must be one of linux-amd64, linux-arm64, darwin-amd64, darwin-arm64, windows-amd64, windows-arm64 or all, got "linux-x64"',
+    );
     expect(() => statSync(join(dir, "never"))).toThrow();
   });
 
@@ -57,7 +67,15 @@ describe("webhooks plugin-archive", () => {
     writeFileSync(oldNode, "#!/bin/sh\necho 22.18.0\n", { mode: 0o755 });
     const bundle = join(REPO, "dist", "plugin", "pulumi-resource-webhooks.js");
     const host = hostPlatform()!;
-    await expect(buildPluginArchive({ platform: host, outDir: join(dir, "old"), bundle, version: VERSION, node: oldNode })).rejects.toThrow(
+    await expect(
+      buildPluginArchive({
+        platform: host,
+        outDir: join(dir, "old"),
+        bundle,
+        version: VERSION,
+        node: oldNode,
+      }),
+    ).rejects.toThrow(
       `the single executable would be this node (${oldNode}, v22.18.0), and the plugin needs Node.js 22.19 or newer: run \`webhooks plugin-archive\` with a newer node, or add --launcher`,
     );
     expect(() => statSync(join(dir, "old", archiveFileName(VERSION, host)))).toThrow();
@@ -75,16 +93,53 @@ describe("webhooks plugin-archive", () => {
   it("the install command it prints is one a POSIX shell reads back as the path written, spaces and quotes included", async () => {
     const path = join(dir, "it's a dir", archiveFileName(VERSION, "linux-amd64"));
     const command = installCommand(VERSION, path);
-    const { stdout } = await run("/bin/sh", ["-c", `set -- ${command.replace(/^pulumi /, "")}; printf '%s\\n' "$@"`]);
-    expect(stdout.split("\n").slice(0, -1)).toEqual(["plugin", "install", "resource", "webhooks", VERSION, "--file", path]);
+    const { stdout } = await run("/bin/sh", [
+      "-c",
+      `set -- ${command.replace(/^pulumi /, "")}; printf '%s\\n' "$@"`,
+    ]);
+    expect(stdout.split("\n").slice(0, -1)).toEqual([
+      "plugin",
+      "install",
+      "resource",
+      "webhooks",
+      VERSION,
+      "--file",
+      path,
+    ]);
   });
 
   it("writes launcher archives in Pulumi's layout for other platforms: the launcher and the bundle at the root", async () => {
     const out = join(dir, "archives");
-    const { stdout } = await run(process.execPath, [BIN, "plugin-archive", "--platform", "linux-arm64", "--platform", "windows-amd64", "--platform", "darwin-arm64", "--out", out, "--json"], {
-      cwd: dir,
-    });
-    const report = JSON.parse(stdout) as { archives: { platform: string; kind: string; path: string; bytes: number; executableBytes: number; sha256: string }[]; install: string | null };
+    const { stdout } = await run(
+      process.execPath,
+      [
+        BIN,
+        "plugin-archive",
+        "--platform",
+        "linux-arm64",
+        "--platform",
+        "windows-amd64",
+        "--platform",
+        "darwin-arm64",
+        "--out",
+        out,
+        "--json",
+      ],
+      {
+        cwd: dir,
+      },
+    );
+    const report = JSON.parse(stdout) as {
+      archives: {
+        platform: string;
+        kind: string;
+        path: string;
+        bytes: number;
+        executableBytes: number;
+        sha256: string;
+      }[];
+      install: string | null;
+    };
     expect(report.archives.map((a) => [a.platform, a.kind])).toEqual([
       ["linux-arm64", "launcher"],
       ["windows-amd64", "launcher"],
@@ -99,8 +154,13 @@ describe("webhooks plugin-archive", () => {
       expect(archive.executableBytes).toBe(bundleBytes);
       expect((await run("sha256sum", [archive.path])).stdout.split(" ")[0]).toBe(archive.sha256);
       const listing = (await run("tar", ["-tvzf", archive.path])).stdout.trim().split("\n");
-      const launcher = archive.platform.startsWith("windows-") ? "pulumi-resource-webhooks.cmd" : "pulumi-resource-webhooks";
-      expect(listing.map((line) => line.split(/\s+/).pop())).toEqual([launcher, "pulumi-resource-webhooks.js"]);
+      const launcher = archive.platform.startsWith("windows-")
+        ? "pulumi-resource-webhooks.cmd"
+        : "pulumi-resource-webhooks";
+      expect(listing.map((line) => line.split(/\s+/).pop())).toEqual([
+        launcher,
+        "pulumi-resource-webhooks.js",
+      ]);
       expect(listing[0]).toMatch(/^-rwxr-xr-x /);
       expect(listing[1]).toMatch(new RegExp(`^-rw-r--r-- .* ${bundleBytes} `));
     }
@@ -109,7 +169,12 @@ describe("webhooks plugin-archive", () => {
   it("the Windows launcher runs the bundle beside it with the node on PATH, and says what it needs without one (read, not run: no Windows here)", async () => {
     const unpacked = join(dir, "unpacked-windows");
     mkdirSync(unpacked);
-    await run("tar", ["-xzf", join(dir, "archives", archiveFileName(VERSION, "windows-amd64")), "-C", unpacked]);
+    await run("tar", [
+      "-xzf",
+      join(dir, "archives", archiveFileName(VERSION, "windows-amd64")),
+      "-C",
+      unpacked,
+    ]);
     const cmd = readFileSync(join(unpacked, "pulumi-resource-webhooks.cmd"), "utf8");
     expect(cmd.split("\r\n")).toEqual([
       "@echo off",
@@ -128,12 +193,19 @@ describe("webhooks plugin-archive", () => {
   it("the unpacked launcher starts the plugin with the node on PATH, and says what it needs when there is none", async () => {
     const unpacked = join(dir, "unpacked");
     mkdirSync(unpacked);
-    await run("tar", ["-xzf", join(dir, "archives", archiveFileName(VERSION, "linux-arm64")), "-C", unpacked]);
+    await run("tar", [
+      "-xzf",
+      join(dir, "archives", archiveFileName(VERSION, "linux-arm64")),
+      "-C",
+      unpacked,
+    ]);
     const launcher = join(unpacked, "pulumi-resource-webhooks");
     const withNode = await firstLine(launcher, { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` });
     expect(withNode.line).toMatch(/^\d+$/);
     const withoutNode = await firstLine(launcher, { PATH: "/nonexistent" });
     expect(withoutNode.code).toBe(1);
-    expect(withoutNode.stderr).toContain(`pulumi-resource-webhooks v${VERSION} (linux-arm64) runs on Node.js 22.19 or newer, and no node is on PATH`);
+    expect(withoutNode.stderr).toContain(
+      `pulumi-resource-webhooks v${VERSION} (linux-arm64) runs on Node.js 22.19 or newer, and no node is on PATH`,
+    );
   });
 });

@@ -16,20 +16,43 @@ export const PROVIDER_SOURCE = "exports.handler = __f0; /* the serialized shim *
 
 /** A secret as an export without --show-secrets shows it; `value` is what its plaintext (JSON) holds. */
 export function ciphertext(value: unknown) {
-  return { [SIG_KEY]: SECRET_SIG, ciphertext: `v1:fake:${Buffer.from(JSON.stringify(value)).toString("base64")}` };
+  return {
+    [SIG_KEY]: SECRET_SIG,
+    ciphertext: `v1:fake:${Buffer.from(JSON.stringify(value)).toString("base64")}`,
+  };
 }
 
 export function baseResources(): StateResource[] {
   return [
     { urn: STACK_URN, custom: false, type: "pulumi:pulumi:Stack" },
-    { urn: DYNAMIC_PROVIDER.split("::").slice(0, -1).join("::"), id: "1111-2222", custom: true, type: "pulumi:providers:pulumi-nodejs" },
-    { urn: NATIVE_PROVIDER.split("::").slice(0, -1).join("::"), id: "3333-4444", custom: true, type: "pulumi:providers:webhooks" },
+    {
+      urn: DYNAMIC_PROVIDER.split("::").slice(0, -1).join("::"),
+      id: "1111-2222",
+      custom: true,
+      type: "pulumi:providers:pulumi-nodejs",
+    },
+    {
+      urn: NATIVE_PROVIDER.split("::").slice(0, -1).join("::"),
+      id: "3333-4444",
+      custom: true,
+      type: "pulumi:providers:webhooks",
+    },
   ];
 }
 
 /** An endpoint resource the stack holds, as the dynamic face leaves it in state. */
-export function heldResource(name: string, id: number, creatorId: number, extra: Record<string, unknown> = {}): StateResource {
-  const inputs = { __provider: PROVIDER_SOURCE, webhookName: name, webhookUrl: `https://example.com/hooks/${name}`, ...extra };
+export function heldResource(
+  name: string,
+  id: number,
+  creatorId: number,
+  extra: Record<string, unknown> = {},
+): StateResource {
+  const inputs = {
+    __provider: PROVIDER_SOURCE,
+    webhookName: name,
+    webhookUrl: `https://example.com/hooks/${name}`,
+    ...extra,
+  };
   return {
     urn: URN(DYNAMIC_TYPE, name),
     custom: true,
@@ -38,15 +61,29 @@ export function heldResource(name: string, id: number, creatorId: number, extra:
     parent: STACK_URN,
     provider: DYNAMIC_PROVIDER,
     inputs,
-    outputs: { ...inputs, webhookId: id, creatorId, creatorName: "open-api", signSecret: ciphertext(`secret-${id}`) },
+    outputs: {
+      ...inputs,
+      webhookId: id,
+      creatorId,
+      creatorName: "open-api",
+      signSecret: ciphertext(`secret-${id}`),
+    },
   };
 }
 
 /** A pending create, as the engine leaves it when the CLI dies during the create. */
-export function pendingCreate(name: string, options: { face?: "dynamic" | "native"; inputs?: Record<string, unknown> } = {}) {
+export function pendingCreate(
+  name: string,
+  options: { face?: "dynamic" | "native"; inputs?: Record<string, unknown> } = {},
+) {
   const face = options.face ?? "dynamic";
   const type = face === "dynamic" ? DYNAMIC_TYPE : NATIVE_TYPE;
-  const inputs = { ...(face === "dynamic" ? { __provider: PROVIDER_SOURCE } : {}), webhookName: name, webhookUrl: `https://example.com/hooks/${name}`, ...options.inputs };
+  const inputs = {
+    ...(face === "dynamic" ? { __provider: PROVIDER_SOURCE } : {}),
+    webhookName: name,
+    webhookUrl: `https://example.com/hooks/${name}`,
+    ...options.inputs,
+  };
   return {
     type: "creating",
     resource: {
@@ -105,7 +142,13 @@ export class FakeStack {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, `${STACK}.json`),
-      JSON.stringify({ version: 3, checkpoint: { stack: `organization/${PROJECT}/${STACK}`, latest: (JSON.parse(this.state) as { deployment: unknown }).deployment } }),
+      JSON.stringify({
+        version: 3,
+        checkpoint: {
+          stack: `organization/${PROJECT}/${STACK}`,
+          latest: (JSON.parse(this.state) as { deployment: unknown }).deployment,
+        },
+      }),
     );
     writeFileSync(this.attrsFile, "");
   }
@@ -122,11 +165,18 @@ export class FakeStack {
         const revealed = call.args.includes("--show-secrets");
         this.events.push(revealed ? "export --show-secrets" : "export");
         // A file backend whose checkpoint metadata the killed run left empty cannot load the stack.
-        if (existsSync(this.attrsFile) && statSync(this.attrsFile).size === 0) return { code: 255, stderr: "error: failed to load checkpoint: EOF\n" };
-        if (this.revealFails && revealed) return { code: 255, stderr: "error: could not decrypt: incorrect passphrase\n" };
+        if (existsSync(this.attrsFile) && statSync(this.attrsFile).size === 0)
+          return { code: 255, stderr: "error: failed to load checkpoint: EOF\n" };
+        if (this.revealFails && revealed)
+          return { code: 255, stderr: "error: could not decrypt: incorrect passphrase\n" };
         // What --show-secrets prints: each secret's plaintext (JSON) instead of its ciphertext.
         return {
-          stdout: revealed ? this.state.replace(/"ciphertext":"v1:fake:([A-Za-z0-9+/=]*)"/g, (_m, b64: string) => `"plaintext":${JSON.stringify(Buffer.from(b64, "base64").toString())}`) : this.state,
+          stdout: revealed
+            ? this.state.replace(
+                /"ciphertext":"v1:fake:([A-Za-z0-9+/=]*)"/g,
+                (_m, b64: string) => `"plaintext":${JSON.stringify(Buffer.from(b64, "base64").toString())}`,
+              )
+            : this.state,
         };
       },
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: this.backendUrl }) }),
@@ -142,9 +192,15 @@ export class FakeStack {
         if (failure !== undefined) return { code: 255, stderr: failure };
         this.imported = call.input;
         // What `pulumi stack import` does: keep the resources (plaintext secrets encrypted), drop pending operations.
-        const parsed = JSON.parse(call.input ?? "{}") as { deployment: { resources: StateResource[]; pending_operations?: unknown } };
+        const parsed = JSON.parse(call.input ?? "{}") as {
+          deployment: { resources: StateResource[]; pending_operations?: unknown };
+        };
         delete parsed.deployment.pending_operations;
-        this.state = JSON.stringify(parsed).replace(/"plaintext":("(?:[^"\\]|\\.)*")/g, (_m, text: string) => `"ciphertext":"v1:fake:${Buffer.from(JSON.parse(text) as string).toString("base64")}"`);
+        this.state = JSON.stringify(parsed).replace(
+          /"plaintext":("(?:[^"\\]|\\.)*")/g,
+          (_m, text: string) =>
+            `"ciphertext":"v1:fake:${Buffer.from(JSON.parse(text) as string).toString("base64")}"`,
+        );
         return { stdout: "Import complete." };
       },
     });

@@ -6,7 +6,10 @@ import { printReport, type RecoverReport } from "../../src/cli/recover-report";
 
 describe("recover's report", () => {
   it("shows a name or URL the state holds secret as [secret] in every section", () => {
-    const entry = { urn: "urn:pulumi:dev::shop::webhooks:index:WebhookEndpoint::orders", resourceName: "orders" };
+    const entry = {
+      urn: "urn:pulumi:dev::shop::webhooks:index:WebhookEndpoint::orders",
+      resourceName: "orders",
+    };
     const report: RecoverReport = {
       stack: "dev",
       project: "shop",

@@ -3,7 +3,13 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
-import { recordedResource, pendingCreates, SECRET_SIG, SIG_KEY, type StateResource } from "../../src/cli/deployment";
+import {
+  recordedResource,
+  pendingCreates,
+  SECRET_SIG,
+  SIG_KEY,
+  type StateResource,
+} from "../../src/cli/deployment";
 import { CliError, EXIT } from "../../src/cli/exit";
 import type { ListingClient } from "../../src/cli/listing";
 import { memorySink } from "../../src/cli/output";
@@ -11,7 +17,16 @@ import { runRecover, type RecoverOptions } from "../../src/cli/recover";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { stackConfig } from "../../src/core/settings";
 import { TOKEN } from "./helpers";
-import { FakeProcesses, FakeStack, PROVIDER_SOURCE, baseResources, ciphertext, exportText, heldResource, pendingCreate } from "./recover-fixtures";
+import {
+  FakeProcesses,
+  FakeStack,
+  PROVIDER_SOURCE,
+  baseResources,
+  ciphertext,
+  exportText,
+  heldResource,
+  pendingCreate,
+} from "./recover-fixtures";
 
 const HOUR = 3_600_000;
 /** When the interrupted update started (the lock's timestamp). */
@@ -24,7 +39,11 @@ let stack: FakeStack;
 let machine: FakeProcesses;
 
 beforeEach(async () => {
-  emulator = await startEmulator({ accessToken: TOKEN, now: () => now, principals: [{ token: "other-principal-token", creator: { id: 2002, name: "someone-else" } }] });
+  emulator = await startEmulator({
+    accessToken: TOKEN,
+    now: () => now,
+    principals: [{ token: "other-principal-token", creator: { id: 2002, name: "someone-else" } }],
+  });
   client = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, maxRetries: 0 });
 });
 afterEach(async () => {
@@ -36,9 +55,15 @@ afterEach(async () => {
 /** A record created on the service at `at`, by our principal or the other one. */
 async function endpoint(name: string, at: number, creator: "ours" | "other" = "ours"): Promise<number> {
   now = at;
-  const as = creator === "ours" ? client : new WebhooksClient({ baseUrl: emulator.url, accessToken: "other-principal-token", maxRetries: 0 });
+  const as =
+    creator === "ours"
+      ? client
+      : new WebhooksClient({ baseUrl: emulator.url, accessToken: "other-principal-token", maxRetries: 0 });
   try {
-    const { record } = await as.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` }, { allowDuplicate: true });
+    const { record } = await as.create(
+      { webhookName: name, webhookUrl: `https://example.com/hooks/${name}` },
+      { allowDuplicate: true },
+    );
     return record.webhookId;
   } finally {
     if (as !== client) await as.close();
@@ -47,11 +72,19 @@ async function endpoint(name: string, at: number, creator: "ours" | "other" = "o
 }
 
 /** The service `webhooks` connects to in these tests: the emulator, configured by the stack's config. */
-const HOME = async () => ({ service: emulator.url, config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN })[key]), env: {}, secretConfigKeys: [] });
+const HOME = async () => ({
+  service: emulator.url,
+  config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN })[key]),
+  env: {},
+  secretConfigKeys: [],
+});
 
 /** A held resource whose state records that the stack created it on the emulator's service. */
 function created(resource: StateResource, service = emulator.url): StateResource {
-  return { ...resource, outputs: { ...resource.outputs, provenance: { how: "created", service, stack: "shop/dev" } } };
+  return {
+    ...resource,
+    outputs: { ...resource.outputs, provenance: { how: "created", service, stack: "shop/dev" } },
+  };
 }
 
 /** An endpoint the stack created earlier, outside every window: its creatorId shows the stack's principal (1001). */
@@ -62,12 +95,26 @@ const EARLIER = () => created(heldResource("zulu", 990_001, 1001));
  * default) and no endpoint in `resources` recording a creatorId, one the stack created earlier is
  * added, as a stack past its first `up` has; "unknown" leaves the state showing no principal.
  */
-function setup(resources: StateResource[], pending: unknown[], lock: "stale" | "live" | "elsewhere" | "none" = "stale", principal: "known" | "unknown" = "known") {
-  const showsPrincipal = resources.some((r) => typeof r.outputs?.creatorId === "number" && (r.outputs.provenance as { how?: string } | undefined)?.how === "created");
+function setup(
+  resources: StateResource[],
+  pending: unknown[],
+  lock: "stale" | "live" | "elsewhere" | "none" = "stale",
+  principal: "known" | "unknown" = "known",
+) {
+  const showsPrincipal = resources.some(
+    (r) =>
+      typeof r.outputs?.creatorId === "number" &&
+      (r.outputs.provenance as { how?: string } | undefined)?.how === "created",
+  );
   const extra = principal === "known" && !showsPrincipal ? [EARLIER()] : [];
   stack = new FakeStack(exportText([...baseResources(), ...extra, ...resources], pending));
   machine = new FakeProcesses(stack.events);
-  if (lock !== "none") stack.lock({ pid: 4242, hostname: lock === "elsewhere" ? "another-runner" : "ci-runner-7", timestamp: new Date(RUN_START).toISOString() });
+  if (lock !== "none")
+    stack.lock({
+      pid: 4242,
+      hostname: lock === "elsewhere" ? "another-runner" : "ci-runner-7",
+      timestamp: new Date(RUN_START).toISOString(),
+    });
   if (lock === "live") machine.commands.set(4242, "pulumi up --yes");
   return stack;
 }
@@ -97,7 +144,15 @@ async function recover(options: Partial<RecoverOptions> = {}, deps: { home?: typ
       now: () => RUN_START + 3 * HOUR,
       sleep: async (ms) => void sleeps.push(ms),
     },
-    { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map(), ...options },
+    {
+      yes: true,
+      dryRun: false,
+      json: false,
+      progress: false,
+      releaseLock: false,
+      picks: new Map(),
+      ...options,
+    },
   );
   const outcome = await run.then(
     (report) => ({ report, error: undefined }),
@@ -107,7 +162,9 @@ async function recover(options: Partial<RecoverOptions> = {}, deps: { home?: typ
 }
 
 function importedResources(): StateResource[] {
-  const parsed = JSON.parse(stack.imported!) as { deployment: { resources: StateResource[]; pending_operations?: unknown[] } };
+  const parsed = JSON.parse(stack.imported!) as {
+    deployment: { resources: StateResource[]; pending_operations?: unknown[] };
+  };
   expect(parsed.deployment.pending_operations).toBeUndefined();
   return parsed.deployment.resources;
 }
@@ -146,9 +203,18 @@ describe("recover: matching pending creates to the service", () => {
     expect(report!.window).toMatchObject({ since: new Date(RUN_START).toISOString(), creators: [1001] });
 
     // The lock was released before the state was imported, and the import is read back.
-    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export --show-secrets", "cancel", "export", "import", "export"]);
+    expect(stack.events.filter((e) => e !== "list")).toEqual([
+      "export",
+      "export --show-secrets",
+      "cancel",
+      "export",
+      "import",
+      "export",
+    ]);
     const resources = importedResources();
-    const recorded = resources.filter((r) => ["bravo", "charlie", "delta"].some((n) => r.urn.endsWith(`::${n}`)));
+    const recorded = resources.filter((r) =>
+      ["bravo", "charlie", "delta"].some((n) => r.urn.endsWith(`::${n}`)),
+    );
     expect(recorded.map((r) => r.id)).toEqual([String(bravo), String(charlie), String(adopted)]);
     const bravoRecord = emulator.records().find((r) => r.webhook_id === bravo)!;
     expect(recorded[0]!.outputs).toEqual({
@@ -167,9 +233,14 @@ describe("recover: matching pending creates to the service", () => {
       provenance: { how: "created", service: emulator.url, stack: "shop/dev", recovered: true },
     });
     expect(recorded[2]!.outputs!.adoptWebhookId).toBe(adopted);
-    expect(recorded[2]!.outputs!.provenance).toEqual({ how: "adopted", service: emulator.url, stack: "shop/dev" });
+    expect(recorded[2]!.outputs!.provenance).toEqual({
+      how: "adopted",
+      service: emulator.url,
+      stack: "shop/dev",
+    });
     // Nothing secret is printed: not the token, not a sign secret.
-    for (const secret of [TOKEN, ...emulator.records().map((r) => r.sign_secret)]) expect(sink.out + sink.err).not.toContain(secret);
+    for (const secret of [TOKEN, ...emulator.records().map((r) => r.sign_secret)])
+      expect(sink.out + sink.err).not.toContain(secret);
     expect(sink.out).toMatch(/Recorded in state/);
     expect(sink.out).toMatch(/Cleared: the next `pulumi up` creates these/);
   });
@@ -231,11 +302,16 @@ describe("recover: matching pending creates to the service", () => {
     setup([], [pendingCreate("bravo")]);
     machine.commands.set(777, "node cmd/dynamic-provider 127.0.0.1:40000");
     machine.commands.set(778, "node cmd/dynamic-provider 127.0.0.1:40001");
-    machine.hosts.push({ pid: 777, engine: "127.0.0.1:40000", kind: "dynamic" }, { pid: 778, engine: "127.0.0.1:40001", kind: "dynamic" });
+    machine.hosts.push(
+      { pid: 777, engine: "127.0.0.1:40000", kind: "dynamic" },
+      { pid: 778, engine: "127.0.0.1:40001", kind: "dynamic" },
+    );
     machine.liveEngines.add("127.0.0.1:40001");
     const { report, sleeps } = await recover({ settleMs: 3000 });
     expect(machine.terminated).toEqual([777]);
-    expect(report!.providers).toEqual([{ pid: 777, engine: "127.0.0.1:40000", kind: "dynamic", stopped: true }]);
+    expect(report!.providers).toEqual([
+      { pid: 777, engine: "127.0.0.1:40000", kind: "dynamic", stopped: true },
+    ]);
     expect(stack.events.indexOf("terminate 777")).toBeLessThan(stack.events.indexOf("list"));
     expect(sleeps).toContain(3000);
   });
@@ -261,7 +337,12 @@ describe("recover: matching pending creates to the service", () => {
       "webhookUrl",
     ]);
     // Recorded as the fact it is: the killed run created it, on the service its provider names.
-    expect(golf.outputs!.provenance).toEqual({ how: "created", service: emulator.url, stack: "shop/dev", recovered: true });
+    expect(golf.outputs!.provenance).toEqual({
+      how: "created",
+      service: emulator.url,
+      stack: "shop/dev",
+      recovered: true,
+    });
   });
 });
 
@@ -281,8 +362,12 @@ describe("recover: a stack whose principal the state does not show", () => {
     expect(sink.out).not.toMatch(/Recorded in state/);
     expect(sink.out).toMatch(/Not guessed \(nothing was changed\)/);
     expect(sink.out).toMatch(/state shows no principal of the stack/);
-    expect(sink.out).toMatch(/records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick/);
-    expect(sink.out).toContain(`endpoint ${persons}, created ${new Date(RUN_START + 1_000).toISOString()} by creator 2002`);
+    expect(sink.out).toMatch(
+      /records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick/,
+    );
+    expect(sink.out).toContain(
+      `endpoint ${persons}, created ${new Date(RUN_START + 1_000).toISOString()} by creator 2002`,
+    );
     expect(sink.out).toContain(`webhooks recover --pick bravo=${persons}`);
     expect(sink.out).toContain(`webhooks adopt --id ${persons} --resource-name bravo`);
   });
@@ -304,7 +389,9 @@ describe("recover: a stack whose principal the state does not show", () => {
     expect(parsed.recorded).toEqual([]);
     expect(parsed.changed).toBe(false);
     expect(parsed.window.creators).toEqual([]);
-    expect(parsed.ambiguous.map((a) => [a.resourceName, a.candidates.map((c) => c.webhookId)])).toEqual([["bravo", [ours]]]);
+    expect(parsed.ambiguous.map((a) => [a.resourceName, a.candidates.map((c) => c.webhookId)])).toEqual([
+      ["bravo", [ours]],
+    ]);
     expect(parsed.cleared.map((c) => c.resourceName)).toEqual(["echo"]);
     expect(stack.events).not.toContain("import");
     expect(stack.events).not.toContain("cancel");
@@ -313,7 +400,12 @@ describe("recover: a stack whose principal the state does not show", () => {
   it("endpoints the stack only adopted do not show its principal", async () => {
     const adopted = await endpoint("lima", RUN_START - 24 * HOUR, "other");
     await endpoint("bravo", RUN_START + 1_000, "other");
-    setup([heldResource("lima", adopted, 2002, { adoptWebhookId: adopted })], [pendingCreate("bravo")], "stale", "unknown");
+    setup(
+      [heldResource("lima", adopted, 2002, { adoptWebhookId: adopted })],
+      [pendingCreate("bravo")],
+      "stale",
+      "unknown",
+    );
     const { error } = await recover();
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect(stack.events).not.toContain("import");
@@ -324,7 +416,9 @@ describe("recover: a stack whose principal the state does not show", () => {
     setup([], [pendingCreate("bravo"), pendingCreate("echo")], "stale", "unknown");
     const { report, error } = await recover({ picks: new Map([["bravo", candidate]]) });
     expect(error).toBeUndefined();
-    expect(report!.recorded.map((r) => [r.resourceName, r.webhookId, r.how])).toEqual([["bravo", candidate, "chosen with --pick"]]);
+    expect(report!.recorded.map((r) => [r.resourceName, r.webhookId, r.how])).toEqual([
+      ["bravo", candidate, "chosen with --pick"],
+    ]);
     expect(report!.cleared.map((c) => c.resourceName)).toEqual(["echo"]);
     const bravo = importedResources().find((r) => r.urn.endsWith("::bravo"))!;
     expect(bravo.id).toBe(String(candidate));
@@ -383,10 +477,14 @@ describe("recover: what it recorded stays in the file backend's history", () => 
     const history = join(stack.backend, ".pulumi", "history", "shop", "dev");
     const files = readdirSync(history).filter((name) => name.endsWith(".checkpoint.json"));
     expect(files).toHaveLength(1);
-    const checkpoint = JSON.parse(readFileSync(join(history, files[0]!), "utf8")) as { checkpoint: { latest: { resources: StateResource[] } } };
+    const checkpoint = JSON.parse(readFileSync(join(history, files[0]!), "utf8")) as {
+      checkpoint: { latest: { resources: StateResource[] } };
+    };
     expect(checkpoint.checkpoint.latest.resources.map((r) => r.id)).toContain(String(bravo));
     // No secret in plaintext there: what the backend held encrypted stays so.
-    expect(readFileSync(join(history, files[0]!), "utf8")).not.toContain(emulator.records().find((r) => r.webhook_id === bravo)!.sign_secret);
+    expect(readFileSync(join(history, files[0]!), "utf8")).not.toContain(
+      emulator.records().find((r) => r.webhook_id === bravo)!.sign_secret,
+    );
   });
 });
 
@@ -395,17 +493,38 @@ describe("recover: the principal is learnt only from endpoints this stack create
   // or --pick), killed during a create; that team then creates the same name and URL. Their creator
   // is not the stack's principal: nothing may be recorded unasked.
   for (const [label, held] of [
-    ["imported (pulumi import, or the import option adopt prints)", (id: number) => entered(heldResource("theirs", id, 2002), "imported")],
-    ["picked during an earlier recovery", (id: number) => entered(heldResource("theirs", id, 2002), "picked")],
-    ["adopted, its adoptWebhookId since removed", (id: number) => entered(heldResource("theirs", id, 2002), "adopted")],
-    ["held by a state of an earlier release (no provenance)", (id: number) => heldResource("theirs", id, 2002)],
-    ["created by the stack, but on another service", (id: number) => entered(heldResource("theirs", id, 2002), "created", "https://another-service.example")],
+    [
+      "imported (pulumi import, or the import option adopt prints)",
+      (id: number) => entered(heldResource("theirs", id, 2002), "imported"),
+    ],
+    [
+      "picked during an earlier recovery",
+      (id: number) => entered(heldResource("theirs", id, 2002), "picked"),
+    ],
+    [
+      "adopted, its adoptWebhookId since removed",
+      (id: number) => entered(heldResource("theirs", id, 2002), "adopted"),
+    ],
+    [
+      "held by a state of an earlier release (no provenance)",
+      (id: number) => heldResource("theirs", id, 2002),
+    ],
+    [
+      "created by the stack, but on another service",
+      (id: number) => entered(heldResource("theirs", id, 2002), "created", "https://another-service.example"),
+    ],
     // Moved in from another team's stack (`pulumi state move`): created, but by that stack, not this one.
     [
       "created by another stack and moved in (pulumi state move)",
       (id: number) => {
         const moved = heldResource("theirs", id, 2002);
-        return { ...moved, outputs: { ...moved.outputs, provenance: { how: "created", service: emulator.url, stack: "platform/prod" } } };
+        return {
+          ...moved,
+          outputs: {
+            ...moved.outputs,
+            provenance: { how: "created", service: emulator.url, stack: "platform/prod" },
+          },
+        };
       },
     ],
   ] as const) {
@@ -428,7 +547,12 @@ describe("recover: the principal is learnt only from endpoints this stack create
   it("an endpoint the stack created on that service does teach it: ours is recorded", async () => {
     const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const ours = await endpoint("juliet", RUN_START + 1_000);
-    setup([entered(heldResource("india", earlier, 1001), "created")], [pendingCreate("juliet")], "stale", "unknown");
+    setup(
+      [entered(heldResource("india", earlier, 1001), "created")],
+      [pendingCreate("juliet")],
+      "stale",
+      "unknown",
+    );
     const { report, error } = await recover();
     expect(error).toBeUndefined();
     expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
@@ -440,8 +564,23 @@ describe("recover: the principal is learnt only from endpoints this stack create
     const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
     const ours = await endpoint("lima", RUN_START + 1_000);
     await endpoint("lima", RUN_START + 2_000, "other");
-    setup([entered(heldResource("kilo", answered, 2002), "created")], [pendingCreate("lima")], "stale", "unknown");
-    const home = async () => ({ ...(await HOME()), config: stackConfig((key) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN, "webhooks:principalId": "1001" })[key]) });
+    setup(
+      [entered(heldResource("kilo", answered, 2002), "created")],
+      [pendingCreate("lima")],
+      "stale",
+      "unknown",
+    );
+    const home = async () => ({
+      ...(await HOME()),
+      config: stackConfig(
+        (key) =>
+          ({
+            "webhooks:baseUrl": emulator.url,
+            "webhooks:accessToken": TOKEN,
+            "webhooks:principalId": "1001",
+          })[key],
+      ),
+    });
     const { report, error } = await recover({}, { home });
     expect(error).toBeUndefined();
     expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
@@ -453,7 +592,15 @@ describe("recover: the principal is learnt only from endpoints this stack create
     const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
     const candidate = await endpoint("juliet", RUN_START + 1_000);
     // Theirs first in the state: the creators are named in order all the same.
-    setup([entered(heldResource("kilo", answered, 2002), "created"), entered(heldResource("india", earlier, 1001), "created")], [pendingCreate("juliet")], "stale", "unknown");
+    setup(
+      [
+        entered(heldResource("kilo", answered, 2002), "created"),
+        entered(heldResource("india", earlier, 1001), "created"),
+      ],
+      [pendingCreate("juliet")],
+      "stale",
+      "unknown",
+    );
     const { report, error, sink } = await recover();
     expect((error as CliError).exitCode).toBe(EXIT.refused);
     expect(report).toBeUndefined();
@@ -495,7 +642,12 @@ describe("recover: each pending create is judged on the service it was sent to",
   async function euEndpoint(name: string, at: number): Promise<number> {
     now = at;
     try {
-      return (await euClient.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name}` }, { allowDuplicate: true })).record.webhookId;
+      return (
+        await euClient.create(
+          { webhookName: name, webhookUrl: `https://example.com/hooks/${name}` },
+          { allowDuplicate: true },
+        )
+      ).record.webhookId;
     } finally {
       now = RUN_START + 2 * HOUR;
     }
@@ -505,7 +657,17 @@ describe("recover: each pending create is judged on the service it was sent to",
     const earlierEu = await euEndpoint("kilo-earlier", RUN_START - 24 * HOUR);
     const made = await euEndpoint("lima", RUN_START + 1_000);
     const op = pendingCreate("lima", { face: "native" });
-    setup([euProvider(), entered(onEu({ ...heldResource("kilo-earlier", earlierEu, 1001), type: "webhooks:index:WebhookEndpoint" }), "created", eu.url)], [{ ...op, resource: onEu(op.resource) }]);
+    setup(
+      [
+        euProvider(),
+        entered(
+          onEu({ ...heldResource("kilo-earlier", earlierEu, 1001), type: "webhooks:index:WebhookEndpoint" }),
+          "created",
+          eu.url,
+        ),
+      ],
+      [{ ...op, resource: onEu(op.resource) }],
+    );
     const opened: string[] = [];
     const sink = memorySink();
     const found: string[] = [];
@@ -533,10 +695,16 @@ describe("recover: each pending create is judged on the service it was sent to",
     expect(report.cleared).toEqual([]);
     const lima = importedResources().find((r) => r.urn.endsWith("::lima"))!;
     expect(lima.id).toBe(String(made));
-    expect(lima.outputs!.provenance).toEqual({ how: "created", service: eu.url, stack: "shop/dev", recovered: true });
+    expect(lima.outputs!.provenance).toEqual({
+      how: "created",
+      service: eu.url,
+      stack: "shop/dev",
+      recovered: true,
+    });
     // Its listing was the second service's: the first service was not asked for it.
     expect(emulator.counters().list).toBe(0);
-    for (const secret of [EU_TOKEN, TOKEN]) expect(sink.out + sink.err + JSON.stringify(report)).not.toContain(secret);
+    for (const secret of [EU_TOKEN, TOKEN])
+      expect(sink.out + sink.err + JSON.stringify(report)).not.toContain(secret);
   });
 
   it("ids held on one service do not hide the other service's endpoint with the same id, nor lend it a principal", async () => {
@@ -548,7 +716,12 @@ describe("recover: each pending create is judged on the service it was sent to",
     const ours = await euEndpoint("mike", RUN_START + 1_000);
     expect(ours).toBe(2);
     const op = pendingCreate("mike", { face: "native" });
-    setup([euProvider(), entered(heldResource("november", firstHeld, 1001), "created")], [{ ...op, resource: onEu(op.resource) }], "stale", "unknown");
+    setup(
+      [euProvider(), entered(heldResource("november", firstHeld, 1001), "created")],
+      [{ ...op, resource: onEu(op.resource) }],
+      "stale",
+      "unknown",
+    );
     const { error, sink } = await recover();
     // No endpoint the stack created on the second service: its principal there is unknown, so both
     // candidates are shown to a person, id 1 included (held only on the first service).
@@ -562,10 +735,21 @@ describe("recover: each pending create is judged on the service it was sent to",
     expect(adopts).toHaveLength(2);
     for (const [line, id] of adopts.map((l, i) => [l, i + 1] as const)) {
       const command = line.slice(line.indexOf("webhooks adopt"));
-      const words = execFileSync("sh", ["-c", `for a in ${command}; do printf '%s\\n' "$a"; done`], { encoding: "utf8" })
+      const words = execFileSync("sh", ["-c", `for a in ${command}; do printf '%s\\n' "$a"; done`], {
+        encoding: "utf8",
+      })
         .trimEnd()
         .split("\n");
-      expect(words).toEqual(["webhooks", "adopt", "--id", String(id), "--base-url", eu.url, "--resource-name", "mike"]);
+      expect(words).toEqual([
+        "webhooks",
+        "adopt",
+        "--id",
+        String(id),
+        "--base-url",
+        eu.url,
+        "--resource-name",
+        "mike",
+      ]);
       expect(line).toContain("WEBHOOKS_ACCESS_TOKEN set to the token of the provider that sent it");
     }
   });
@@ -576,7 +760,13 @@ describe("recover: each pending create is judged on the service it was sent to",
     const op = pendingCreate("oscar", { face: "native" });
     const provider = euProvider();
     setup(
-      [{ ...provider, inputs: { ...provider.inputs, baseUrl: ciphertext(eu.url) }, outputs: { ...provider.outputs, baseUrl: ciphertext(eu.url) } }],
+      [
+        {
+          ...provider,
+          inputs: { ...provider.inputs, baseUrl: ciphertext(eu.url) },
+          outputs: { ...provider.outputs, baseUrl: ciphertext(eu.url) },
+        },
+      ],
       [{ ...op, resource: onEu(op.resource) }],
       "stale",
       "unknown",
@@ -587,7 +777,9 @@ describe("recover: each pending create is judged on the service it was sent to",
     expect(adopts).toHaveLength(2);
     for (const line of adopts) {
       expect(line).not.toContain("--base-url");
-      expect(line).toMatch(/WEBHOOKS_BASE_URL and WEBHOOKS_ACCESS_TOKEN set to the base URL \(held secret, not shown\)/);
+      expect(line).toMatch(
+        /WEBHOOKS_BASE_URL and WEBHOOKS_ACCESS_TOKEN set to the base URL \(held secret, not shown\)/,
+      );
     }
     expect(sink.out + sink.err).not.toContain(eu.url.replace(/^http:\/\//, ""));
   });
@@ -620,7 +812,14 @@ describe("recover: locks, windows and refusals", () => {
     expect((refused.error as CliError).exitCode).toBe(EXIT.refused);
     expect((refused.error as CliError).message).toMatch(/--since/);
 
-    stack.history = [{ kind: "update", startTime: "2026-03-04T08:00:00.000Z", endTime: "2026-03-04T09:00:00.000Z", result: "succeeded" }];
+    stack.history = [
+      {
+        kind: "update",
+        startTime: "2026-03-04T08:00:00.000Z",
+        endTime: "2026-03-04T09:00:00.000Z",
+        result: "succeeded",
+      },
+    ];
     const fromHistory = await recover();
     expect(fromHistory.report!.window!.source).toMatch(/end of the last recorded update/);
     expect(fromHistory.report!.recorded.map((r) => r.webhookId)).toEqual([early]);
@@ -637,7 +836,15 @@ describe("recover: locks, windows and refusals", () => {
     );
     const { report, error } = await recover();
     expect(error).toBeUndefined();
-    expect(stack.events.filter((e) => e !== "list")).toEqual(["export", "export --show-secrets", "export", "import", "cancel", "import", "export"]);
+    expect(stack.events.filter((e) => e !== "list")).toEqual([
+      "export",
+      "export --show-secrets",
+      "export",
+      "import",
+      "cancel",
+      "import",
+      "export",
+    ]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
   });
 
@@ -649,12 +856,26 @@ describe("recover: locks, windows and refusals", () => {
     const racing = {
       run: async (args: readonly string[], options?: { input?: string; cwd?: string }) => {
         const result = await pulumi.run(args, options);
-        if (args[0] === "stack" && args[1] === "export" && !args.includes("--show-secrets") && ++exports === 2) return { ...result, stdout: exportText(baseResources(), []) };
+        if (
+          args[0] === "stack" &&
+          args[1] === "export" &&
+          !args.includes("--show-secrets") &&
+          ++exports === 2
+        )
+          return { ...result, stdout: exportText(baseResources(), []) };
         return result;
       },
     };
     const error = await runRecover(
-      { client: tracedClient(), home: HOME, pulumi: racing, sink: memorySink(), cwd: stack.project, processes: machine, sleep: async () => undefined },
+      {
+        client: tracedClient(),
+        home: HOME,
+        pulumi: racing,
+        sink: memorySink(),
+        cwd: stack.project,
+        processes: machine,
+        sleep: async () => undefined,
+      },
       { yes: true, dryRun: false, json: false, progress: false, releaseLock: false, picks: new Map() },
     ).catch((e: unknown) => e);
     expect((error as CliError).exitCode).toBe(EXIT.refused);
@@ -663,7 +884,14 @@ describe("recover: locks, windows and refusals", () => {
   });
 
   it("pending creates of other resources: refuses (5), since the import would drop them", async () => {
-    const foreign = { type: "creating", resource: { urn: "urn:pulumi:dev::shop::aws:s3/bucket:Bucket::logs", type: "aws:s3/bucket:Bucket", custom: true } };
+    const foreign = {
+      type: "creating",
+      resource: {
+        urn: "urn:pulumi:dev::shop::aws:s3/bucket:Bucket::logs",
+        type: "aws:s3/bucket:Bucket",
+        custom: true,
+      },
+    };
     setup([], [pendingCreate("bravo"), foreign]);
     const { error } = await recover();
     expect((error as CliError).exitCode).toBe(EXIT.refused);
@@ -765,12 +993,34 @@ describe("recover: the recorded resource", () => {
       operatorName: "a",
       operateTime: 5,
     };
-    const resource = recordedResource(pending!, record, new Date(0), { how: "created", service: "https://api.example.com", stack: "shop/dev", recovered: true });
-    expect(resource).toMatchObject({ urn: op.resource.urn, parent: op.resource.parent, provider: op.resource.provider, inputs: op.resource.inputs, id: "9" });
+    const resource = recordedResource(pending!, record, new Date(0), {
+      how: "created",
+      service: "https://api.example.com",
+      stack: "shop/dev",
+      recovered: true,
+    });
+    expect(resource).toMatchObject({
+      urn: op.resource.urn,
+      parent: op.resource.parent,
+      provider: op.resource.provider,
+      inputs: op.resource.inputs,
+      id: "9",
+    });
     // The service stored another form of the URL: the declared one is remembered, as create does,
     // and kept secret as the dynamic face keeps it (it may hold a value the program marked secret).
-    expect(resource.outputs!.declared).toEqual({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify({ webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo" }) });
-    expect(resource.outputs!.provenance).toEqual({ how: "created", service: "https://api.example.com", stack: "shop/dev", recovered: true });
-    expect(resource.outputs!.signSecret).toEqual({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify("s3cr3t-value") });
+    expect(resource.outputs!.declared).toEqual({
+      [SIG_KEY]: SECRET_SIG,
+      plaintext: JSON.stringify({ webhookName: "bravo", webhookUrl: "https://example.com/hooks/bravo" }),
+    });
+    expect(resource.outputs!.provenance).toEqual({
+      how: "created",
+      service: "https://api.example.com",
+      stack: "shop/dev",
+      recovered: true,
+    });
+    expect(resource.outputs!.signSecret).toEqual({
+      [SIG_KEY]: SECRET_SIG,
+      plaintext: JSON.stringify("s3cr3t-value"),
+    });
   });
 });

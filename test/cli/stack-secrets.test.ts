@@ -39,7 +39,19 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
       join(history, "dev-1700000000000000000.checkpoint.json"),
       JSON.stringify({
         version: 3,
-        checkpoint: { latest: { resources: [{ urn: URN("former"), type: DYNAMIC_TYPE, id: "3", inputs: { webhookName: encrypted }, outputs: { webhookId: 3, webhookName: encrypted } }] } },
+        checkpoint: {
+          latest: {
+            resources: [
+              {
+                urn: URN("former"),
+                type: DYNAMIC_TYPE,
+                id: "3",
+                inputs: { webhookName: encrypted },
+                outputs: { webhookId: 3, webhookName: encrypted },
+              },
+            ],
+          },
+        },
       }),
     );
   });
@@ -51,7 +63,17 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
   function pulumi() {
     const state = {
       version: 3,
-      deployment: { resources: [{ urn: URN("held"), type: DYNAMIC_TYPE, id: "2", inputs: { webhookUrl: revealedSecret(held.url) }, outputs: { webhookId: 2, webhookUrl: revealedSecret(held.url) } }] },
+      deployment: {
+        resources: [
+          {
+            urn: URN("held"),
+            type: DYNAMIC_TYPE,
+            id: "2",
+            inputs: { webhookUrl: revealedSecret(held.url) },
+            outputs: { webhookId: 2, webhookUrl: revealedSecret(held.url) },
+          },
+        ],
+      },
     };
     return fakePulumi({
       "config --json --show-secrets": () => ({
@@ -76,12 +98,15 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     for (const argv of [["list"], ["list", "--json"]]) {
       const { code, out, err } = await run(argv);
       expect({ argv, code }).toEqual({ argv, code: 0 });
-      for (const secret of [held.url, former.name, configured, TOKEN]) expect(out + err, `${argv.join(" ")}: ${secret}`).not.toContain(secret);
+      for (const secret of [held.url, former.name, configured, TOKEN])
+        expect(out + err, `${argv.join(" ")}: ${secret}`).not.toContain(secret);
       expect(out).toContain("[secret]");
       // What is not secret still shows.
       expect(out).toContain("https://example.com/plain");
     }
-    const json = JSON.parse((await run(["list", "--json"])).out) as { endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[] };
+    const json = JSON.parse((await run(["list", "--json"])).out) as {
+      endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[];
+    };
     const byId = new Map(json.endpoints.map((e) => [e.webhookId, e]));
     expect(byId.get(2)!.webhookUrl).toBe("[secret]");
     expect(byId.get(3)!.webhookName).toBe("[secret]");
@@ -90,15 +115,26 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
 
   it("after destroy (an empty state), the stack's history still keeps what it held secret out of list", async () => {
     const empty = fakePulumi({
-      "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:baseUrl": { value: emulator.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
-      "stack export --show-secrets": () => ({ stdout: JSON.stringify({ version: 3, deployment: { resources: [] } }) }),
+      "config --json --show-secrets": () => ({
+        stdout: JSON.stringify({
+          "webhooks:baseUrl": { value: emulator.url, secret: false },
+          "webhooks:accessToken": { value: TOKEN, secret: true },
+        }),
+      }),
+      "stack export --show-secrets": () => ({
+        stdout: JSON.stringify({ version: 3, deployment: { resources: [] } }),
+      }),
       "stack --show-name": () => ({ stdout: "dev\n" }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
     });
     const sink = memorySink();
     expect(await main(["list", "--json"], { sink, env: {}, cwd: project, pulumi: empty })).toBe(0);
     expect(sink.out).not.toContain(former.name);
-    expect((JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] }).endpoints.find((e) => e.webhookId === 3)!.webhookName).toBe("[secret]");
+    expect(
+      (JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] }).endpoints.find(
+        (e) => e.webhookId === 3,
+      )!.webhookName,
+    ).toBe("[secret]");
   });
 
   it("adopt refuses an endpoint whose name or URL the stack holds secret, saying why, and derives no name from it", async () => {
@@ -108,7 +144,9 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(err).toMatch(/endpoint 2 gets no .* declaration: its URL is a secret in this stack's state/);
     expect(err).toMatch(/endpoint 3 gets no .* declaration: its name is a secret in this stack's state/);
     for (const secret of [held.url, former.name]) expect(out + err).not.toContain(secret);
-    const json = JSON.parse((await run(["adopt", "--id", "3", "--json"])).out) as { declarations: { resourceName: string; webhookName: string }[] };
+    const json = JSON.parse((await run(["adopt", "--id", "3", "--json"])).out) as {
+      declarations: { resourceName: string; webhookName: string }[];
+    };
     expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: "[secret]" });
   });
 });
@@ -148,11 +186,35 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
       webhookId: 1,
       webhookName: "orders",
       webhookUrl: revealedSecret(secretUrl),
-      ...(facts ? { creatorId: ours.creator_id, createTime: ours.create_time, provenance: { how: "created", service: s1.url, stack: "shop/dev" } } : {}),
+      ...(facts
+        ? {
+            creatorId: ours.creator_id,
+            createTime: ours.create_time,
+            provenance: { how: "created", service: s1.url, stack: "shop/dev" },
+          }
+        : {}),
     };
-    const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: { webhookUrl: revealedSecret(secretUrl) }, outputs }] } };
+    const state = {
+      version: 3,
+      deployment: {
+        resources: [
+          {
+            urn: URN("orders"),
+            type: DYNAMIC_TYPE,
+            id: "1",
+            inputs: { webhookUrl: revealedSecret(secretUrl) },
+            outputs,
+          },
+        ],
+      },
+    };
     const pulumi = fakePulumi({
-      "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:baseUrl": { value: s1.url, secret: false }, "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+      "config --json --show-secrets": () => ({
+        stdout: JSON.stringify({
+          "webhooks:baseUrl": { value: s1.url, secret: false },
+          "webhooks:accessToken": { value: TOKEN, secret: true },
+        }),
+      }),
       "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: `file://${backend}` }) }),
     });
@@ -160,12 +222,15 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
     const code = await main(argv, { sink, env: {}, cwd: project, pulumi });
     return { code, out: sink.out, err: sink.err };
   }
-  const urlOf = (out: string) => (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl;
+  const urlOf = (out: string) =>
+    (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl;
 
   it("connected to S2, S2's endpoint 1 is listed and declared as it is; connected to S1, the stack's stays secret", async () => {
     const onS2 = await run(["list", "--json", "--base-url", s2.url], true);
     expect(onS2.code).toBe(0);
-    expect((JSON.parse(onS2.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints).toEqual([expect.objectContaining({ webhookId: 1, webhookUrl: plainUrl })]);
+    expect(
+      (JSON.parse(onS2.out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints,
+    ).toEqual([expect.objectContaining({ webhookId: 1, webhookUrl: plainUrl })]);
     const adopt = await run(["adopt", "--id", "1", "--format", "import", "--base-url", s2.url], true);
     expect({ code: adopt.code, err: adopt.err }).toEqual({ code: 0, err: "" });
     expect(adopt.out).toContain(" 1");
@@ -212,8 +277,24 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
   });
 
   it("list, list --json, adopt in every format and orphans show [secret] or refuse, and say what cannot be recognised", async () => {
-    const state = { version: 3, deployment: { resources: [{ urn: URN("held"), type: DYNAMIC_TYPE, id: "1", inputs: { webhookUrl: encrypted }, outputs: { webhookId: 1, webhookUrl: encrypted } }] } };
-    const locked = () => ({ code: 255, stderr: "error: passphrase must be set with PULUMI_CONFIG_PASSPHRASE" });
+    const state = {
+      version: 3,
+      deployment: {
+        resources: [
+          {
+            urn: URN("held"),
+            type: DYNAMIC_TYPE,
+            id: "1",
+            inputs: { webhookUrl: encrypted },
+            outputs: { webhookId: 1, webhookUrl: encrypted },
+          },
+        ],
+      },
+    };
+    const locked = () => ({
+      code: 255,
+      stderr: "error: passphrase must be set with PULUMI_CONFIG_PASSPHRASE",
+    });
     const pulumi = fakePulumi({
       "config --json --show-secrets": locked,
       "stack export --show-secrets": locked,
@@ -222,7 +303,13 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
       "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
     });
     const env = { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN };
-    for (const argv of [["list"], ["list", "--json"], ["adopt", "--id", "1", "--format", "all"], ["adopt", "--id", "1", "--json"], ["orphans", "--stack", "dev"]]) {
+    for (const argv of [
+      ["list"],
+      ["list", "--json"],
+      ["adopt", "--id", "1", "--format", "all"],
+      ["adopt", "--id", "1", "--json"],
+      ["orphans", "--stack", "dev"],
+    ]) {
       const sink = memorySink();
       const code = await main(argv, { sink, env, cwd: project, pulumi });
       expect(sink.out + sink.err, argv.join(" ")).not.toContain("held-secret-4411");
@@ -231,7 +318,11 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
         expect(sink.out).toContain("[secret]");
         expect(sink.err).toMatch(/secrets could not be read/);
       }
-      if (argv.includes("all")) expect({ code, err: sink.err }).toMatchObject({ code: 5, err: expect.stringMatching(/its URL is a secret in this stack's state/) });
+      if (argv.includes("all"))
+        expect({ code, err: sink.err }).toMatchObject({
+          code: 5,
+          err: expect.stringMatching(/its URL is a secret in this stack's state/),
+        });
     }
   });
 });
@@ -246,9 +337,24 @@ describe("a secret provenance hides its service, not the words around it", () =>
       emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/orders" });
       writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
       const provenance = revealedSecret({ how: "created", service: emulator.url, stack: "shop/dev" });
-      const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: {}, outputs: { webhookId: 1, provenance } }] } };
+      const state = {
+        version: 3,
+        deployment: {
+          resources: [
+            {
+              urn: URN("orders"),
+              type: DYNAMIC_TYPE,
+              id: "1",
+              inputs: {},
+              outputs: { webhookId: 1, provenance },
+            },
+          ],
+        },
+      };
       const pulumi = fakePulumi({
-        "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+        "config --json --show-secrets": () => ({
+          stdout: JSON.stringify({ "webhooks:accessToken": { value: TOKEN, secret: true } }),
+        }),
         "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
         "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
       });
@@ -273,8 +379,15 @@ describe("a secret base URL is kept out of the CLI's errors, host included", () 
       writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
       const secretBase = "http://127.0.0.1:9/SECRETPATH";
       const pulumi = fakePulumi({
-        "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:baseUrl": { value: secretBase, secret: true }, "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
-        "stack export --show-secrets": () => ({ stdout: JSON.stringify({ version: 3, deployment: { resources: [] } }) }),
+        "config --json --show-secrets": () => ({
+          stdout: JSON.stringify({
+            "webhooks:baseUrl": { value: secretBase, secret: true },
+            "webhooks:accessToken": { value: TOKEN, secret: true },
+          }),
+        }),
+        "stack export --show-secrets": () => ({
+          stdout: JSON.stringify({ version: 3, deployment: { resources: [] } }),
+        }),
         "stack --show-name": () => ({ stdout: "dev\n" }),
         "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
       });
@@ -282,7 +395,8 @@ describe("a secret base URL is kept out of the CLI's errors, host included", () 
       const code = await main(["list"], { sink, env: { WEBHOOKS_MAX_RETRIES: "0" }, cwd: root, pulumi });
       expect(code).not.toBe(0);
       expect(sink.err).toMatch(/\S/);
-      for (const form of [secretBase, "127.0.0.1:9", "SECRETPATH"]) expect(sink.out + sink.err, form).not.toContain(form);
+      for (const form of [secretBase, "127.0.0.1:9", "SECRETPATH"])
+        expect(sink.out + sink.err, form).not.toContain(form);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -297,8 +411,14 @@ describe("the resource's own secret outputs do not make plain text secret", () =
     const emulator = await cliEmulator();
     const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-declared-"));
     try {
-      const one = emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders/" });
-      emulator.addRecord({ webhook_name: "orders-archive", webhook_url: "https://example.com/hooks/orders/v2" });
+      const one = emulator.addRecord({
+        webhook_name: "orders",
+        webhook_url: "https://example.com/hooks/orders/",
+      });
+      emulator.addRecord({
+        webhook_name: "orders-archive",
+        webhook_url: "https://example.com/hooks/orders/v2",
+      });
       writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
       const address = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" };
       const outputs = {
@@ -311,9 +431,16 @@ describe("the resource's own secret outputs do not make plain text secret", () =
         createdAs: revealedSecret(address),
         __secretInputs: revealedSecret([]),
       };
-      const state = { version: 3, deployment: { resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: address, outputs }] } };
+      const state = {
+        version: 3,
+        deployment: {
+          resources: [{ urn: URN("orders"), type: DYNAMIC_TYPE, id: "1", inputs: address, outputs }],
+        },
+      };
       const pulumi = fakePulumi({
-        "config --json --show-secrets": () => ({ stdout: JSON.stringify({ "webhooks:accessToken": { value: TOKEN, secret: true } }) }),
+        "config --json --show-secrets": () => ({
+          stdout: JSON.stringify({ "webhooks:accessToken": { value: TOKEN, secret: true } }),
+        }),
         "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
         "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "s3://bucket" }) }),
       });

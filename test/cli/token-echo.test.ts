@@ -12,7 +12,10 @@ import { CLOCK_START, TOKEN, cliEmulator, fakePulumi } from "./helpers";
 import { FakeStack, baseResources, exportText, heldResource, pendingCreate } from "./recover-fixtures";
 
 /** Each character's UTF-8 bytes as %XX, as a URL may carry it (a URL's reader decodes it back). */
-const percentEncoded = (text: string) => [...Buffer.from(text, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+const percentEncoded = (text: string) =>
+  [...Buffer.from(text, "utf8")]
+    .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`)
+    .join("");
 
 /**
  * The token as an echo may carry it: as it is, upper-cased, split by a zero-width space, and with
@@ -46,10 +49,17 @@ function showsToken(text: string): boolean {
       .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
       .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
       .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-      .replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\u\{([0-9a-f]+)\}/gi, (_, u?: string, x?: string, braced?: string) => String.fromCodePoint(parseInt(u ?? x ?? braced!, 16)));
+      .replace(
+        /\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\u\{([0-9a-f]+)\}/gi,
+        (_, u?: string, x?: string, braced?: string) => String.fromCodePoint(parseInt(u ?? x ?? braced!, 16)),
+      );
   }
   const lower = decoded.toLowerCase();
-  return lower.includes(TOKEN.toLowerCase()) || lower.includes(TOKEN.slice(8).toLowerCase()) || lower.includes(TOKEN.slice(0, 16).toLowerCase());
+  return (
+    lower.includes(TOKEN.toLowerCase()) ||
+    lower.includes(TOKEN.slice(8).toLowerCase()) ||
+    lower.includes(TOKEN.slice(0, 16).toLowerCase())
+  );
 }
 
 describe("the access token echoed by the service is never printed, by any command", () => {
@@ -65,8 +75,15 @@ describe("the access token echoed by the service is never printed, by any comman
       emulator.addRecord({ webhook_name: "plain", webhook_url: `https://example.com/hooks/b?key=${echo}` });
     }
     // The token as the service's principal name and as a sign secret (a service storing it there).
-    const principal = emulator.addRecord({ webhook_name: "principal", webhook_url: "https://example.com/hooks/c" });
-    emulator.updateRecord(principal.webhook_id, { operator_id: 9, operator_name: `key ${TOKEN}`, sign_secret: `whsec_${TOKEN}` });
+    const principal = emulator.addRecord({
+      webhook_name: "principal",
+      webhook_url: "https://example.com/hooks/c",
+    });
+    emulator.updateRecord(principal.webhook_id, {
+      operator_id: 9,
+      operator_name: `key ${TOKEN}`,
+      sign_secret: `whsec_${TOKEN}`,
+    });
   });
   afterAll(async () => {
     await emulator?.close();
@@ -75,30 +92,50 @@ describe("the access token echoed by the service is never printed, by any comman
 
   async function run(argv: string[], extra: Partial<MainIo> = {}) {
     const sink = memorySink();
-    const code = await main(argv, { sink, env: env(), cwd: dir, pulumi: fakePulumi({}, { missing: true }), ...extra });
+    const code = await main(argv, {
+      sink,
+      env: env(),
+      cwd: dir,
+      pulumi: fakePulumi({}, { missing: true }),
+      ...extra,
+    });
     return { code, out: sink.out, err: sink.err };
   }
 
   it("list: the table, --json and --show-secrets", async () => {
-    for (const argv of [["list"], ["list", "--json"], ["list", "--show-secrets"], ["list", "--json", "--show-secrets"]]) {
+    for (const argv of [
+      ["list"],
+      ["list", "--json"],
+      ["list", "--show-secrets"],
+      ["list", "--json", "--show-secrets"],
+    ]) {
       const result = await run(argv);
       expect({ argv, code: result.code }).toEqual({ argv, code: 0 });
       expect(showsToken(result.out + result.err)).toBe(false);
       expect(result.out).toContain("[REDACTED]");
     }
     const json = JSON.parse((await run(["list", "--json"])).out) as { endpoints: { webhookName: string }[] };
-    expect(json.endpoints.filter((e) => e.webhookName.startsWith("team ")).map((e) => e.webhookName)).toEqual(ECHOES.map(() => "team [REDACTED]"));
+    expect(json.endpoints.filter((e) => e.webhookName.startsWith("team ")).map((e) => e.webhookName)).toEqual(
+      ECHOES.map(() => "team [REDACTED]"),
+    );
   });
 
   it("adopt: every format and --json; warnings name each endpoint; exit 5 when nothing is declarable", async () => {
-    const echoing = emulator.records().filter((r) => r.webhook_name.startsWith("team ") || r.webhook_url.includes("key="));
+    const echoing = emulator
+      .records()
+      .filter((r) => r.webhook_name.startsWith("team ") || r.webhook_url.includes("key="));
     const ids = echoing.flatMap((r) => ["--id", String(r.webhook_id)]);
     for (const format of ["all", "ts", "yaml", "import"]) {
       const result = await run(["adopt", ...ids, "--format", format]);
       expect({ format, code: result.code }).toEqual({ format, code: 5 });
       expect(result.out).toBe("");
       expect(showsToken(result.err)).toBe(false);
-      for (const record of echoing) expect(result.err).toMatch(new RegExp(`endpoint ${record.webhook_id} gets no .* declaration: its (name|URL) holds the access token`));
+      for (const record of echoing)
+        expect(result.err).toMatch(
+          new RegExp(
+            `endpoint ${record.webhook_id} gets no .* declaration: its (name|URL) holds the access token`,
+          ),
+        );
     }
     const json = await run(["adopt", ...ids, "--id", "1", "--json"]);
     expect(json.code).toBe(0);
@@ -127,7 +164,11 @@ describe("the access token echoed by the service is never printed, by any comman
 
   it("errors: a message quoting text that holds the token, split by a zero-width space, does not print it", async () => {
     // A state file that does not exist, named (by mistake, or by a script) after the token.
-    const result = await run(["orphans", "--state-file", join(dir, `${TOKEN.slice(0, 8)}\u200b${TOKEN.slice(8).toUpperCase()}.json`)]);
+    const result = await run([
+      "orphans",
+      "--state-file",
+      join(dir, `${TOKEN.slice(0, 8)}\u200b${TOKEN.slice(8).toUpperCase()}.json`),
+    ]);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/--state-file .*\[REDACTED\]/);
     expect(showsToken(result.out + result.err)).toBe(false);
@@ -138,8 +179,19 @@ describe("the access token echoed by the service is never printed, by any comman
     const url = "https://example.com/hooks/a";
     // The stack created an endpoint before on this service (its provenance says so): its principal is known.
     const earlier = heldResource("earlier", 1, 1001);
-    const created = { ...earlier, outputs: { ...earlier.outputs, provenance: { how: "created", service: emulator.url, stack: "shop/dev" } } };
-    const stack = new FakeStack(exportText([...baseResources(), created], [pendingCreate("hook", { inputs: { webhookName: name, webhookUrl: url } })]));
+    const created = {
+      ...earlier,
+      outputs: {
+        ...earlier.outputs,
+        provenance: { how: "created", service: emulator.url, stack: "shop/dev" },
+      },
+    };
+    const stack = new FakeStack(
+      exportText(
+        [...baseResources(), created],
+        [pendingCreate("hook", { inputs: { webhookName: name, webhookUrl: url } })],
+      ),
+    );
     try {
       const since = new Date(CLOCK_START - 3_600_000).toISOString();
       for (const argv of [
@@ -149,7 +201,12 @@ describe("the access token echoed by the service is never printed, by any comman
         const result = await run(argv, { pulumi: stack.pulumi(), cwd: stack.project });
         // One endpoint has exactly that name and URL, created by the stack's principal: it would be recorded.
         expect({ argv, code: result.code }).toEqual({ argv, code: 0 });
-        if (argv.includes("--json")) expect((JSON.parse(result.out) as { recorded: { webhookName: string }[] }).recorded.map((r) => r.webhookName)).toEqual(["team [REDACTED]"]);
+        if (argv.includes("--json"))
+          expect(
+            (JSON.parse(result.out) as { recorded: { webhookName: string }[] }).recorded.map(
+              (r) => r.webhookName,
+            ),
+          ).toEqual(["team [REDACTED]"]);
         else expect(result.out).toMatch(/Recorded in state \(dry run: would be\)/);
         expect(showsToken(result.out + result.err)).toBe(false);
         expect(result.out).toContain("[REDACTED]");

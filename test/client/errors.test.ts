@@ -29,37 +29,97 @@ async function serve(status: number, body: string, headers: Record<string, strin
     res.end(body);
   });
   closers.push(() => server.close());
-  const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 1, retryBaseDelayMs: 1, maxRetryAfterMs: 5 });
+  const client = new WebhooksClient({
+    baseUrl: server.url,
+    accessToken: TOKEN,
+    maxRetries: 1,
+    retryBaseDelayMs: 1,
+    maxRetryAfterMs: 5,
+  });
   closers.push(() => client.close());
   return { server, client };
 }
 
 describe("responses that are not what the document promises become typed errors", () => {
-  const cases: { name: string; status: number; body: string; type: new (...args: never[]) => WebhookApiError; field?: string }[] = [
+  const cases: {
+    name: string;
+    status: number;
+    body: string;
+    type: new (...args: never[]) => WebhookApiError;
+    field?: string;
+  }[] = [
     { name: "empty body", status: 200, body: "", type: WebhookInvalidResponseError },
     { name: "HTML", status: 200, body: "<html>oops</html>", type: WebhookInvalidResponseError },
-    { name: "truncated JSON", status: 200, body: `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"da`, type: WebhookInvalidResponseError },
-    { name: "no code", status: 200, body: JSON.stringify({ msg: "x", trace_id: TRACE, data: { data: [] } }), type: WebhookInvalidResponseError, field: "code" },
-    { name: "data is a string", status: 200, body: JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: "oops" }), type: WebhookInvalidResponseError, field: "data" },
-    { name: "records not an array", status: 200, body: JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: {} } }), type: WebhookInvalidResponseError, field: "data.data" },
+    {
+      name: "truncated JSON",
+      status: 200,
+      body: `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"da`,
+      type: WebhookInvalidResponseError,
+    },
+    {
+      name: "no code",
+      status: 200,
+      body: JSON.stringify({ msg: "x", trace_id: TRACE, data: { data: [] } }),
+      type: WebhookInvalidResponseError,
+      field: "code",
+    },
+    {
+      name: "data is a string",
+      status: 200,
+      body: JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: "oops" }),
+      type: WebhookInvalidResponseError,
+      field: "data",
+    },
+    {
+      name: "records not an array",
+      status: 200,
+      body: JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: {} } }),
+      type: WebhookInvalidResponseError,
+      field: "data.data",
+    },
     {
       name: "webhook_id as a string",
       status: 200,
-      body: JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(1), { ...record(2), webhook_id: "2" }] } }),
+      body: JSON.stringify({
+        code: "200",
+        msg: "SUCCESS",
+        trace_id: TRACE,
+        data: { data: [record(1), { ...record(2), webhook_id: "2" }] },
+      }),
       type: WebhookInvalidResponseError,
       field: "data.data[1].webhook_id",
     },
     {
       name: "missing sign_secret",
       status: 200,
-      body: JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [{ ...record(1), sign_secret: undefined }] } }),
+      body: JSON.stringify({
+        code: "200",
+        msg: "SUCCESS",
+        trace_id: TRACE,
+        data: { data: [{ ...record(1), sign_secret: undefined }] },
+      }),
       type: WebhookInvalidResponseError,
       field: "data.data[0].sign_secret",
     },
-    { name: "non-200 code in HTTP 200", status: 200, body: JSON.stringify({ code: "40002", msg: "limit out of range", trace_id: TRACE, data: null }), type: WebhookRequestRefusedError },
-    { name: "5xx code in HTTP 200", status: 200, body: JSON.stringify({ code: "50001", msg: "db down", trace_id: TRACE }), type: WebhookServerError },
+    {
+      name: "non-200 code in HTTP 200",
+      status: 200,
+      body: JSON.stringify({ code: "40002", msg: "limit out of range", trace_id: TRACE, data: null }),
+      type: WebhookRequestRefusedError,
+    },
+    {
+      name: "5xx code in HTTP 200",
+      status: 200,
+      body: JSON.stringify({ code: "50001", msg: "db down", trace_id: TRACE }),
+      type: WebhookServerError,
+    },
     { name: "HTTP 502 with HTML", status: 502, body: "<html>bad gateway</html>", type: WebhookServerError },
-    { name: "HTTP 429 with Retry-After", status: 429, body: JSON.stringify({ code: "429", msg: "slow down", trace_id: TRACE }), type: WebhookRateLimitError },
+    {
+      name: "HTTP 429 with Retry-After",
+      status: 429,
+      body: JSON.stringify({ code: "429", msg: "slow down", trace_id: TRACE }),
+      type: WebhookRateLimitError,
+    },
     { name: "HTTP 404", status: 404, body: "not found", type: WebhookRequestRefusedError },
     { name: "HTTP 302 redirect", status: 302, body: "", type: WebhookRequestRefusedError },
   ];
@@ -81,7 +141,10 @@ describe("responses that are not what the document promises become typed errors"
   });
 
   it("keeps the service's message verbatim but never a token echoed inside it", async () => {
-    const { client } = await serve(400, JSON.stringify({ code: "40001", msg: `bad header ${TOKEN}`, trace_id: TRACE }));
+    const { client } = await serve(
+      400,
+      JSON.stringify({ code: "40001", msg: `bad header ${TOKEN}`, trace_id: TRACE }),
+    );
     const error = (await captureError(client.list())) as WebhookRequestRefusedError;
     expect(error.msg).toBe("bad header [REDACTED]");
     expect(error.serviceCode).toBe("40001");
@@ -109,7 +172,13 @@ describe("list retries and paging safety", () => {
       res.end(JSON.stringify({ code: "429", msg: "slow down", trace_id: TRACE }));
     });
     closers.push(() => server.close());
-    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 2, retryBaseDelayMs: 1, maxRetryAfterMs: 150 });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      maxRetries: 2,
+      retryBaseDelayMs: 1,
+      maxRetryAfterMs: 150,
+    });
     closers.push(() => client.close());
     const started = Date.now();
     const error = await captureError(client.list());
@@ -126,7 +195,14 @@ describe("list retries and paging safety", () => {
     let id = 0;
     const server = await rawServer((_req, _body, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(++id)], cursor: "same" } }));
+      res.end(
+        JSON.stringify({
+          code: "200",
+          msg: "SUCCESS",
+          trace_id: TRACE,
+          data: { data: [record(++id)], cursor: "same" },
+        }),
+      );
     });
     closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN });
@@ -140,7 +216,14 @@ describe("list retries and paging safety", () => {
   it("takes an empty cursor field as the end, even after a full page", async () => {
     const server = await rawServer((_req, _body, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(1), record(2)], cursor: "" } }));
+      res.end(
+        JSON.stringify({
+          code: "200",
+          msg: "SUCCESS",
+          trace_id: TRACE,
+          data: { data: [record(1), record(2)], cursor: "" },
+        }),
+      );
     });
     closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN });
@@ -156,7 +239,14 @@ describe("list retries and paging safety", () => {
     const server = await rawServer((_req, _body, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       id++;
-      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [record(id)], next_cursor: `c${id}` } }));
+      res.end(
+        JSON.stringify({
+          code: "200",
+          msg: "SUCCESS",
+          trace_id: TRACE,
+          data: { data: [record(id)], next_cursor: `c${id}` },
+        }),
+      );
     });
     closers.push(() => server.close());
     const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxPages: 7 });
@@ -176,8 +266,20 @@ describe("list retries and paging safety", () => {
     closers.push(() => client.close());
     await client.list({ webhookName: "a", ascending: false });
     await client.list();
-    expect(JSON.parse(server.requests[0]!.body)).toEqual({ cursor: "", limit: 100, webhook_name: "a", webhook_url: "", ascending: "false" });
-    expect(JSON.parse(server.requests[1]!.body)).toEqual({ cursor: "", limit: 100, webhook_name: "", webhook_url: "", ascending: "true" });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      cursor: "",
+      limit: 100,
+      webhook_name: "a",
+      webhook_url: "",
+      ascending: "false",
+    });
+    expect(JSON.parse(server.requests[1]!.body)).toEqual({
+      cursor: "",
+      limit: 100,
+      webhook_name: "",
+      webhook_url: "",
+      ascending: "true",
+    });
     expect(server.requests[0]!.headers["content-type"]).toBe("application/json");
     expect(server.requests[0]!.headers.authorization).toBe(TOKEN);
   });
@@ -191,7 +293,12 @@ describe("timeouts, cancellation, coalescing and configuration", () => {
 
   it("times out per call and per client, and lets the caller cancel", async () => {
     emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
-    const client = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, timeoutMs: 100, maxRetries: 0 });
+    const client = new WebhooksClient({
+      baseUrl: emulator.url,
+      accessToken: TOKEN,
+      timeoutMs: 100,
+      maxRetries: 0,
+    });
     closers.push(() => client.close());
     expect(await captureError(client.list())).toBeInstanceOf(WebhookTimeoutError);
     await expect(client.list({}, { timeoutMs: 2000 })).resolves.toMatchObject({ records: [] });
@@ -242,7 +349,9 @@ describe("timeouts, cancellation, coalescing and configuration", () => {
     const configError = error as WebhookConfigError;
     expect(configError.name).toBe("WebhookConfigError");
     expect(configError.code).toBe("WEBHOOK_CONFIG_INVALID");
-    expect(configError.message).toBe("accessToken contains a line break or NUL character: copy the token again without them");
+    expect(configError.message).toBe(
+      "accessToken contains a line break or NUL character: copy the token again without them",
+    );
     expect(Object.keys(configError)).not.toContain("status");
     expect(everythingVisible(configError)).not.toContain(TOKEN);
   });

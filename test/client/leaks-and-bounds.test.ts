@@ -1,6 +1,13 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { WebhookApiError, WebhookEndpointExistsError, WebhookInvalidResponseError, WebhookPagingError, WebhookRequestRefusedError, WebhooksClient } from "../../src/client";
+import {
+  WebhookApiError,
+  WebhookEndpointExistsError,
+  WebhookInvalidResponseError,
+  WebhookPagingError,
+  WebhookRequestRefusedError,
+  WebhooksClient,
+} from "../../src/client";
 import { cleanServiceText, quoteServiceText, redact, redactRecordText } from "../../src/text/redact";
 import { jsonShapeProblem } from "../../src/client/responses";
 import { ProviderError } from "../../src/core/errors";
@@ -27,9 +34,19 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(handler: Parameters<typeof rawServer>[0], extra: Partial<ConstructorParameters<typeof WebhooksClient>[0]> = {}): Promise<WebhooksClient> {
+async function start(
+  handler: Parameters<typeof rawServer>[0],
+  extra: Partial<ConstructorParameters<typeof WebhooksClient>[0]> = {},
+): Promise<WebhooksClient> {
   server = await rawServer(handler);
-  client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0, retryBaseDelayMs: 1, createSettleMs: 0, ...extra });
+  client = new WebhooksClient({
+    baseUrl: server.url,
+    accessToken: TOKEN,
+    maxRetries: 0,
+    retryBaseDelayMs: 1,
+    createSettleMs: 0,
+    ...extra,
+  });
   return client;
 }
 
@@ -61,7 +78,21 @@ function page(records: unknown[], extra: Record<string, unknown> = {}): unknown 
 }
 
 /** Characters that render as nothing (or as a blank) in a terminal or a log viewer. */
-const INVISIBLE = ["\u200b", "\u034f", "\u115f", "\u3164", "\uffa0", "\u17b4", "\ufe0f", "\u{E0020}", "\u{E0101}", "\u{1D173}", "\u{1D17A}", "\u2028", "\u2029"];
+const INVISIBLE = [
+  "\u200b",
+  "\u034f",
+  "\u115f",
+  "\u3164",
+  "\uffa0",
+  "\u17b4",
+  "\ufe0f",
+  "\u{E0020}",
+  "\u{E0101}",
+  "\u{1D173}",
+  "\u{1D17A}",
+  "\u2028",
+  "\u2029",
+];
 const withoutInvisible = (text: string): string => INVISIBLE.reduce((out, c) => out.split(c).join(""), text);
 const utf8 = (text: string): number => Buffer.byteLength(text, "utf8");
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -69,7 +100,17 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
 describe("A: the token never reaches the records the client returns", () => {
   it("list: principal names built from the token (whole or split by an invisible character) come back redacted", async () => {
     const c = await start((_req, _body, res) =>
-      send(res, 200, page([record(1, { creator_name: `key ${TOKEN}`, operator_name: `key ${TOKEN.slice(0, 9)}\u200b${TOKEN.slice(9)}` }), record(2, { creator_name: "bob" })])),
+      send(
+        res,
+        200,
+        page([
+          record(1, {
+            creator_name: `key ${TOKEN}`,
+            operator_name: `key ${TOKEN.slice(0, 9)}\u200b${TOKEN.slice(9)}`,
+          }),
+          record(2, { creator_name: "bob" }),
+        ]),
+      ),
     );
     const { records } = await c.list();
     const [first, second] = records;
@@ -77,7 +118,11 @@ describe("A: the token never reaches the records the client returns", () => {
     expect(first?.creatorName).toBe("key [REDACTED]");
     expect(first?.operatorName).toBe("key [REDACTED]");
     // Everything else as stored: the name and URL are compared with declared values, the secret is the record's own.
-    expect(first).toMatchObject({ webhookName: "hook-1", webhookUrl: "https://example.com/hooks/1", signSecret: "whsec_1_9f8e7d6c5b4a39281706" });
+    expect(first).toMatchObject({
+      webhookName: "hook-1",
+      webhookUrl: "https://example.com/hooks/1",
+      signSecret: "whsec_1_9f8e7d6c5b4a39281706",
+    });
     expect(second?.creatorName).toBe("bob");
   });
 
@@ -88,7 +133,12 @@ describe("A: the token never reaches the records the client returns", () => {
         code: "200",
         msg: "SUCCESS",
         trace_id: TRACE,
-        data: record(9, { webhook_name: "orders", webhook_url: "https://example.com/orders", creator_name: `key ${TOKEN}`, operator_name: TOKEN }),
+        data: record(9, {
+          webhook_name: "orders",
+          webhook_url: "https://example.com/orders",
+          creator_name: `key ${TOKEN}`,
+          operator_name: TOKEN,
+        }),
       });
     });
     const result = await c.create({ webhookName: "orders", webhookUrl: "https://example.com/orders" });
@@ -100,12 +150,22 @@ describe("A: the token never reaches the records the client returns", () => {
 describe("B: a signing secret never appears in an error message built from service text", () => {
   it("a create refusal quoting, in free text, a record the pre-create listing returned", async () => {
     const secret = "whsec_e4ce97db43f72480e89cd382489072b3";
-    const existing = record(5, { webhook_name: "orders", webhook_url: "https://other.example.org/hook", sign_secret: secret });
+    const existing = record(5, {
+      webhook_name: "orders",
+      webhook_url: "https://other.example.org/hook",
+      sign_secret: secret,
+    });
     const c = await start((req, _body, res) => {
       if (!isCreate(req.url)) return send(res, 200, page([existing]));
-      return send(res, 409, { code: "409", msg: `name orders taken by endpoint 5 (secret ${secret}, url https://other.example.org/hook)`, trace_id: TRACE });
+      return send(res, 409, {
+        code: "409",
+        msg: `name orders taken by endpoint 5 (secret ${secret}, url https://other.example.org/hook)`,
+        trace_id: TRACE,
+      });
     });
-    const error = await captureError(c.create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }));
+    const error = await captureError(
+      c.create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }),
+    );
     expect(error).toBeInstanceOf(WebhookRequestRefusedError);
     expect(everythingVisible(error)).not.toContain(secret);
     expect((error as WebhookRequestRefusedError).msg).toContain("[REDACTED]");
@@ -166,7 +226,11 @@ describe("D: an error message built from service text is at most 2 KB in UTF-8",
 
   for (const [label, text] of Object.entries(texts)) {
     it(`client and provider errors, ${label} text: at most 2,048 bytes, cut at a code point`, () => {
-      for (const message of [new WebhookApiError(text).message, new WebhookEndpointExistsError(text, { existingIds: [] }).message, new ProviderError(`create failed: ${text}`).message]) {
+      for (const message of [
+        new WebhookApiError(text).message,
+        new WebhookEndpointExistsError(text, { existingIds: [] }).message,
+        new ProviderError(`create failed: ${text}`).message,
+      ]) {
         expect(utf8(message)).toBeLessThanOrEqual(2048);
         expect(message.endsWith("…")).toBe(true);
         expect(loneSurrogate.test(message)).toBe(false);
@@ -175,7 +239,9 @@ describe("D: an error message built from service text is at most 2 KB in UTF-8",
   }
 
   it("a refusal whose msg and code are long CJK text", async () => {
-    const c = await start((_req, _body, res) => send(res, 400, { code: "中".repeat(200), msg: "拒".repeat(5000), trace_id: TRACE }));
+    const c = await start((_req, _body, res) =>
+      send(res, 400, { code: "中".repeat(200), msg: "拒".repeat(5000), trace_id: TRACE }),
+    );
     const error = (await captureError(c.list())) as WebhookRequestRefusedError;
     expect(utf8(error.message)).toBeLessThanOrEqual(2048);
     expect(loneSurrogate.test(error.message)).toBe(false);
@@ -183,7 +249,13 @@ describe("D: an error message built from service text is at most 2 KB in UTF-8",
 
   it("an existing-endpoint refusal naming many endpoints whose principals have CJK names", async () => {
     const url = "https://example.com/hooks/orders";
-    const existing = Array.from({ length: 12 }, (_, i) => record(i + 1, { webhook_name: "orders", webhook_url: i % 2 ? `${url}/` : url, creator_name: "中".repeat(80) }));
+    const existing = Array.from({ length: 12 }, (_, i) =>
+      record(i + 1, {
+        webhook_name: "orders",
+        webhook_url: i % 2 ? `${url}/` : url,
+        creator_name: "中".repeat(80),
+      }),
+    );
     const c = await start((_req, _body, res) => send(res, 200, page(existing)));
     const error = await captureError(c.create({ webhookName: "orders", webhookUrl: url }));
     expect(error).toBeInstanceOf(WebhookEndpointExistsError);
@@ -196,7 +268,13 @@ describe("E: a token split by an invisible character does not come back visually
   for (const separator of INVISIBLE) {
     const label = `U+${separator.codePointAt(0)?.toString(16).toUpperCase()}`;
     it(`split by ${label}`, async () => {
-      const c = await start((_req, _body, res) => send(res, 400, { code: "400", msg: `token ${TOKEN.slice(0, 8)}${separator}${TOKEN.slice(8)} rejected`, trace_id: TRACE }));
+      const c = await start((_req, _body, res) =>
+        send(res, 400, {
+          code: "400",
+          msg: `token ${TOKEN.slice(0, 8)}${separator}${TOKEN.slice(8)} rejected`,
+          trace_id: TRACE,
+        }),
+      );
       const error = await captureError(c.list());
       const message = (error as Error).message;
       expect(withoutInvisible(everythingVisible(error))).not.toContain(TOKEN);

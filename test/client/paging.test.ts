@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { WebhookPagingError, type WebhookEndpointRecord } from "../../src/client";
-import { MAX_CURSOR_CHARS, nextCursor, pagesOf, readContinuation, type PagingLimits, type ServicePage } from "../../src/client/paging";
+import {
+  MAX_CURSOR_CHARS,
+  nextCursor,
+  pagesOf,
+  readContinuation,
+  type PagingLimits,
+  type ServicePage,
+} from "../../src/client/paging";
 import type { Continuation } from "../../src/client/types";
 
 // Paging through a listing whose continuation the API document does not show (section 4.1). The
@@ -26,18 +33,31 @@ const TRACE = "ab".repeat(16);
 const LIMITS: PagingLimits = { limit: 3, maxPages: 100, maxScanRecords: 1000, maxScanBytes: 1_000_000 };
 
 /** A service as a function of the cursor asked for; every cursor asked is kept. */
-function service(pages: Record<string, { records: WebhookEndpointRecord[]; continuation?: Continuation; bytes?: number; traceId?: string }>) {
+function service(
+  pages: Record<
+    string,
+    { records: WebhookEndpointRecord[]; continuation?: Continuation; bytes?: number; traceId?: string }
+  >,
+) {
   const asked: string[] = [];
   const fetchPage = (cursor: string): Promise<ServicePage> => {
     asked.push(cursor);
     const page = pages[cursor];
     if (page === undefined) throw new Error(`no page at cursor ${JSON.stringify(cursor)}`);
-    return Promise.resolve({ records: page.records, continuation: page.continuation ?? {}, bytes: page.bytes ?? 100, traceId: page.traceId ?? TRACE });
+    return Promise.resolve({
+      records: page.records,
+      continuation: page.continuation ?? {},
+      bytes: page.bytes ?? 100,
+      traceId: page.traceId ?? TRACE,
+    });
   };
   return { fetchPage, asked };
 }
 
-async function collect(fetchPage: (cursor: string) => Promise<ServicePage>, limits: Partial<PagingLimits> = {}) {
+async function collect(
+  fetchPage: (cursor: string) => Promise<ServicePage>,
+  limits: Partial<PagingLimits> = {},
+) {
   const pages: ServicePage[] = [];
   let error: WebhookPagingError | undefined;
   try {
@@ -103,7 +123,11 @@ describe("the cursor for the next page", () => {
 
 describe("every page of a listing", () => {
   it("follows the cursors in order from the first page and stops when none is left", async () => {
-    const s = service({ "": { records: ids(1, 3), continuation: { cursor: "b" } }, b: { records: ids(4, 3), continuation: { cursor: "c" } }, c: { records: ids(7, 1) } });
+    const s = service({
+      "": { records: ids(1, 3), continuation: { cursor: "b" } },
+      b: { records: ids(4, 3), continuation: { cursor: "c" } },
+      c: { records: ids(7, 1) },
+    });
     const { pages, error } = await collect(s.fetchPage);
     expect(error).toBeUndefined();
     expect(s.asked).toEqual(["", "b", "c"]);
@@ -119,7 +143,13 @@ describe("every page of a listing", () => {
 
   it("stops at maxPages with an error naming the cap", async () => {
     let n = 0;
-    const endless = () => Promise.resolve<ServicePage>({ records: ids(++n * 10, 3), continuation: { cursor: `c${n}` }, bytes: 10, traceId: TRACE });
+    const endless = () =>
+      Promise.resolve<ServicePage>({
+        records: ids(++n * 10, 3),
+        continuation: { cursor: `c${n}` },
+        bytes: 10,
+        traceId: TRACE,
+      });
     const { pages, error } = await collect(endless, { maxPages: 3 });
     expect(pages).toHaveLength(3);
     expect(error).toBeInstanceOf(WebhookPagingError);
@@ -128,7 +158,10 @@ describe("every page of a listing", () => {
   });
 
   it("a cursor the server already returned stops it, the first page's empty cursor included", async () => {
-    const s = service({ "": { records: ids(1, 3), continuation: { cursor: "b" } }, b: { records: ids(4, 3), continuation: { cursor: "b" } } });
+    const s = service({
+      "": { records: ids(1, 3), continuation: { cursor: "b" } },
+      b: { records: ids(4, 3), continuation: { cursor: "b" } },
+    });
     const { pages, error } = await collect(s.fetchPage);
     expect(pages).toHaveLength(2);
     expect(error).toBeInstanceOf(WebhookPagingError);
@@ -142,7 +175,10 @@ describe("every page of a listing", () => {
   });
 
   it("a page that only repeats records already listed stops it (the service ignored the position)", async () => {
-    const s = service({ "": { records: ids(1, 3), continuation: { cursor: "b" } }, b: { records: ids(1, 3), continuation: { cursor: "c" }, traceId: "" } });
+    const s = service({
+      "": { records: ids(1, 3), continuation: { cursor: "b" } },
+      b: { records: ids(1, 3), continuation: { cursor: "c" }, traceId: "" },
+    });
     const { pages, error } = await collect(s.fetchPage);
     expect(pages).toHaveLength(1);
     expect(error!.message).toContain("page 2 repeated records already listed");
@@ -152,11 +188,17 @@ describe("every page of a listing", () => {
   });
 
   it("caps records and bytes: reaching a cap is fine, passing it stops the listing", async () => {
-    const twoPages = (bytes: number) => service({ "": { records: ids(1, 3), continuation: { cursor: "b" }, bytes }, b: { records: ids(4, 2), bytes } });
+    const twoPages = (bytes: number) =>
+      service({
+        "": { records: ids(1, 3), continuation: { cursor: "b" }, bytes },
+        b: { records: ids(4, 2), bytes },
+      });
     expect((await collect(twoPages(100).fetchPage, { maxScanRecords: 5 })).error).toBeUndefined();
     const records = await collect(twoPages(100).fetchPage, { maxScanRecords: 4 });
     expect(records.pages).toHaveLength(1);
-    expect(records.error!.message).toContain("listing stopped after 5 records and 0 KB (caps: maxScanRecords 4, maxScanBytes 1000000)");
+    expect(records.error!.message).toContain(
+      "listing stopped after 5 records and 0 KB (caps: maxScanRecords 4, maxScanBytes 1000000)",
+    );
     expect(records.error!.operation).toBe("list");
     expect((await collect(twoPages(1024).fetchPage, { maxScanBytes: 2048 })).error).toBeUndefined();
     const bytes = await collect(twoPages(1024).fetchPage, { maxScanBytes: 2047 });
@@ -177,10 +219,14 @@ describe("every page of a listing", () => {
   });
 
   it("a numeric cursor too large to read exactly stops it before the page is used, naming where it was", async () => {
-    const s = service({ "": { records: ids(1, 3), continuation: { unusable: true, source: "data.next_cursor" } } });
+    const s = service({
+      "": { records: ids(1, 3), continuation: { unusable: true, source: "data.next_cursor" } },
+    });
     const { pages, error } = await collect(s.fetchPage);
     expect(pages).toHaveLength(0);
-    expect(error!.message).toContain("a numeric paging cursor in data.next_cursor too large to be read exactly (page 1)");
+    expect(error!.message).toContain(
+      "a numeric paging cursor in data.next_cursor too large to be read exactly (page 1)",
+    );
     expect(error!.operation).toBe("list");
     expect(error!.traceId).toBe(TRACE);
     const unnamed = service({ "": { records: [], continuation: { unusable: true } } });

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebhookAuthError, WebhookPagingError, WebhookRequestRefusedError, WebhooksClient } from "../../src/client";
+import {
+  WebhookAuthError,
+  WebhookPagingError,
+  WebhookRequestRefusedError,
+  WebhooksClient,
+} from "../../src/client";
 import { EMULATOR_PROFILES, startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError } from "../support/helpers";
 
@@ -32,7 +37,10 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
 
   it("creates an endpoint and gets the documented record back", async () => {
     const before = Date.now();
-    const result = await client.create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" });
+    const result = await client.create({
+      webhookName: "orders",
+      webhookUrl: "https://example.com/hooks/orders",
+    });
     expect(result.recovered).toBe(false);
     expect(result.attempts).toBe(1);
     expect(result.traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -49,9 +57,14 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
     // Each with its own URL: "Orders" at the URL of "orders" may be the same endpoint stored by a
     // service that folds case, so create refuses it (WebhookEndpointExistsError).
     // A service that stores names in lower case makes "Orders" the name "orders" itself.
-    for (const name of profile === "rewriting-lowercase" ? ["orders-eu", "xorders"] : ["orders-eu", "xorders", "Orders"]) {
+    for (const name of profile === "rewriting-lowercase"
+      ? ["orders-eu", "xorders"]
+      : ["orders-eu", "xorders", "Orders"]) {
       // URLs that differ in more than case: a service may fold the case of a URL.
-      await client.create({ webhookName: name, webhookUrl: `https://example.com/hooks/${name.length}-${name}` });
+      await client.create({
+        webhookName: name,
+        webhookUrl: `https://example.com/hooks/${name.length}-${name}`,
+      });
     }
     const { records } = await client.scan({ webhookName: "orders" });
     const exact = records.filter((r) => r.webhookName === "orders");
@@ -62,7 +75,8 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
   });
 
   it("pages through every record exactly once, or says it cannot", async () => {
-    for (let i = 0; i < 33; i++) emulator.addRecord({ webhook_name: `bulk-${i}`, webhook_url: `https://example.com/bulk/${i}` });
+    for (let i = 0; i < 33; i++)
+      emulator.addRecord({ webhook_name: `bulk-${i}`, webhook_url: `https://example.com/bulk/${i}` });
     const expected = emulator
       .records()
       .map((r) => r.webhook_id)
@@ -83,7 +97,13 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
   });
 
   it("refuses a wrong token with an auth error that names the token's source, not the token", async () => {
-    const wrong = new WebhooksClient({ baseUrl: emulator.url, accessToken: "not-the-token", tokenSource: "stack config webhooks:accessToken", pageSize: 10, maxRetries: 0 });
+    const wrong = new WebhooksClient({
+      baseUrl: emulator.url,
+      accessToken: "not-the-token",
+      tokenSource: "stack config webhooks:accessToken",
+      pageSize: 10,
+      maxRetries: 0,
+    });
     const error = await captureError(wrong.list({ ascending: profile === "asc-desc" ? "asc" : "true" }));
     await wrong.close();
     expect(error).toBeInstanceOf(WebhookAuthError);
@@ -98,7 +118,9 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
 
   if (profile === "unique-names" || profile === "strict") {
     it("surfaces the service's uniqueness refusal verbatim with its trace id", async () => {
-      const error = await captureError(client.create({ webhookName: "orders", webhookUrl: "https://example.com/other" }));
+      const error = await captureError(
+        client.create({ webhookName: "orders", webhookUrl: "https://example.com/other" }),
+      );
       expect(error).toBeInstanceOf(WebhookRequestRefusedError);
       const refused = error as WebhookRequestRefusedError;
       expect(refused.msg).toMatch(/already exists/);

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { WebhookCreateUncertainError, WebhookEndpointExistsError, WebhookInvalidResponseError, WebhookServerError, WebhooksClient } from "../../src/client";
+import {
+  WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
+  WebhookInvalidResponseError,
+  WebhookServerError,
+  WebhooksClient,
+} from "../../src/client";
 import { serviceProcessed } from "../../src/client/reconcile";
 import { TOKEN, captureError } from "../support/helpers";
 import { TRACE, scriptedService, type Stored } from "../support/scripted-service";
@@ -11,7 +17,13 @@ import { TRACE, scriptedService, type Stored } from "../support/scripted-service
 // an endpoint that did not exist before the attempt, and only when it cannot be someone else's.
 
 // No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one.
-const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 5000, createSettleMs: 300, allowInsecureHttp: true } as const;
+const FAST = {
+  retryBaseDelayMs: 2,
+  maxRetryAfterMs: 20,
+  timeoutMs: 5000,
+  createSettleMs: 300,
+  allowInsecureHttp: true,
+} as const;
 const HOUR = 3_600_000;
 const ORDERS = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" } as const;
 
@@ -28,7 +40,10 @@ async function serviceFor(options: Parameters<typeof scriptedService>[0]) {
   return service;
 }
 
-function clientFor(url: string, settings: Partial<{ createSettleMs: number; clockSkewMs: number }> = {}): WebhooksClient {
+function clientFor(
+  url: string,
+  settings: Partial<{ createSettleMs: number; clockSkewMs: number }> = {},
+): WebhooksClient {
   const client = new WebhooksClient({ baseUrl: url, accessToken: TOKEN, ...FAST, ...settings });
   clients.push(client);
   return client;
@@ -76,14 +91,18 @@ describe("before a create", () => {
   });
 
   it("an endpoint with the declared name and another URL does not stop the create", async () => {
-    const service = await serviceFor({ records: [record(1, { webhook_url: "https://example.com/hooks/other" })] });
+    const service = await serviceFor({
+      records: [record(1, { webhook_url: "https://example.com/hooks/other" })],
+    });
     const result = await clientFor(service.url).create(ORDERS);
     expect(result.record.webhookId).not.toBe(1);
     expect(service.records).toHaveLength(2);
   });
 
   it("twelve existing endpoints with that name and URL: refused, naming all twelve ids, the first ten described", async () => {
-    const existing = Array.from({ length: 12 }, (_, i) => record(101 + i, { create_time: Date.UTC(2026, 0, 1 + i), creator_name: `person-${i}` }));
+    const existing = Array.from({ length: 12 }, (_, i) =>
+      record(101 + i, { create_time: Date.UTC(2026, 0, 1 + i), creator_name: `person-${i}` }),
+    );
     // One stored in another form a service may have rewritten it to.
     existing[1] = { ...existing[1]!, webhook_url: "https://example.com/Hooks/Orders" };
     const service = await serviceFor({ records: existing });
@@ -116,7 +135,13 @@ describe("before a create", () => {
   });
 
   it("a creation time at the edge of what a date can hold is shown, one past it is not", async () => {
-    const service = await serviceFor({ records: [record(1, { create_time: 8.64e15 }), record(2, { create_time: 8.64e15 + 1 }), record(3, { create_time: -8.64e15 })] });
+    const service = await serviceFor({
+      records: [
+        record(1, { create_time: 8.64e15 }),
+        record(2, { create_time: 8.64e15 + 1 }),
+        record(3, { create_time: -8.64e15 }),
+      ],
+    });
     const message = String(((await captureError(clientFor(service.url).create(ORDERS))) as Error).message);
     expect(message).toContain("id 1, created +275760-09-13T00:00:00.000Z");
     expect(message).toContain("id 2, created at an unknown time");
@@ -129,17 +154,23 @@ describe("after an ambiguous create", () => {
     // Every create fails having processed nothing.
     const service = await serviceFor({ onCreate: () => serverError });
     const started = Date.now();
-    const error = await captureError(clientFor(service.url, { createSettleMs: 1000 }).create(ORDERS, { maxRetries: 0 }));
+    const error = await captureError(
+      clientFor(service.url, { createSettleMs: 1000 }).create(ORDERS, { maxRetries: 0 }),
+    );
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(WebhookServerError);
     const listings = service.listings();
     // The snapshot, then per round one listing by name and, since it finds nothing, the listings
     // by URL in each form a service may store it under (as declared and with a trailing slash).
     expect(listings[0]).toEqual(expect.objectContaining({ webhook_name: "orders" }));
-    const byName = listings.slice(1).filter((l) => l.webhook_name === "orders" && (l.webhook_url ?? "") === "");
+    const byName = listings
+      .slice(1)
+      .filter((l) => l.webhook_name === "orders" && (l.webhook_url ?? "") === "");
     const byUrl = listings.slice(1).filter((l) => (l.webhook_name ?? "") === "" && l.webhook_url !== "");
     expect(byName.length + byUrl.length).toBe(listings.length - 1);
-    expect(byUrl.map((l) => l.webhook_url)).toEqual(byName.flatMap(() => [ORDERS.webhookUrl, `${ORDERS.webhookUrl}/`]));
+    expect(byUrl.map((l) => l.webhook_url)).toEqual(
+      byName.flatMap(() => [ORDERS.webhookUrl, `${ORDERS.webhookUrl}/`]),
+    );
     // Polled across the window (a late commit is still found) with growing pauses: a few rounds, not hundreds.
     expect(elapsed).toBeGreaterThanOrEqual(1000);
     expect(byName.length).toBeGreaterThanOrEqual(3);
@@ -174,8 +205,12 @@ describe("after an ambiguous create", () => {
     });
     const error = await captureError(clientFor(service.url).create(ORDERS));
     expect(error).toBeInstanceOf(WebhookCreateUncertainError);
-    expect([...(error as WebhookCreateUncertainError).candidateIds].sort()).toEqual([5, service.records[0]!.webhook_id].sort());
-    expect((error as Error).message).toContain("2 endpoints with that name and URL were created since the attempt began");
+    expect([...(error as WebhookCreateUncertainError).candidateIds].sort()).toEqual(
+      [5, service.records[0]!.webhook_id].sort(),
+    );
+    expect((error as Error).message).toContain(
+      "2 endpoints with that name and URL were created since the attempt began",
+    );
     expect((error as WebhookCreateUncertainError).operation).toBe("create");
     expect((error as WebhookCreateUncertainError).traceId).toBe(TRACE);
     expect(service.creates()).toBe(1);
@@ -187,7 +222,14 @@ describe("after an ambiguous create", () => {
     let fail = false;
     const service = await serviceFor({
       store: UPPER,
-      records: [record(1, { webhook_name: "ORDERS", creator_id: 7, creator_name: "pipeline", sign_secret: "whsec_old" })],
+      records: [
+        record(1, {
+          webhook_name: "ORDERS",
+          creator_id: 7,
+          creator_name: "pipeline",
+          sign_secret: "whsec_old",
+        }),
+      ],
       onCreate: () => {
         if (!fail) return undefined;
         fail = false;
@@ -216,7 +258,10 @@ describe("after an ambiguous create", () => {
 
   it("on a service whose clock runs an hour behind, our endpoint found by name after a lost answer is taken, not created twice", async () => {
     let lose = false;
-    const service = await serviceFor({ now: () => Date.now() - HOUR, afterStore: () => (lose ? serverError : undefined) });
+    const service = await serviceFor({
+      now: () => Date.now() - HOUR,
+      afterStore: () => (lose ? serverError : undefined),
+    });
     const client = await clientWithKnownPrincipal(service.url);
     lose = true;
     const result = await client.create(ORDERS);
@@ -233,7 +278,14 @@ describe("after an ambiguous create, with our principal known", () => {
       onCreate: (body, records) => {
         if (!person) return undefined;
         person = false;
-        records.push(record(5, { webhook_name: body.webhook_name, webhook_url: body.webhook_url, create_time: Date.now(), sign_secret: "whsec_person" }));
+        records.push(
+          record(5, {
+            webhook_name: body.webhook_name,
+            webhook_url: body.webhook_url,
+            create_time: Date.now(),
+            sign_secret: "whsec_person",
+          }),
+        );
         return serverError;
       },
     });
@@ -249,7 +301,10 @@ describe("after an ambiguous create, with our principal known", () => {
     let listings = 0;
     const service = await serviceFor({
       afterStore: () => serverError,
-      onList: () => (++listings > 1 ? { status: 500, body: { code: "500", msg: "list down", trace_id: "f".repeat(32) } } : undefined),
+      onList: () =>
+        ++listings > 1
+          ? { status: 500, body: { code: "500", msg: "list down", trace_id: "f".repeat(32) } }
+          : undefined,
     });
     const error = await captureError(clientFor(service.url).create(ORDERS, { maxRetries: 0 }));
     expect(error).toBeInstanceOf(WebhookCreateUncertainError);
@@ -267,7 +322,16 @@ describe("a create answered with an endpoint that is not the one requested", () 
   const other = (createTime: number) => ({
     onCreate: () => ({
       status: 200,
-      body: { code: "200", msg: "Success", trace_id: TRACE, data: record(77, { webhook_name: "elsewhere", webhook_url: "https://example.com/elsewhere", create_time: createTime }) },
+      body: {
+        code: "200",
+        msg: "Success",
+        trace_id: TRACE,
+        data: record(77, {
+          webhook_name: "elsewhere",
+          webhook_url: "https://example.com/elsewhere",
+          create_time: createTime,
+        }),
+      },
     }),
   });
 
@@ -293,7 +357,8 @@ describe("a create answered with an endpoint that is not the one requested", () 
 describe("whether a failed answer says the service processed the request", () => {
   // Section 2 of the API document: success is HTTP 2xx with code "200"; an error may come inside
   // HTTP 200 with another code. Only a success envelope whose data could not be used says so.
-  const invalid = (status: number | undefined, serviceCode: string | undefined) => new WebhookInvalidResponseError("unusable data", { status, serviceCode });
+  const invalid = (status: number | undefined, serviceCode: string | undefined) =>
+    new WebhookInvalidResponseError("unusable data", { status, serviceCode });
   it.each([
     [200, "200", true],
     [201, "200", true],
@@ -307,6 +372,8 @@ describe("whether a failed answer says the service processed the request", () =>
     expect(serviceProcessed(invalid(status, code))).toBe(processed);
   });
   it("a server error is never proof, whatever its status", () => {
-    expect(serviceProcessed(new WebhookServerError("failed", { status: 200, serviceCode: "200" }))).toBe(false);
+    expect(serviceProcessed(new WebhookServerError("failed", { status: 200, serviceCode: "200" }))).toBe(
+      false,
+    );
   });
 });

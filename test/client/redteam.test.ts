@@ -6,7 +6,15 @@ import { TRACE, scriptedService as service, type Stored } from "../support/scrip
 
 /** Alice's endpoint, made an hour before the attempt by another principal. */
 const aliceRecord = (name: string, url: string): Stored =>
-  apiRecord({ webhook_id: 1000, webhook_name: name, webhook_url: url, sign_secret: "whsec_alice", creator_id: 99, creator_name: "alice", create_time: Date.now() - 3_600_000 });
+  apiRecord({
+    webhook_id: 1000,
+    webhook_name: name,
+    webhook_url: url,
+    sign_secret: "whsec_alice",
+    creator_id: 99,
+    creator_name: "alice",
+    create_time: Date.now() - 3_600_000,
+  });
 
 // Services a red team built from the API document's unknowns, each reading one of them otherwise
 // than our emulator does. Expected results come from PRODUCT.md: "Settle only on an endpoint that
@@ -14,7 +22,13 @@ const aliceRecord = (name: string, url: string): Stored =>
 // a second endpoint for one resource" whatever the service rewrites.
 
 // No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one.
-const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 5000, createSettleMs: 300, allowInsecureHttp: true } as const;
+const FAST = {
+  retryBaseDelayMs: 2,
+  maxRetryAfterMs: 20,
+  timeoutMs: 5000,
+  createSettleMs: 300,
+  allowInsecureHttp: true,
+} as const;
 const clients: WebhooksClient[] = [];
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,11 +49,15 @@ describe("a service that answers a create with an endpoint it already holds (nam
       records: [alice],
       onCreate: (body, records) => {
         const same = records.find((r) => r.webhook_name === body.webhook_name);
-        return same === undefined ? undefined : { status: 200, body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: same } };
+        return same === undefined
+          ? undefined
+          : { status: 200, body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: same } };
       },
     });
     closers.push(() => upsert.close());
-    const error = await captureError(clientFor(upsert.url).create({ webhookName: "orders", webhookUrl: "https://example.com/our-hook" }));
+    const error = await captureError(
+      clientFor(upsert.url).create({ webhookName: "orders", webhookUrl: "https://example.com/our-hook" }),
+    );
     expect(error).toBeInstanceOf(WebhookEndpointExistsError);
     expect((error as WebhookEndpointExistsError).existingIds).toEqual([1000]);
     expect(String((error as Error).message)).not.toContain("whsec_alice");
@@ -51,11 +69,15 @@ describe("a service that answers a create with an endpoint it already holds (nam
       records: [alice],
       onCreate: (body, records) => {
         const same = records.find((r) => r.webhook_url === body.webhook_url);
-        return same === undefined ? undefined : { status: 200, body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: same } };
+        return same === undefined
+          ? undefined
+          : { status: 200, body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: same } };
       },
     });
     closers.push(() => upsert.close());
-    const error = await captureError(clientFor(upsert.url).create({ webhookName: "orders", webhookUrl: "https://example.com/our-hook" }));
+    const error = await captureError(
+      clientFor(upsert.url).create({ webhookName: "orders", webhookUrl: "https://example.com/our-hook" }),
+    );
     expect(error).toBeInstanceOf(WebhookEndpointExistsError);
     expect((error as WebhookEndpointExistsError).existingIds).toEqual([1000]);
   });
@@ -66,14 +88,23 @@ describe("a service that reports errors inside HTTP 200", () => {
   afterEach(async () => emulator?.close());
 
   it("a failed create while a person creates the same name and URL names their endpoint, never takes it", async () => {
-    emulator = await startEmulator({ accessToken: TOKEN, profile: "errors-in-200", principals: [{ token: "alice-token", creator: { id: 99, name: "alice" } }] });
+    emulator = await startEmulator({
+      accessToken: TOKEN,
+      profile: "errors-in-200",
+      principals: [{ token: "alice-token", creator: { id: 99, name: "alice" } }],
+    });
     emulator.injectNext("create", "server-error", 1);
     const params = { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" };
     const alice = clientFor(emulator.url);
-    const person = new WebhooksClient({ baseUrl: emulator.url, accessToken: "alice-token", allowInsecureHttp: true });
+    const person = new WebhooksClient({
+      baseUrl: emulator.url,
+      accessToken: "alice-token",
+      allowInsecureHttp: true,
+    });
     clients.push(person);
     const acting = (async () => {
-      while (!emulator.requests().some((r) => r.route === "create")) await new Promise((r) => setTimeout(r, 2));
+      while (!emulator.requests().some((r) => r.route === "create"))
+        await new Promise((r) => setTimeout(r, 2));
       await person.create(params);
     })();
     const error = await captureError(alice.create(params));
@@ -108,7 +139,9 @@ describe("a service that reports errors inside HTTP 200", () => {
       },
     });
     closers.push(() => odd.close());
-    const error = await captureError(clientFor(odd.url).create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }));
+    const error = await captureError(
+      clientFor(odd.url).create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }),
+    );
     expect(error).toBeInstanceOf(WebhookCreateUncertainError);
     expect((error as WebhookCreateUncertainError).candidateIds).toEqual([5]);
   });
@@ -116,18 +149,33 @@ describe("a service that reports errors inside HTTP 200", () => {
 
 describe("a service that rewrites what it stores and filters by the stored form", () => {
   it.each([
-    ["lower-cases names", (name: string, url: string) => ({ name: name.toLowerCase(), url }), { webhookName: "Orders", webhookUrl: "https://example.com/hooks/orders" }],
-    ["percent-decodes unreserved characters", (name: string, url: string) => ({ name, url: url.replace(/%7E/gi, "~") }), { webhookName: "orders", webhookUrl: "https://example.com/%7Eteam/hook" }],
-    ["lower-cases URLs and adds a trailing slash", (name: string, url: string) => ({ name, url: `${url.toLowerCase()}/` }), { webhookName: "orders", webhookUrl: "https://Example.com/Hooks/Orders" }],
-  ])("%s: a second create of the same endpoint is refused, not a second endpoint", async (_what, store, params) => {
-    const rewriting = await service({ store });
-    closers.push(() => rewriting.close());
-    const client = clientFor(rewriting.url);
-    await client.create(params);
-    const error = await captureError(client.create(params));
-    expect(error).toBeInstanceOf(WebhookEndpointExistsError);
-    expect(rewriting.records).toHaveLength(1);
-  });
+    [
+      "lower-cases names",
+      (name: string, url: string) => ({ name: name.toLowerCase(), url }),
+      { webhookName: "Orders", webhookUrl: "https://example.com/hooks/orders" },
+    ],
+    [
+      "percent-decodes unreserved characters",
+      (name: string, url: string) => ({ name, url: url.replace(/%7E/gi, "~") }),
+      { webhookName: "orders", webhookUrl: "https://example.com/%7Eteam/hook" },
+    ],
+    [
+      "lower-cases URLs and adds a trailing slash",
+      (name: string, url: string) => ({ name, url: `${url.toLowerCase()}/` }),
+      { webhookName: "orders", webhookUrl: "https://Example.com/Hooks/Orders" },
+    ],
+  ])(
+    "%s: a second create of the same endpoint is refused, not a second endpoint",
+    async (_what, store, params) => {
+      const rewriting = await service({ store });
+      closers.push(() => rewriting.close());
+      const client = clientFor(rewriting.url);
+      await client.create(params);
+      const error = await captureError(client.create(params));
+      expect(error).toBeInstanceOf(WebhookEndpointExistsError);
+      expect(rewriting.records).toHaveLength(1);
+    },
+  );
 
   it("a lost answer to a create the service committed in another form is found, not sent again", async () => {
     let drop = true;
@@ -155,7 +203,9 @@ describe("a service that rewrites what it stores and filters by the stored form"
       },
     });
     closers.push(() => lossy.close());
-    const error = await captureError(clientFor(lossy.url).create({ webhookName: "Orders", webhookUrl: "https://example.com/hooks/orders" }));
+    const error = await captureError(
+      clientFor(lossy.url).create({ webhookName: "Orders", webhookUrl: "https://example.com/hooks/orders" }),
+    );
     // Found (whether taken or named depends on what is known of our principal), never created twice.
     expect(error === undefined || error instanceof WebhookCreateUncertainError).toBe(true);
     expect(lossy.records).toHaveLength(1);

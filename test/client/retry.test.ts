@@ -1,7 +1,22 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { WebhookAuthError, WebhookConnectionError, WebhookInvalidResponseError, WebhookRateLimitError, WebhookRequestRefusedError, WebhookServerError, WebhookTimeoutError } from "../../src/client";
-import { MAX_BACKOFF_MS, backoffDelay, classifyCreateFailure, isRetryableList, retrying, sleep } from "../../src/client/retry";
+import {
+  WebhookAuthError,
+  WebhookConnectionError,
+  WebhookInvalidResponseError,
+  WebhookRateLimitError,
+  WebhookRequestRefusedError,
+  WebhookServerError,
+  WebhookTimeoutError,
+} from "../../src/client";
+import {
+  MAX_BACKOFF_MS,
+  backoffDelay,
+  classifyCreateFailure,
+  isRetryableList,
+  retrying,
+  sleep,
+} from "../../src/client/retry";
 
 // Retry classification and backoff, from PRODUCT.md: "Bounded retries with backoff and jitter for
 // list; honour Retry-After", and create's rule that a blind retry after a request that may have
@@ -9,16 +24,36 @@ import { MAX_BACKOFF_MS, backoffDelay, classifyCreateFailure, isRetryableList, r
 
 describe("what a failed create may have done", () => {
   it.each([
-    ["a connection that never carried the request", new WebhookConnectionError("refused", { requestSent: false }), "not-processed"],
-    ["a connection dropped after the request was sent", new WebhookConnectionError("reset", { requestSent: true }), "ambiguous"],
+    [
+      "a connection that never carried the request",
+      new WebhookConnectionError("refused", { requestSent: false }),
+      "not-processed",
+    ],
+    [
+      "a connection dropped after the request was sent",
+      new WebhookConnectionError("reset", { requestSent: true }),
+      "ambiguous",
+    ],
     ["a timeout after sending", new WebhookTimeoutError("timed out", { requestSent: true }), "ambiguous"],
     ["429", new WebhookRateLimitError("slow down", { status: 429, retryAfterMs: 100 }), "not-processed"],
     ["HTTP 503", new WebhookServerError("unavailable", { status: 503 }), "not-processed"],
-    ["code 503 inside HTTP 200", new WebhookServerError("unavailable", { status: 200, serviceCode: "503" }), "not-processed"],
-    ["a service code beginning 503", new WebhookServerError("unavailable", { status: 200, serviceCode: "50301" }), "not-processed"],
+    [
+      "code 503 inside HTTP 200",
+      new WebhookServerError("unavailable", { status: 200, serviceCode: "503" }),
+      "not-processed",
+    ],
+    [
+      "a service code beginning 503",
+      new WebhookServerError("unavailable", { status: 200, serviceCode: "50301" }),
+      "not-processed",
+    ],
     ["HTTP 500", new WebhookServerError("internal", { status: 500, serviceCode: "500" }), "ambiguous"],
     ["HTTP 502 with no envelope", new WebhookServerError("bad gateway", { status: 502 }), "ambiguous"],
-    ["a code that merely contains 503", new WebhookServerError("internal", { status: 500, serviceCode: "5503" }), "ambiguous"],
+    [
+      "a code that merely contains 503",
+      new WebhookServerError("internal", { status: 500, serviceCode: "5503" }),
+      "ambiguous",
+    ],
     ["an unusable body", new WebhookInvalidResponseError("truncated", { status: 200 }), "ambiguous"],
     ["an auth refusal", new WebhookAuthError("no", { status: 401 }), "refused"],
     ["a request refused", new WebhookRequestRefusedError("bad", { status: 400 }), "refused"],
@@ -55,7 +90,9 @@ describe("how long to wait between attempts", () => {
       [7, MAX_BACKOFF_MS],
       [40, MAX_BACKOFF_MS],
     ] as const) {
-      const delays = samples(() => backoffDelay(attempt, new WebhookServerError("x", { status: 500 }), settings));
+      const delays = samples(() =>
+        backoffDelay(attempt, new WebhookServerError("x", { status: 500 }), settings),
+      );
       expect(Math.min(...delays)).toBeGreaterThanOrEqual(0);
       expect(Math.max(...delays)).toBeLessThan(ceiling);
       // Jittered across the whole range, not a fixed delay (400 samples: all in one half has odds 2^-400).
@@ -66,11 +103,15 @@ describe("how long to wait between attempts", () => {
   });
 
   it("a 429's Retry-After is honoured, capped at maxRetryAfterMs, plus at most one base delay of jitter", () => {
-    const asked = samples(() => backoffDelay(0, new WebhookRateLimitError("429", { retryAfterMs: 300 }), settings));
+    const asked = samples(() =>
+      backoffDelay(0, new WebhookRateLimitError("429", { retryAfterMs: 300 }), settings),
+    );
     expect(Math.min(...asked)).toBeGreaterThanOrEqual(300);
     expect(Math.max(...asked)).toBeLessThan(400);
     expect(Math.max(...asked)).toBeGreaterThan(350);
-    const capped = samples(() => backoffDelay(5, new WebhookRateLimitError("429", { retryAfterMs: 60_000 }), settings));
+    const capped = samples(() =>
+      backoffDelay(5, new WebhookRateLimitError("429", { retryAfterMs: 60_000 }), settings),
+    );
     expect(Math.min(...capped)).toBeGreaterThanOrEqual(1000);
     expect(Math.max(...capped)).toBeLessThan(1100);
     // Without Retry-After, a 429 backs off like any other failure.
@@ -110,10 +151,22 @@ describe("the retry loop", () => {
     ).rejects.toBe(refused);
     expect(calls).toBe(2);
     let tries = 0;
-    await expect(retrying(() => (++tries < 3 ? Promise.reject(new Error("again")) : Promise.resolve("ok")), { maxRetries: 5, canRetry: () => true, backoff: fast })).resolves.toBe("ok");
+    await expect(
+      retrying(() => (++tries < 3 ? Promise.reject(new Error("again")) : Promise.resolve("ok")), {
+        maxRetries: 5,
+        canRetry: () => true,
+        backoff: fast,
+      }),
+    ).resolves.toBe("ok");
     expect(tries).toBe(3);
     let none = 0;
-    await expect(retrying(() => (none++, Promise.reject(new Error("once"))), { maxRetries: 0, canRetry: () => true, backoff: fast })).rejects.toThrow("once");
+    await expect(
+      retrying(() => (none++, Promise.reject(new Error("once"))), {
+        maxRetries: 0,
+        canRetry: () => true,
+        backoff: fast,
+      }),
+    ).rejects.toThrow("once");
     expect(none).toBe(1);
   });
 

@@ -9,7 +9,11 @@ import { describe, expect, it } from "vitest";
 import { SRC_LAYERS } from "../../eslint.layers.mjs";
 
 const REPO = join(__dirname, "..", "..");
-const eslint = new ESLint({ cwd: REPO, overrideConfigFile: true, overrideConfig: [{ files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } }, ...SRC_LAYERS] });
+const eslint = new ESLint({
+  cwd: REPO,
+  overrideConfigFile: true,
+  overrideConfig: [{ files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } }, ...SRC_LAYERS],
+});
 
 /** Whether the rule refuses `statement` written in `file` (a path under src/ that need not exist). */
 async function refused(file: string, statement: string): Promise<boolean> {

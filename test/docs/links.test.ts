@@ -18,14 +18,19 @@ const REPO = join(__dirname, "..", "..");
 
 /** The files a clone of this checkout would have: tracked ones, and new ones git does not ignore. */
 function repositoryFiles(): Set<string> {
-  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO, encoding: "utf8" });
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: REPO,
+    encoding: "utf8",
+  });
   return new Set(listed.split("\0").filter((path) => path !== ""));
 }
 
 const FILES = repositoryFiles();
 const REPOSITORY: Repository = { files: FILES, read: (path) => readFileSync(join(REPO, path), "utf8") };
 /** The project's own pages; the SDKs' READMEs under sdk/ are written by Pulumi's generators. */
-const PAGES = [...FILES].filter((path) => path.endsWith(".md") && !path.startsWith("sdk/") && !path.includes("node_modules/")).sort();
+const PAGES = [...FILES]
+  .filter((path) => path.endsWith(".md") && !path.startsWith("sdk/") && !path.includes("node_modules/"))
+  .sort();
 
 describe("links in the README, docs/ and bench/results/", () => {
   it("checks the pages that matter: the README, every page under docs/, the committed benchmark results", () => {
@@ -42,13 +47,18 @@ describe("links in the README, docs/ and bench/results/", () => {
   });
 
   it("the README links every page under docs/ (a page nobody links is a page nobody finds)", () => {
-    const readmeTargets = new Set(linksOf(REPOSITORY.read("README.md")).map(({ target }) => target.replace(/#.*$/, "")));
+    const readmeTargets = new Set(
+      linksOf(REPOSITORY.read("README.md")).map(({ target }) => target.replace(/#.*$/, "")),
+    );
     const docsPages = PAGES.filter((path) => path.startsWith("docs/"));
     expect(docsPages.filter((path) => !readmeTargets.has(path))).toEqual([]);
   });
 
   it("the README's relative links also work on npmjs.com: package.json names the GitHub repository they resolve against", () => {
-    const manifest = JSON.parse(REPOSITORY.read("package.json")) as { repository?: { type?: string; url?: string } | string; files?: string[] };
+    const manifest = JSON.parse(REPOSITORY.read("package.json")) as {
+      repository?: { type?: string; url?: string } | string;
+      files?: string[];
+    };
     const url = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
     expect(url).toMatch(/^(?:git\+)?https:\/\/github\.com\/[\w.-]+\/[\w.-]+?(?:\.git)?$/);
     expect(manifest.files).toContain("README.md");
@@ -74,7 +84,15 @@ describe("the link checker itself", () => {
       "",
       "`[code, not a link](nowhere.md)`",
     ].join("\n"),
-    "docs/guide.md": ["# Guide", "", "## Set it up", "", "## The CLI `webhooks`", "", "Back to [the README](../README.md#project)."].join("\n"),
+    "docs/guide.md": [
+      "# Guide",
+      "",
+      "## Set it up",
+      "",
+      "## The CLI `webhooks`",
+      "",
+      "Back to [the README](../README.md#project).",
+    ].join("\n"),
     "src/index.ts": "export {};\n",
   };
   const repository: Repository = { files, read: (path) => texts[path] ?? "" };
@@ -84,7 +102,9 @@ describe("the link checker itself", () => {
   ]);
 
   it("reports a missing file, a missing anchor in another page and in the same page, a root-relative link, lines past the end and a malformed address, and nothing else", () => {
-    const problems = checkLinks(pages, repository).map(({ file, line, target }) => `${file}:${line} ${target}`);
+    const problems = checkLinks(pages, repository).map(
+      ({ file, line, target }) => `${file}:${line} ${target}`,
+    );
     expect(problems).toEqual([
       "README.md:6 docs/missing.md",
       "README.md:6 docs/guide.md#no-such-heading",
@@ -98,7 +118,9 @@ describe("the link checker itself", () => {
   it("says what is wrong in words a person can act on", () => {
     const byTarget = new Map(checkLinks(pages, repository).map(({ target, problem }) => [target, problem]));
     expect(byTarget.get("docs/missing.md")).toBe("names docs/missing.md, which is not in the repository");
-    expect(byTarget.get("docs/guide.md#no-such-heading")).toBe("names #no-such-heading, which is no heading of docs/guide.md");
+    expect(byTarget.get("docs/guide.md#no-such-heading")).toBe(
+      "names #no-such-heading, which is no heading of docs/guide.md",
+    );
     expect(byTarget.get("#nowhere")).toBe("names #nowhere, which is no heading of README.md");
   });
 
@@ -114,13 +136,17 @@ describe("the link checker itself", () => {
   });
 
   it("makes anchors by GitHub's rules: lower case, punctuation and symbols dropped, spaces to hyphens, code and link text kept, duplicates numbered", () => {
-    expect(githubSlug("Driving it from a pipeline's own code (Automation API)")).toBe("driving-it-from-a-pipelines-own-code-automation-api");
+    expect(githubSlug("Driving it from a pipeline's own code (Automation API)")).toBe(
+      "driving-it-from-a-pipelines-own-code-automation-api",
+    );
     expect(githubSlug("What this cannot prevent")).toBe("what-this-cannot-prevent");
     expect(githubSlug("Matching: exact filters by default")).toBe("matching-exact-filters-by-default");
     expect(githubSlug("N = 1,000 — and 50% more")).toBe("n--1000--and-50-more");
     expect(githubSlug("webhook_id and Ünïcode")).toBe("webhook_id-and-ünïcode");
     expect(renderedText("The operator CLI `webhooks`")).toBe("The operator CLI webhooks");
     expect(renderedText("See [the **client**](client.md)")).toBe("See the client");
-    expect([...anchorsOf("# A\n\n## Notes\n\n### Notes\n\n## Notes\n\n```\n# not a heading\n```\n")]).toEqual(["a", "notes", "notes-1", "notes-2"]);
+    expect([...anchorsOf("# A\n\n## Notes\n\n### Notes\n\n## Notes\n\n```\n# not a heading\n```\n")]).toEqual(
+      ["a", "notes", "notes-1", "notes-2"],
+    );
   });
 });

@@ -41,7 +41,9 @@ export function renderedText(inline: string): string {
 
 /** Replaces each code span by what `keep` returns for its content (the empty string drops it). */
 function withoutCodeSpans(text: string, keep: (code: string) => string): string {
-  return text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_match, _ticks: string, code: string) => keep(code.replace(/^ (.*) $/, "$1")));
+  return text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_match, _ticks: string, code: string) =>
+    keep(code.replace(/^ (.*) $/, "$1")),
+  );
 }
 
 /** The page's lines outside fenced code blocks, each with its 1-based number. */
@@ -52,7 +54,13 @@ function proseLines(markdown: string): { text: string; line: number }[] {
   lines.forEach((text, index) => {
     const opening = FENCE.exec(text)?.[1];
     if (fence !== undefined) {
-      if (opening !== undefined && opening[0] === fence[0] && opening.length >= fence.length && text.trim() === opening) fence = undefined;
+      if (
+        opening !== undefined &&
+        opening[0] === fence[0] &&
+        opening.length >= fence.length &&
+        text.trim() === opening
+      )
+        fence = undefined;
       return;
     }
     if (opening !== undefined) {
@@ -78,7 +86,10 @@ export function anchorsOf(markdown: string): Set<string> {
       seen.set(base, count);
       anchors.add(slug);
     }
-    for (const explicit of withoutCodeSpans(text, () => "").matchAll(/<a\s[^>]*\b(?:id|name)\s*=\s*"([^"]+)"/gi)) anchors.add(explicit[1]!);
+    for (const explicit of withoutCodeSpans(text, () => "").matchAll(
+      /<a\s[^>]*\b(?:id|name)\s*=\s*"([^"]+)"/gi,
+    ))
+      anchors.add(explicit[1]!);
   }
   return anchors;
 }
@@ -101,11 +112,16 @@ export function linksOf(markdown: string): MarkdownLink[] {
   }
   for (const { text, line } of paragraphs) {
     const prose = withoutCodeSpans(text, () => "");
-    for (const definition of prose.matchAll(/^ {0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?/gm)) links.push({ target: definition[1]!, line });
-    const inline = /!?\[(?:[^[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|(?:[^\s()]|\([^\s()]*\))+)(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
-    for (const link of prose.matchAll(inline)) links.push({ target: link[1]!.replace(/^<(.*)>$/, "$1"), line });
-    for (const auto of prose.matchAll(/<((?:https?|mailto):[^\s<>]+)>/g)) links.push({ target: auto[1]!, line });
-    for (const html of prose.matchAll(/<(?:a|img)\s[^>]*\b(?:href|src)\s*=\s*"([^"]+)"/gi)) links.push({ target: html[1]!, line });
+    for (const definition of prose.matchAll(/^ {0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?/gm))
+      links.push({ target: definition[1]!, line });
+    const inline =
+      /!?\[(?:[^[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|(?:[^\s()]|\([^\s()]*\))+)(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
+    for (const link of prose.matchAll(inline))
+      links.push({ target: link[1]!.replace(/^<(.*)>$/, "$1"), line });
+    for (const auto of prose.matchAll(/<((?:https?|mailto):[^\s<>]+)>/g))
+      links.push({ target: auto[1]!, line });
+    for (const html of prose.matchAll(/<(?:a|img)\s[^>]*\b(?:href|src)\s*=\s*"([^"]+)"/gi))
+      links.push({ target: html[1]!, line });
   }
   return links;
 }
@@ -153,7 +169,8 @@ export function checkLinks(pages: ReadonlyMap<string, string>, repository: Repos
           } catch {
             url = undefined;
           }
-          if (url === undefined || url.hostname === "" || !url.hostname.includes(".")) report("is not a well-formed web address");
+          if (url === undefined || url.hostname === "" || !url.hostname.includes("."))
+            report("is not a well-formed web address");
         } else if (scheme !== "mailto") {
           report(`uses the scheme ${scheme}:, which a reader of the page cannot follow`);
         }
@@ -177,7 +194,8 @@ export function checkLinks(pages: ReadonlyMap<string, string>, repository: Repos
         report("has a malformed percent-escape");
         continue;
       }
-      const resolved = decoded === "" ? file : posix.normalize(posix.join(dirname(file), decoded)).replace(/\/$/, "");
+      const resolved =
+        decoded === "" ? file : posix.normalize(posix.join(dirname(file), decoded)).replace(/\/$/, "");
       if (resolved === ".." || resolved.startsWith("../")) {
         report("points outside the repository");
         continue;

@@ -8,7 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
-import { BY_NAME_FIRST, BY_NAME_MAX_PAGES, PAGE_TRUST_MS, SCAN_FRESH_MS, SCAN_PAGE_ALLOWANCE } from "../../src/core/lookups";
+import {
+  BY_NAME_FIRST,
+  BY_NAME_MAX_PAGES,
+  PAGE_TRUST_MS,
+  SCAN_FRESH_MS,
+  SCAN_PAGE_ALLOWANCE,
+} from "../../src/core/lookups";
 import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
 import { builtProviderText as providerText } from "../support/provider-text";
 
@@ -26,7 +32,9 @@ const PAGES = [
 /** Every value the pattern's first group captures, on the given pages (all of them by default). */
 function stated(pattern: RegExp, pages: string[] = PAGES): { page: string; value: string }[] {
   const found: { page: string; value: string }[] = [];
-  for (const page of pages) for (const match of flat(page).matchAll(new RegExp(pattern.source, "g"))) found.push({ page, value: match[1]! });
+  for (const page of pages)
+    for (const match of flat(page).matchAll(new RegExp(pattern.source, "g")))
+      found.push({ page, value: match[1]! });
   return found;
 }
 
@@ -40,12 +48,16 @@ function expectAllStated(pattern: RegExp, truth: string, pages?: string[]): void
 /** One capture from a source file, which must be there. */
 function fromSource(path: string, pattern: RegExp): string {
   const value = pattern.exec(read(path))?.[1];
-  if (value === undefined) throw new Error(`${path} no longer matches ${pattern.source}: update this test to its new form`);
+  if (value === undefined)
+    throw new Error(`${path} no longer matches ${pattern.source}: update this test to its new form`);
   return value;
 }
 
 describe("supported versions: stated in the docs as package.json and the scripts have them", () => {
-  const manifest = JSON.parse(read("package.json")) as { engines: { node: string }; dependencies: Record<string, string> };
+  const manifest = JSON.parse(read("package.json")) as {
+    engines: { node: string };
+    dependencies: Record<string, string>;
+  };
 
   it("the oldest Node.js: package.json engines, the README and scripts/node-env.sh agree", () => {
     const [major, minor] = /^>=(\d+)\.(\d+)\.\d+$/.exec(manifest.engines.node)!.slice(1);
@@ -57,7 +69,9 @@ describe("supported versions: stated in the docs as package.json and the scripts
     expect(fromSource("scripts/node-env.sh", /a === \d+ && b >= (\d+)/)).toBe(minor);
     // What the bins tell an older Node.js.
     expect(manifest.engines.node).toBe(`>=${MIN_NODE}`);
-    expect(unsupportedNode("webhooks", "", "20.20.2")).toMatch(new RegExp(`needs Node.js ${MIN_NODE.replace(/\./g, "\\.")} or newer, and this is Node.js 20\\.20\\.2`));
+    expect(unsupportedNode("webhooks", "", "20.20.2")).toMatch(
+      new RegExp(`needs Node.js ${MIN_NODE.replace(/\./g, "\\.")} or newer, and this is Node.js 20\\.20\\.2`),
+    );
     expect(unsupportedNode("webhooks", "", `${major}.${Number(minor) - 1}.9`)).toBeDefined();
     expect(unsupportedNode("webhooks", "", `${major}.${minor}.0`)).toBeUndefined();
     expect(unsupportedNode("webhooks", "", `${Number(major) + 2}.0.0`)).toBeUndefined();
@@ -70,12 +84,20 @@ describe("supported versions: stated in the docs as package.json and the scripts
   });
 
   it("the Pulumi CLI and YAML language host the scripts build", () => {
-    expectAllStated(/Pulumi CLI v(\d+\.\d+\.\d+)/, fromSource("scripts/engine.sh", /^_pwe_engine_default_version=(\S+)$/m));
-    expectAllStated(/`pulumi-language-yaml` v(\d+\.\d+\.\d+)/, fromSource("scripts/engine-yaml.sh", /^_pwe_yaml_default_version=(\S+)$/m));
+    expectAllStated(
+      /Pulumi CLI v(\d+\.\d+\.\d+)/,
+      fromSource("scripts/engine.sh", /^_pwe_engine_default_version=(\S+)$/m),
+    );
+    expectAllStated(
+      /`pulumi-language-yaml` v(\d+\.\d+\.\d+)/,
+      fromSource("scripts/engine-yaml.sh", /^_pwe_yaml_default_version=(\S+)$/m),
+    );
   });
 
   it("the TypeScript versions to pin: the ones the packed package is type-checked with", () => {
-    const tested = fromSource("test/types/package.test.ts", /const TYPESCRIPT_VERSIONS = \[([^\]]*)\]/).match(/\d+\.\d+/g)!;
+    const tested = fromSource("test/types/package.test.ts", /const TYPESCRIPT_VERSIONS = \[([^\]]*)\]/).match(
+      /\d+\.\d+/g,
+    )!;
     const pins = [
       ...flat("README.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g),
       ...flat("docs/dynamic-resource.md").matchAll(/[Pp]in `typescript` to (\d+\.\d+)\.x or (\d+\.\d+)\.x/g),
@@ -126,7 +148,12 @@ describe("defaults: the settings and client tables hold the code's values", () =
       const [key, env, fallback] = rows.get(name)!.map(bare);
       expect(key, name).toBe(configKey(name));
       expect(env, name).toBe(SETTINGS[name].env);
-      const expected = name === "baseUrl" || name === "accessToken" ? "required" : name === "principalId" ? "none" : String(CLIENT_DEFAULTS[name]);
+      const expected =
+        name === "baseUrl" || name === "accessToken"
+          ? "required"
+          : name === "principalId"
+            ? "none"
+            : String(CLIENT_DEFAULTS[name]);
       expect(fallback, name).toBe(expected);
     }
   });
@@ -142,7 +169,10 @@ describe("defaults: the settings and client tables hold the code's values", () =
   });
 
   it("the settle window a lost create is watched for: timeoutMs + createSettleMs", () => {
-    expectAllStated(/later than that \((\d+) s with the defaults\)/, String((CLIENT_DEFAULTS.timeoutMs + CLIENT_DEFAULTS.createSettleMs) / 1000));
+    expectAllStated(
+      /later than that \((\d+) s with the defaults\)/,
+      String((CLIENT_DEFAULTS.timeoutMs + CLIENT_DEFAULTS.createSettleMs) / 1000),
+    );
   });
 });
 
@@ -151,8 +181,16 @@ describe("the lookup policy's constants, as docs/lifecycle.md states them", () =
   it("lookups by name before the scans start, the scans' allowance and the bound it gives", () => {
     expectAllStated(/The first (\d+) lookups of a command go by name/, String(BY_NAME_FIRST), page);
     expectAllStated(/every lookup after the first (\d+)\./, String(BY_NAME_FIRST), page);
-    expectAllStated(/as long as its pages stay within (\d+) plus the number of lookups/, String(SCAN_PAGE_ALLOWANCE), page);
-    expectAllStated(/at most one per endpoint plus (\d+) \(twice the scans' starting allowance/, String(2 * SCAN_PAGE_ALLOWANCE), page);
+    expectAllStated(
+      /as long as its pages stay within (\d+) plus the number of lookups/,
+      String(SCAN_PAGE_ALLOWANCE),
+      page,
+    );
+    expectAllStated(
+      /at most one per endpoint plus (\d+) \(twice the scans' starting allowance/,
+      String(2 * SCAN_PAGE_ALLOWANCE),
+      page,
+    );
   });
 
   it("how long a scan page and a complete scan are trusted, and when a filter does not narrow", () => {
@@ -165,14 +203,21 @@ describe("the lookup policy's constants, as docs/lifecycle.md states them", () =
 
 describe("the model-based concurrency test's sizes, as docs/reliability.md states them", () => {
   it("CI's and the soak's schedules and steps", () => {
-    const sizes = /`npm test` runs schedules of (\d+) steps for (\d+) s, .*?`npm run test:deep` runs (\d+) of them; `npm run soak:model` runs ([\d,]+) of (\d+)/.exec(flat("docs/reliability.md"));
+    const sizes =
+      /`npm test` runs schedules of (\d+) steps for (\d+) s, .*?`npm run test:deep` runs (\d+) of them; `npm run soak:model` runs ([\d,]+) of (\d+)/.exec(
+        flat("docs/reliability.md"),
+      );
     expect(sizes).not.toBeNull();
-    const [ciSteps, ciBudget, deepSchedules, soakSchedules, soakSteps] = sizes!.slice(1).map((value) => value.replace(/,/g, ""));
+    const [ciSteps, ciBudget, deepSchedules, soakSchedules, soakSteps] = sizes!
+      .slice(1)
+      .map((value) => value.replace(/,/g, ""));
     const plan = "test/e2e/model-plan.ts";
     expect(ciSteps).toBe(fromSource(plan, /DEFAULTS = \{ steps: (\d+),/));
     expect(ciBudget).toBe(fromSource(plan, /ciBudgetS: (\d+),/));
     expect(deepSchedules).toBe(fromSource(plan, /count: (\d+) \}/));
-    expect(soakSchedules).toBe(fromSource("scripts/soak-model.sh", /PWE_TIER=deep MODEL_SCHEDULES="\$\{MODEL_SCHEDULES:-(\d+)\}"/));
+    expect(soakSchedules).toBe(
+      fromSource("scripts/soak-model.sh", /PWE_TIER=deep MODEL_SCHEDULES="\$\{MODEL_SCHEDULES:-(\d+)\}"/),
+    );
     expect(soakSteps).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_STEPS:-(\d+)\}/));
   });
 });

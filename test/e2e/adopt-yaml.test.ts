@@ -41,11 +41,23 @@ interface PreviewJson {
 }
 
 describe("adopt's YAML, pasted into a program and previewed by the engine", () => {
-  const endpoints = [...FINDING, ...fc.sample(hostileEndpoint, { seed: SEED, numRuns: SAMPLED.hostile }), ...fc.sample(checkableEndpoint, { seed: SEED + 1, numRuns: SAMPLED.checkable })];
+  const endpoints = [
+    ...FINDING,
+    ...fc.sample(hostileEndpoint, { seed: SEED, numRuns: SAMPLED.hostile }),
+    ...fc.sample(checkableEndpoint, { seed: SEED + 1, numRuns: SAMPLED.checkable }),
+  ];
   let emulator: Emulator;
   let project: Project;
   let backend: ReturnType<typeof backendFor>;
-  const figures = { sampled: endpoints.length, refusedByAdopt: 0, declared: 0, importedInPreview: 0, readAsOutputs: 0, engineRuns: 0, engineSeconds: 0 };
+  const figures = {
+    sampled: endpoints.length,
+    refusedByAdopt: 0,
+    declared: 0,
+    importedInPreview: 0,
+    readAsOutputs: 0,
+    engineRuns: 0,
+    engineSeconds: 0,
+  };
 
   beforeAll(async () => {
     emulator = await emulatorHolding(endpoints);
@@ -54,7 +66,10 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "Pulumi.yaml"), "name: adopt-yaml\nruntime: yaml\n");
     // The installed package's bins first on PATH: the engine finds the plugin there.
-    project = new Project(dir, { env: { ...backend.env, PATH: `${join(BASE_DIR, "node_modules", ".bin")}:${process.env.PATH ?? ""}` }, transcript });
+    project = new Project(dir, {
+      env: { ...backend.env, PATH: `${join(BASE_DIR, "node_modules", ".bin")}:${process.env.PATH ?? ""}` },
+      transcript,
+    });
     await project.initStack("dev", { "webhooks:baseUrl": emulator.url }, { "webhooks:accessToken": TOKEN });
   });
   afterAll(async () => {
@@ -64,10 +79,14 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
 
   /** `webhooks adopt --format yaml` for these ids, run as a person runs it (outside any project: the connection from the environment). */
   async function adoptYaml(ids: number[]) {
-    const result = await runProcess(WEBHOOKS_BIN, ["adopt", ...ids.flatMap((id) => ["--id", String(id)]), "--format", "yaml"], {
-      cwd: BASE_DIR,
-      env: { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, NO_COLOR: "1" },
-    });
+    const result = await runProcess(
+      WEBHOOKS_BIN,
+      ["adopt", ...ids.flatMap((id) => ["--id", String(id)]), "--format", "yaml"],
+      {
+        cwd: BASE_DIR,
+        env: { WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, NO_COLOR: "1" },
+      },
+    );
     transcript.push(`$ webhooks adopt ... --format yaml (exit ${result.code})\n${result.output}`);
     return result;
   }
@@ -89,9 +108,15 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
     const byId = new Map<number, { op: string; urn: string; inputs: Record<string, unknown> }>();
     for (const step of parsed.steps ?? []) {
       const id = step.newState?.importID;
-      if (id !== undefined && id !== "") byId.set(Number(id), { op: step.op, urn: step.urn, inputs: step.newState?.inputs ?? {} });
+      if (id !== undefined && id !== "")
+        byId.set(Number(id), { op: step.op, urn: step.urn, inputs: step.newState?.inputs ?? {} });
     }
-    return { code: result.code, byId, diagnostics: parsed.diagnostics ?? [], output: result.stdout + result.stderr };
+    return {
+      code: result.code,
+      byId,
+      diagnostics: parsed.diagnostics ?? [],
+      output: result.stdout + result.stderr,
+    };
   }
 
   const ids = () => endpoints.map((_, i) => i + 1);
@@ -103,9 +128,21 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
     const all = await adoptYaml(ids());
     expect(all.code).toBe(0);
     printedAll = all.stdout;
-    refused = new Set([...all.stderr.matchAll(/warning: endpoint (\d+) gets no Pulumi YAML declaration/g)].map((m) => Number(m[1])));
-    checkWarned = new Set([...all.stderr.matchAll(/warning: endpoint (\d+) cannot be declared exactly as the service stores it/g)].map((m) => Number(m[1])));
-    expect([...refused].sort((a, b) => a - b)).toEqual(ids().filter((id) => expectedTreatment(endpoints[id - 1]!) !== "declared"));
+    refused = new Set(
+      [...all.stderr.matchAll(/warning: endpoint (\d+) gets no Pulumi YAML declaration/g)].map((m) =>
+        Number(m[1]),
+      ),
+    );
+    checkWarned = new Set(
+      [
+        ...all.stderr.matchAll(
+          /warning: endpoint (\d+) cannot be declared exactly as the service stores it/g,
+        ),
+      ].map((m) => Number(m[1])),
+    );
+    expect([...refused].sort((a, b) => a - b)).toEqual(
+      ids().filter((id) => expectedTreatment(endpoints[id - 1]!) !== "declared"),
+    );
     figures.refusedByAdopt = refused.size;
     figures.declared = endpoints.length - refused.size;
     expect(leaks([TOKEN], [all.output])).toEqual([]);
@@ -117,7 +154,10 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
     expect(result.code, result.output).toBe(0);
     for (const id of [1, 2, 3]) {
       expect(result.byId.get(id)?.op).toBe("import");
-      expect(result.byId.get(id)?.inputs).toEqual({ webhookName: FINDING[id - 1]!.name, webhookUrl: FINDING[id - 1]!.url });
+      expect(result.byId.get(id)?.inputs).toEqual({
+        webhookName: FINDING[id - 1]!.name,
+        webhookUrl: FINDING[id - 1]!.url,
+      });
     }
     expect(leaks([TOKEN, ...emulator.records().map((r) => r.sign_secret)], [result.output])).toEqual([]);
   });
@@ -136,7 +176,11 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
       for (const id of batch) {
         const endpoint = endpoints[id - 1]!;
         const step = result.byId.get(id);
-        expect({ id, op: step?.op, inputs: step?.inputs }).toEqual({ id, op: "import", inputs: { webhookName: endpoint.name, webhookUrl: endpoint.url } });
+        expect({ id, op: step?.op, inputs: step?.inputs }).toEqual({
+          id,
+          op: "import",
+          inputs: { webhookName: endpoint.name, webhookUrl: endpoint.url },
+        });
         expect(step?.urn.endsWith(`::${keys.get(id)}`)).toBe(true);
       }
       figures.importedInPreview += batch.length;
@@ -159,7 +203,10 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
       expected[`url${id}`] = endpoints[Number(id) - 1]!.url;
     }
     expect(outputs.length / 2).toBe(figures.declared);
-    writeFileSync(join(project.dir, "Pulumi.yaml"), `name: adopt-yaml\nruntime: yaml\noutputs:\n${outputs.join("\n")}\n`);
+    writeFileSync(
+      join(project.dir, "Pulumi.yaml"),
+      `name: adopt-yaml\nruntime: yaml\noutputs:\n${outputs.join("\n")}\n`,
+    );
     const up = await engine(["up", "--yes", "--skip-preview"]);
     expect(up.code, up.output.slice(-4000)).toBe(0);
     const read = await engine(["stack", "output", "--json"]);
@@ -168,6 +215,8 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
   });
 
   it("nothing secret appears anywhere the runs left", () => {
-    expect(leaks([TOKEN, ...emulator.records().map((r) => r.sign_secret)], [...transcript, readTree(backend.dir)])).toEqual([]);
+    expect(
+      leaks([TOKEN, ...emulator.records().map((r) => r.sign_secret)], [...transcript, readTree(backend.dir)]),
+    ).toEqual([]);
   });
 });

@@ -8,7 +8,16 @@ import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { sized } from "../support/tier.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
-import { Project, backendFor, createProject, duplicateNames, killedUp, leaks, readTree, transcript } from "./support";
+import {
+  Project,
+  backendFor,
+  createProject,
+  duplicateNames,
+  killedUp,
+  leaks,
+  readTree,
+  transcript,
+} from "./support";
 
 /**
  * The operator CLI through the real Pulumi CLI, as a user runs it: the `webhooks` bin of the packed
@@ -27,13 +36,22 @@ const prefix = process.env.FLEET_PREFIX ?? "fleet";
 const hooks = Array.from({ length: count }, (_, i) => new WebhookEndpoint(\`\${prefix}-\${i}\`, { webhookUrl: \`https://example.com/hooks/\${prefix}/\${i}\` }));
 export const ids = hooks.map((hook) => hook.webhookId);
 `;
-const FLEET_YAML = readFileSync(join(REPO, "examples/quickstart/Pulumi.yaml"), "utf8").replace(/^name: .*$/m, "name: webhooks-cli-fleet");
+const FLEET_YAML = readFileSync(join(REPO, "examples/quickstart/Pulumi.yaml"), "utf8").replace(
+  /^name: .*$/m,
+  "name: webhooks-cli-fleet",
+);
 
 /** A Pulumi YAML program of N native endpoints. */
 function nativeFleetYaml(size: number, prefix: string): string {
   const lines = ["name: webhooks-cli-native", "runtime: yaml", "resources:"];
   for (let i = 0; i < size; i++) {
-    lines.push(`  ${prefix}-${i}:`, "    type: webhooks:index:WebhookEndpoint", "    properties:", `      webhookName: ${prefix}-${i}`, `      webhookUrl: https://example.com/hooks/${prefix}/${i}`);
+    lines.push(
+      `  ${prefix}-${i}:`,
+      "    type: webhooks:index:WebhookEndpoint",
+      "    properties:",
+      `      webhookName: ${prefix}-${i}`,
+      `      webhookUrl: https://example.com/hooks/${prefix}/${i}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -77,13 +95,20 @@ function processesIn(dir: string): number[] {
 }
 
 function env(project: Project): Record<string, string | undefined> {
-  return { ...project.env, PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_CONFIG_PASSPHRASE_FILE: undefined, NO_COLOR: "1" };
+  return {
+    ...project.env,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+    NO_COLOR: "1",
+  };
 }
 
 /** Runs the installed `webhooks` bin in a project directory. */
 async function webhooks(project: Project, args: string[]) {
   const result = await runProcess(WEBHOOKS_BIN, args, { cwd: project.dir, env: env(project) });
-  cliTranscript.push(`$ webhooks ${args.join(" ")}   (exit ${result.code}, ${Math.round(result.ms)} ms)\n${result.output}`);
+  cliTranscript.push(
+    `$ webhooks ${args.join(" ")}   (exit ${result.code}, ${Math.round(result.ms)} ms)\n${result.output}`,
+  );
   return result;
 }
 
@@ -109,7 +134,12 @@ interface RunFigures {
 }
 const figures: RunFigures[] = [];
 
-async function interruptedRun(label: string, project: Project, emulator: Emulator, size: number): Promise<RunFigures> {
+async function interruptedRun(
+  label: string,
+  project: Project,
+  emulator: Emulator,
+  size: number,
+): Promise<RunFigures> {
   // One endpoint recorded before the kill: the stack's principal is then known, and recover records
   // what matches without asking (with none recorded it refuses to guess; test/cli covers that).
   const killedAt = await killedUp(project, emulator, Math.floor(size * 0.3), { recordedAtLeast: 1 });
@@ -117,7 +147,14 @@ async function interruptedRun(label: string, project: Project, emulator: Emulato
   // The killed run may have left the checkpoint unreadable (file backend: its metadata written, its
   // content not yet renamed into place): then pulumi itself cannot export it, and recover repairs it.
   const before = await project.run(["stack", "export"]);
-  const inStateBefore = before.code === 0 ? endpoints({ resources: (JSON.parse(before.stdout) as { deployment: { resources?: { type: string }[] } }).deployment.resources ?? [] }) : undefined;
+  const inStateBefore =
+    before.code === 0
+      ? endpoints({
+          resources:
+            (JSON.parse(before.stdout) as { deployment: { resources?: { type: string }[] } }).deployment
+              .resources ?? [],
+        })
+      : undefined;
 
   const recover = await webhooks(project, ["recover", "--yes", "--json"]);
   expect(recover.code, recover.output).toBe(0);
@@ -166,82 +203,127 @@ async function interruptedRun(label: string, project: Project, emulator: Emulato
   return result;
 }
 
-describe("webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi up`", { tags: ["budgeted"] }, () => {
-  it.each(DYNAMIC_RUNS)("dynamic resources, run %i: 50 endpoints, recover, one plain up: 0 duplicates, every endpoint in state", async (run) => {
-    const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
-    emulators.push(emulator);
-    const backend = cliBackend(`cli-recover-${run}`);
-    const project = createProject(
-      "quickstart",
-      `cli-recover-${run}`,
-      { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, FLEET_SIZE: "50", FLEET_PREFIX: `r${run}` },
-      { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
+describe(
+  "webhooks recover: the CLI killed with SIGKILL in the middle of `pulumi up`",
+  { tags: ["budgeted"] },
+  () => {
+    it.each(DYNAMIC_RUNS)(
+      "dynamic resources, run %i: 50 endpoints, recover, one plain up: 0 duplicates, every endpoint in state",
+      async (run) => {
+        const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
+        emulators.push(emulator);
+        const backend = cliBackend(`cli-recover-${run}`);
+        const project = createProject(
+          "quickstart",
+          `cli-recover-${run}`,
+          {
+            PULUMI_BACKEND_URL: backend.backendUrl,
+            PULUMI_HOME: backend.home,
+            WEBHOOKS_BASE_URL: emulator.url,
+            WEBHOOKS_ACCESS_TOKEN: TOKEN,
+            FLEET_SIZE: "50",
+            FLEET_PREFIX: `r${run}`,
+          },
+          { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
+        );
+        projects.push(project);
+        await project.initStack("dev");
+        await interruptedRun(`dynamic ${run}`, project, emulator, 50);
+      },
     );
-    projects.push(project);
-    await project.initStack("dev");
-    await interruptedRun(`dynamic ${run}`, project, emulator, 50);
-  });
 
-  it("the checkpoint's metadata left empty by the kill (pulumi: 'failed to load checkpoint: EOF'): recover repairs it", { tags: ["deep"] }, async () => {
-    const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
-    emulators.push(emulator);
-    const backend = cliBackend("cli-recover-attrs");
-    const project = createProject(
-      "quickstart",
-      "cli-recover-attrs",
-      { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, FLEET_SIZE: "20", FLEET_PREFIX: "attrs" },
-      { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
+    it(
+      "the checkpoint's metadata left empty by the kill (pulumi: 'failed to load checkpoint: EOF'): recover repairs it",
+      { tags: ["deep"] },
+      async () => {
+        const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
+        emulators.push(emulator);
+        const backend = cliBackend("cli-recover-attrs");
+        const project = createProject(
+          "quickstart",
+          "cli-recover-attrs",
+          {
+            PULUMI_BACKEND_URL: backend.backendUrl,
+            PULUMI_HOME: backend.home,
+            WEBHOOKS_BASE_URL: emulator.url,
+            WEBHOOKS_ACCESS_TOKEN: TOKEN,
+            FLEET_SIZE: "20",
+            FLEET_PREFIX: "attrs",
+          },
+          { "index.ts": FLEET_PROGRAM, "Pulumi.yaml": FLEET_YAML },
+        );
+        projects.push(project);
+        await project.initStack("dev");
+        await killedUp(project, emulator, 6, { recordedAtLeast: 1 });
+        // What a kill between writing the checkpoint's metadata and renaming its content into place leaves
+        // (seen in about one run in three): made certain here.
+        writeFileSync(
+          join(backend.dir, "state", ".pulumi", "stacks", "webhooks-cli-fleet", "dev.json.attrs"),
+          "",
+        );
+        const broken = await project.run(["stack", "export"]);
+        expect(broken.stderr).toMatch(/failed to load checkpoint/);
+        const recover = await webhooks(project, ["recover", "--yes"]);
+        expect(recover.code, recover.output).toBe(0);
+        expect(recover.stdout).toMatch(/Repaired: .*removed .*dev\.json\.attrs/);
+        await project.ok(["up", "--yes", "--skip-preview"]);
+        await project.ok(["preview", "--expect-no-changes"]);
+        expect(duplicateNames(emulator)).toEqual([]);
+        expect(emulator.records()).toHaveLength(20);
+        expect(endpoints(await project.exportState())).toHaveLength(20);
+      },
     );
-    projects.push(project);
-    await project.initStack("dev");
-    await killedUp(project, emulator, 6, { recordedAtLeast: 1 });
-    // What a kill between writing the checkpoint's metadata and renaming its content into place leaves
-    // (seen in about one run in three): made certain here.
-    writeFileSync(join(backend.dir, "state", ".pulumi", "stacks", "webhooks-cli-fleet", "dev.json.attrs"), "");
-    const broken = await project.run(["stack", "export"]);
-    expect(broken.stderr).toMatch(/failed to load checkpoint/);
-    const recover = await webhooks(project, ["recover", "--yes"]);
-    expect(recover.code, recover.output).toBe(0);
-    expect(recover.stdout).toMatch(/Repaired: .*removed .*dev\.json\.attrs/);
-    await project.ok(["up", "--yes", "--skip-preview"]);
-    await project.ok(["preview", "--expect-no-changes"]);
-    expect(duplicateNames(emulator)).toEqual([]);
-    expect(emulator.records()).toHaveLength(20);
-    expect(endpoints(await project.exportState())).toHaveLength(20);
-  });
 
-  it("native resources (Pulumi YAML): 30 endpoints, recover, one plain up: 0 duplicates", { tags: ["deep"] }, async () => {
-    const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
-    emulators.push(emulator);
-    const backend = cliBackend("cli-recover-native");
-    const project = createProject(
-      "quickstart",
-      "cli-recover-native",
-      { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ""}` },
-      { "Pulumi.yaml": nativeFleetYaml(30, "native"), "index.ts": "" },
+    it(
+      "native resources (Pulumi YAML): 30 endpoints, recover, one plain up: 0 duplicates",
+      { tags: ["deep"] },
+      async () => {
+        const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
+        emulators.push(emulator);
+        const backend = cliBackend("cli-recover-native");
+        const project = createProject(
+          "quickstart",
+          "cli-recover-native",
+          {
+            PULUMI_BACKEND_URL: backend.backendUrl,
+            PULUMI_HOME: backend.home,
+            WEBHOOKS_BASE_URL: emulator.url,
+            WEBHOOKS_ACCESS_TOKEN: TOKEN,
+            PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ""}`,
+          },
+          { "Pulumi.yaml": nativeFleetYaml(30, "native"), "index.ts": "" },
+        );
+        projects.push(project);
+        await project.initStack("dev");
+        await interruptedRun("native", project, emulator, 30);
+      },
     );
-    projects.push(project);
-    await project.initStack("dev");
-    await interruptedRun("native", project, emulator, 30);
-  });
 
-  it("figures", () => {
-    console.log(`recover figures:\n${figures.map((f) => JSON.stringify(f)).join("\n")}`);
-    expect(figures.filter((f) => f.run.startsWith("dynamic"))).toHaveLength(DYNAMIC_RUNS.length);
-    expect(figures.every((f) => f.duplicates === 0)).toBe(true);
-  });
-});
+    it("figures", () => {
+      console.log(`recover figures:\n${figures.map((f) => JSON.stringify(f)).join("\n")}`);
+      expect(figures.filter((f) => f.run.startsWith("dynamic"))).toHaveLength(DYNAMIC_RUNS.length);
+      expect(figures.every((f) => f.duplicates === 0)).toBe(true);
+    });
+  },
+);
 
 describe("webhooks orphans, list and adopt: after a replacement and a destroy across two stacks", () => {
   it("lists what the stacks left behind apart from unrelated endpoints", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });
     emulators.push(emulator);
     const backend = cliBackend("cli-orphans");
-    const project = createProject("quickstart", "cli-orphans", { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home });
+    const project = createProject("quickstart", "cli-orphans", {
+      PULUMI_BACKEND_URL: backend.backendUrl,
+      PULUMI_HOME: backend.home,
+    });
     projects.push(project);
     // Connection from the stack's config this time (the token as a secret), as the provider reads it.
     const connection = { "webhooks:baseUrl": emulator.url };
-    await project.initStack("blue", { ...connection, webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }, { "webhooks:accessToken": TOKEN });
+    await project.initStack(
+      "blue",
+      { ...connection, webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" },
+      { "webhooks:accessToken": TOKEN },
+    );
     await project.ok(["up", "--yes", "--skip-preview"]);
     const first = emulator.records()[0]!;
     // A replacement: a new URL is a new endpoint; the old one stays on the service.
@@ -249,20 +331,39 @@ describe("webhooks orphans, list and adopt: after a replacement and a destroy ac
     await project.ok(["up", "--yes", "--skip-preview"]);
     const current = emulator.records().find((r) => r.webhook_url.endsWith("orders-v2"))!;
 
-    await project.initStack("green", { ...connection, webhookName: "payments", webhookUrl: "https://example.com/hooks/payments" }, { "webhooks:accessToken": TOKEN });
+    await project.initStack(
+      "green",
+      { ...connection, webhookName: "payments", webhookUrl: "https://example.com/hooks/payments" },
+      { "webhooks:accessToken": TOKEN },
+    );
     await project.ok(["up", "--yes", "--skip-preview"]);
     const payments = emulator.records().find((r) => r.webhook_name === "payments")!;
     await project.ok(["destroy", "--yes", "--skip-preview"]);
     await project.ok(["stack", "select", "blue"]);
-    const unrelated = emulator.addRecord({ webhook_name: "someone-elses", webhook_url: "https://example.com/hooks/theirs" });
-    const manual = emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/hooks/orders-manual" });
+    const unrelated = emulator.addRecord({
+      webhook_name: "someone-elses",
+      webhook_url: "https://example.com/hooks/theirs",
+    });
+    const manual = emulator.addRecord({
+      webhook_name: "orders",
+      webhook_url: "https://example.com/hooks/orders-manual",
+    });
 
     const listed = await webhooks(project, ["list"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("orders-v2");
     const orphans = await webhooks(project, ["orphans", "--stack", "blue", "--stack", "green", "--json"]);
     expect(orphans.code, orphans.output).toBe(0);
-    const parsed = JSON.parse(orphans.stdout) as { held: number; orphans: { webhookId: number; relation: string; ours: boolean; provenance?: string; resources: { source: string }[] }[] };
+    const parsed = JSON.parse(orphans.stdout) as {
+      held: number;
+      orphans: {
+        webhookId: number;
+        relation: string;
+        ours: boolean;
+        provenance?: string;
+        resources: { source: string }[];
+      }[];
+    };
     expect(parsed.held).toBe(1);
     // The stacks created the replaced and the destroyed endpoints (their provenance says so): left
     // behind, theirs to remove. The rest is someone else's: listed apart, not advised.
@@ -284,7 +385,9 @@ describe("webhooks orphans, list and adopt: after a replacement and a destroy ac
     const exported = join(E2E_DIR, "backends", "cli-orphans", "blue.json");
     writeFileSync(exported, (await project.ok(["stack", "export", "--stack", "blue"])).stdout);
     const fromFile = await webhooks(project, ["orphans", "--state-file", exported, "--json"]);
-    expect((JSON.parse(fromFile.stdout) as { orphans: { webhookId: number }[] }).orphans.map((o) => o.webhookId)).toContain(payments.webhook_id);
+    expect(
+      (JSON.parse(fromFile.stdout) as { orphans: { webhookId: number }[] }).orphans.map((o) => o.webhookId),
+    ).toContain(payments.webhook_id);
 
     // adopt prints a declaration that takes the left-behind endpoint over: used for real, no create call.
     const adopt = await webhooks(project, ["adopt", "--id", String(payments.webhook_id), "--format", "ts"]);
@@ -308,7 +411,13 @@ describe("webhooks orphans, list and adopt: after a replacement and a destroy ac
 describe("nothing printed or stored holds a secret", { tags: ["budgeted"] }, () => {
   it("no token and no sign secret in the CLI's output, the engine's transcript or the backends", () => {
     const secrets = [TOKEN, ...emulators.flatMap((e) => e.records().map((r) => r.sign_secret))];
-    expect(leaks(secrets, [cliTranscript.join("\n"), transcript.join("\n"), ...backends.map((dir) => readTree(dir))])).toEqual([]);
+    expect(
+      leaks(secrets, [
+        cliTranscript.join("\n"),
+        transcript.join("\n"),
+        ...backends.map((dir) => readTree(dir)),
+      ]),
+    ).toEqual([]);
     writeFileSync(join(E2E_DIR, "cli-transcript.txt"), cliTranscript.join("\n\n"));
   });
 });

@@ -19,7 +19,11 @@ const ENV = {
 };
 const PRODUCER_CONFIG = join(DEMO_DIR, "projects", "webhooks-demo", "Pulumi.dev.yaml");
 // Stack config files must stay out of the repository (the demo passes --config-file).
-const REPO_CONFIG_FILES = [join(REPO, "Pulumi.dev.yaml"), join(REPO, "examples", "multi-stack", "consumer", "Pulumi.dev.yaml"), join(REPO, "examples", "yaml", "Pulumi.dev.yaml")];
+const REPO_CONFIG_FILES = [
+  join(REPO, "Pulumi.dev.yaml"),
+  join(REPO, "examples", "multi-stack", "consumer", "Pulumi.dev.yaml"),
+  join(REPO, "examples", "yaml", "Pulumi.dev.yaml"),
+];
 
 interface DemoRun {
   code: number;
@@ -42,20 +46,26 @@ function expectOk(run: DemoRun): void {
 
 /** The access token the demo generated, read back (decrypted) from the stack config it wrote; no transcript keeps it. */
 async function demoToken(): Promise<string> {
-  const run = await runPulumi(["config", "get", "webhooks:accessToken", "--json", "--config-file", PRODUCER_CONFIG], {
-    cwd: join(DEMO_DIR, "projects", "webhooks-demo"),
-    env: {
-      PULUMI_HOME: join(DEMO_DIR, "pulumi-home"),
-      PULUMI_BACKEND_URL: `file://${join(DEMO_DIR, "state")}`,
-      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+  const run = await runPulumi(
+    ["config", "get", "webhooks:accessToken", "--json", "--config-file", PRODUCER_CONFIG],
+    {
+      cwd: join(DEMO_DIR, "projects", "webhooks-demo"),
+      env: {
+        PULUMI_HOME: join(DEMO_DIR, "pulumi-home"),
+        PULUMI_BACKEND_URL: `file://${join(DEMO_DIR, "state")}`,
+        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      },
     },
-  });
-  if (run.code !== 0) throw new Error(`pulumi config get webhooks:accessToken exited ${run.code}: ${run.stderr}`);
+  );
+  if (run.code !== 0)
+    throw new Error(`pulumi config get webhooks:accessToken exited ${run.code}: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { value: string }).value;
 }
 
 function emulatorRecords(): { webhook_id: number; webhook_url: string; sign_secret: string }[] {
-  const state = JSON.parse(readFileSync(join(DEMO_DIR, "emulator.json"), "utf8")) as { records: { webhook_id: number; webhook_url: string; sign_secret: string }[] };
+  const state = JSON.parse(readFileSync(join(DEMO_DIR, "emulator.json"), "utf8")) as {
+    records: { webhook_id: number; webhook_url: string; sign_secret: string }[];
+  };
   return state.records;
 }
 
@@ -98,11 +108,16 @@ describe("bash scripts/demo.sh (the README's demo command)", () => {
     expect(out).toContain(`export PULUMI_BACKEND_URL='file://${join(DEMO_DIR, "state")}'`);
     expect(out).toContain(`export PULUMI_CONFIG_PASSPHRASE='${PASSPHRASE}'`);
     expect(out).toContain("pulumi stack output --show-secrets");
-    expect(out).toMatch(/curl -s -H "Authorization: Bearer .*admin token.*" http:\/\/127\.0\.0\.1:\d+\/__emulator\/records/);
+    expect(out).toMatch(
+      /curl -s -H "Authorization: Bearer .*admin token.*" http:\/\/127\.0\.0\.1:\d+\/__emulator\/records/,
+    );
     expect(out).toContain(`PWE_DEMO_DIR='${DEMO_DIR}' bash scripts/demo.sh --clean`);
 
     const records = emulatorRecords();
-    expect(records.map((r) => r.webhook_url).sort()).toEqual(["https://example.com/hooks/orders", "https://example.com/hooks/orders-from-yaml"]);
+    expect(records.map((r) => r.webhook_url).sort()).toEqual([
+      "https://example.com/hooks/orders",
+      "https://example.com/hooks/orders-from-yaml",
+    ]);
     // PWE_DEMO_STOP_EMULATOR=1: the emulator is gone and so is its pid file.
     expect(existsSync(join(DEMO_DIR, "emulator.pid"))).toBe(false);
     expect(out).toMatch(/stopped the emulator \(pid \d+\)/);

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { Project, SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, webhookResources } from "./support";
+import {
+  Project,
+  SECRET_SIG,
+  backendFor,
+  createProject,
+  leaks,
+  readTree,
+  transcript,
+  webhookResources,
+} from "./support";
 
 const TOKEN = "e2e_tok_7d1f0c2b9a8e4d6f";
 
@@ -18,8 +27,15 @@ describe("quickstart through the real Pulumi CLI", () => {
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN });
     backend = backendFor("lifecycle");
-    project = createProject("quickstart", "lifecycle", { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home });
-    await project.initStack("dev", { "webhooks:baseUrl": emulator.url, webhookUrl: "https://example.com/hooks/orders" }, { "webhooks:accessToken": TOKEN });
+    project = createProject("quickstart", "lifecycle", {
+      PULUMI_BACKEND_URL: backend.backendUrl,
+      PULUMI_HOME: backend.home,
+    });
+    await project.initStack(
+      "dev",
+      { "webhooks:baseUrl": emulator.url, webhookUrl: "https://example.com/hooks/orders" },
+      { "webhooks:accessToken": TOKEN },
+    );
   });
   afterAll(async () => {
     await emulator.close();
@@ -75,8 +91,13 @@ describe("quickstart through the real Pulumi CLI", () => {
     const preview = JSON.parse((await project.ok(["preview", "--json"])).stdout) as PreviewJson;
     expect(preview.steps?.find((s) => s.urn.endsWith("::orders"))?.op).toBe("replace");
     const up = await project.ok(["up", "--yes", "--skip-preview"]);
-    expect(emulator.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/orders", "https://example.com/hooks/orders-v2"]);
-    expect(up.stdout + up.stderr).toContain(`webhook endpoint ${old.webhook_id} ("orders") still exists on the service`);
+    expect(emulator.records().map((r) => r.webhook_url)).toEqual([
+      "https://example.com/hooks/orders",
+      "https://example.com/hooks/orders-v2",
+    ]);
+    expect(up.stdout + up.stderr).toContain(
+      `webhook endpoint ${old.webhook_id} ("orders") still exists on the service`,
+    );
     await project.ok(["preview", "--expect-no-changes"]);
   });
 
@@ -99,7 +120,9 @@ describe("quickstart through the real Pulumi CLI", () => {
     const before = emulator.records();
     const destroy = await project.ok(["destroy", "--yes", "--skip-preview"]);
     const current = before.find((r) => r.webhook_url.endsWith("orders-v2"))!;
-    expect(destroy.stdout + destroy.stderr).toContain(`webhook endpoint ${current.webhook_id} ("orders") still exists on the service`);
+    expect(destroy.stdout + destroy.stderr).toContain(
+      `webhook endpoint ${current.webhook_id} ("orders") still exists on the service`,
+    );
     expect(emulator.records()).toEqual(before);
     expect(webhookResources(await project.exportState())).toHaveLength(0);
   });

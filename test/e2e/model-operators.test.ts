@@ -57,16 +57,37 @@ import { WebhooksClient } from "../../src/client";
 import { startEmulator, type Emulator, type WebhookRecord } from "../../src/emulator";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { PASSPHRASE, Project, leaks, readTree, type RunResult } from "../../scripts/harness/pulumi.mjs";
-import { ScheduleQueue, envCount, firstSeed, idsNamed, looseKey, pick, processesIn, readCheckpoint, rng, waitFor, type Checkpoint, type CheckpointResource } from "./model-support";
+import {
+  ScheduleQueue,
+  envCount,
+  firstSeed,
+  idsNamed,
+  looseKey,
+  pick,
+  processesIn,
+  readCheckpoint,
+  rng,
+  waitFor,
+  type Checkpoint,
+  type CheckpointResource,
+} from "./model-support";
 import { TIER } from "../support/tier.mjs";
 import { BASE_DIR, REPO } from "./paths";
 import { backendFor } from "./support";
 
-const EXPLICIT_SCHEDULES = process.env.MODEL_OPS_SCHEDULES !== undefined && process.env.MODEL_OPS_SCHEDULES.trim() !== "";
+const EXPLICIT_SCHEDULES =
+  process.env.MODEL_OPS_SCHEDULES !== undefined && process.env.MODEL_OPS_SCHEDULES.trim() !== "";
 const MAX_SCHEDULES = envCount(process.env, "MODEL_OPS_SCHEDULES", TIER === "deep" ? 60 : 10_000, 1);
 // npm test: a 120 s slice (the other model test runs beside it); npm run test:deep: 60 schedules.
-const BUDGET_S = envCount(process.env, "MODEL_OPS_BUDGET_S", EXPLICIT_SCHEDULES || TIER === "deep" ? 1e9 : 120);
-const MIN_SCHEDULES = Math.min(MAX_SCHEDULES, envCount(process.env, "MODEL_OPS_MIN_SCHEDULES", EXPLICIT_SCHEDULES ? MAX_SCHEDULES : 2));
+const BUDGET_S = envCount(
+  process.env,
+  "MODEL_OPS_BUDGET_S",
+  EXPLICIT_SCHEDULES || TIER === "deep" ? 1e9 : 120,
+);
+const MIN_SCHEDULES = Math.min(
+  MAX_SCHEDULES,
+  envCount(process.env, "MODEL_OPS_MIN_SCHEDULES", EXPLICIT_SCHEDULES ? MAX_SCHEDULES : 2),
+);
 const STEPS = envCount(process.env, "MODEL_OPS_STEPS", 4, 1);
 // One worker in npm test (vitest already runs another end-to-end file beside this one), two in test:deep.
 const WORKERS = Math.min(2, envCount(process.env, "MODEL_OPS_WORKERS", TIER === "deep" ? 2 : 1, 1));
@@ -206,7 +227,10 @@ class Worker {
 
   constructor(private readonly index: number) {
     this.backends = { n: backendFor(`model-ops-${index}-n`), d: backendFor(`model-ops-${index}-d`) };
-    this.dirs = { n: join(BASE_DIR, "projects", `model-ops-${index}-n`), d: join(BASE_DIR, "projects", `model-ops-${index}-d`) };
+    this.dirs = {
+      n: join(BASE_DIR, "projects", `model-ops-${index}-n`),
+      d: join(BASE_DIR, "projects", `model-ops-${index}-d`),
+    };
   }
 
   // ---- set-up ---------------------------------------------------------------------------------
@@ -225,7 +249,11 @@ class Worker {
     // Principals: N's and T's ids are equal on both services in half of the schedules (a wrong
     // service then looks right by creator alone), distinct in the other half.
     const same = random() < 0.5;
-    this.creators = { n: { s1: same ? 3000 : 3001, s2: same ? 3000 : 3002 }, d: 2001, t: { s1: same ? 1500 : 1501, s2: same ? 1500 : 1502 } };
+    this.creators = {
+      n: { s1: same ? 3000 : 3001, s2: same ? 3000 : 3002 },
+      d: 2001,
+      t: { s1: same ? 1500 : 1501, s2: same ? 1500 : 1502 },
+    };
     this.hookKey = `hk${Math.floor(random() * 2 ** 32)
       .toString(16)
       .padStart(8, "0")}${seed.toString(16)}`;
@@ -236,7 +264,9 @@ class Worker {
         principals: [
           { token: TOKENS.n[service], creator: { id: this.creators.n[service], name: "team-n" } },
           { token: TOKENS.t[service], creator: { id: this.creators.t[service], name: "team-t" } },
-          ...(service === "s1" ? [{ token: TOKENS.d, creator: { id: this.creators.d, name: "team-d" } }] : []),
+          ...(service === "s1"
+            ? [{ token: TOKENS.d, creator: { id: this.creators.d, name: "team-d" } }]
+            : []),
         ],
       });
     this.emulators = { s1: await start("s1"), s2: await start("s2") };
@@ -251,8 +281,14 @@ class Worker {
     }
     this.stackNames = { n: `o${seed}-n`, d: `o${seed}-d` };
     this.projects = {
-      n: Project.create(join(REPO, "test/e2e/programs/model-ops-native"), this.dirs.n, { env: this.engineEnv("n"), transcript: this.transcripts.n }),
-      d: Project.create(join(REPO, "test/e2e/programs/model"), this.dirs.d, { env: this.engineEnv("d"), transcript: this.transcripts.d }),
+      n: Project.create(join(REPO, "test/e2e/programs/model-ops-native"), this.dirs.n, {
+        env: this.engineEnv("n"),
+        transcript: this.transcripts.n,
+      }),
+      d: Project.create(join(REPO, "test/e2e/programs/model"), this.dirs.d, {
+        env: this.engineEnv("d"),
+        transcript: this.transcripts.d,
+      }),
     };
     this.writeN();
     await this.projects.n.ok(["stack", "init", this.stackNames.n]);
@@ -278,7 +314,8 @@ class Worker {
 
   private async teardown(): Promise<void> {
     // What killed runs left behind in the projects (language hosts, provider hosts): started here.
-    for (const stack of ["n", "d"] as const) for (const pid of processesIn(this.dirs[stack])) killQuietly(pid);
+    for (const stack of ["n", "d"] as const)
+      for (const pid of processesIn(this.dirs[stack])) killQuietly(pid);
     await Promise.all(SERVICES.map((s) => this.team[s].close()));
     await Promise.all(SERVICES.map((s) => this.emulators[s].close()));
   }
@@ -327,7 +364,10 @@ class Worker {
 
   private writeD(): void {
     if (this.stackNames === undefined || !existsSync(this.dirs.d)) return;
-    writeFileSync(join(this.dirs.d, `Pulumi.${this.stackNames.d}.yaml`), `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(this.dDecls))}\n`);
+    writeFileSync(
+      join(this.dirs.d, `Pulumi.${this.stackNames.d}.yaml`),
+      `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(this.dDecls))}\n`,
+    );
   }
 
   // ---- commands -------------------------------------------------------------------------------
@@ -336,13 +376,23 @@ class Worker {
     this.log.push(line);
   }
 
-  private async pulumi(stack: StackName, args: string[], extras: { signal?: AbortSignal } = {}): Promise<RunResult> {
+  private async pulumi(
+    stack: StackName,
+    args: string[],
+    extras: { signal?: AbortSignal } = {},
+  ): Promise<RunResult> {
     const full = [...args, "--stack", this.stackNames[stack]];
-    const result = await this.projects[stack].run(full, {}, extras.signal ? { signal: extras.signal, killSignal: "SIGKILL" } : {});
+    const result = await this.projects[stack].run(
+      full,
+      {},
+      extras.signal ? { signal: extras.signal, killSignal: "SIGKILL" } : {},
+    );
     this.heard(stack, `${result.stdout}\n${result.stderr}`);
     this.stats.engineRuns++;
     if (result.code !== 0 && extras.signal === undefined) this.stats.engineRunsFailed++;
-    this.note(`$ [${stack}] pulumi ${full.join(" ")} -> ${result.signal ?? result.code}\n${tail(result.output, 14)}`);
+    this.note(
+      `$ [${stack}] pulumi ${full.join(" ")} -> ${result.signal ?? result.code}\n${tail(result.output, 14)}`,
+    );
     return result;
   }
 
@@ -357,7 +407,9 @@ class Worker {
       WEBHOOKS_ACCESS_TOKEN: this.tokenOf(stack, home),
     };
     const result = await runProcess(WEBHOOKS_BIN, args, { cwd: this.dirs[stack], env });
-    this.transcripts[stack].push(`$ webhooks ${args.join(" ")}   (home ${home}, exit ${result.code})\n${result.output}`);
+    this.transcripts[stack].push(
+      `$ webhooks ${args.join(" ")}   (home ${home}, exit ${result.code})\n${result.output}`,
+    );
     this.heard(stack, result.output);
     this.note(`$ [${stack}] webhooks ${args.join(" ")} (home ${home}) -> ${result.code}\n${summary(result)}`);
     return result;
@@ -370,7 +422,11 @@ class Worker {
   // ---- the state, as the backend's files hold it ----------------------------------------------
 
   private checkpoint(stack: StackName): Checkpoint | undefined {
-    return readCheckpoint(join(this.backends[stack].dir, "state"), stack === "n" ? N_PROJECT : D_PROJECT, this.stackNames[stack]);
+    return readCheckpoint(
+      join(this.backends[stack].dir, "state"),
+      stack === "n" ? N_PROJECT : D_PROJECT,
+      this.stackNames[stack],
+    );
   }
 
   /** The service a state resource's endpoint is on: N's by its explicit provider (p1, p2), D's always S1. */
@@ -394,9 +450,18 @@ class Worker {
       if (op.type !== "creating" || this.serviceOfResource(stack, op.resource) !== service) continue;
       // A secret input is ciphertext in the checkpoint: the model's own declaration says what it is.
       const resource = op.resource.urn.slice(op.resource.urn.lastIndexOf("::") + 2);
-      const decl = stack === "n" ? this.nDecls.find((d) => d.resource === resource) : this.dDecls.find((d) => d.resource === resource);
-      const name = typeof op.resource.inputs?.webhookName === "string" ? op.resource.inputs.webhookName : decl?.name;
-      const url = typeof op.resource.inputs?.webhookUrl === "string" ? op.resource.inputs.webhookUrl : decl === undefined ? undefined : this.urlOf(decl);
+      const decl =
+        stack === "n"
+          ? this.nDecls.find((d) => d.resource === resource)
+          : this.dDecls.find((d) => d.resource === resource);
+      const name =
+        typeof op.resource.inputs?.webhookName === "string" ? op.resource.inputs.webhookName : decl?.name;
+      const url =
+        typeof op.resource.inputs?.webhookUrl === "string"
+          ? op.resource.inputs.webhookUrl
+          : decl === undefined
+            ? undefined
+            : this.urlOf(decl);
       if (name !== undefined && url !== undefined) keys.add(looseKey(name, url));
     }
     return keys;
@@ -441,7 +506,8 @@ class Worker {
     const found: [StackName, Service][] = [];
     for (const stack of ["n", "d"] as const) {
       const now = new Set(this.held(stack).map((h) => `${h.service ?? "?"}:${h.id}`));
-      for (const key of this.everHeld[stack]) if (!now.has(key)) found.push([stack, key.split(":")[0] as Service]);
+      for (const key of this.everHeld[stack])
+        if (!now.has(key)) found.push([stack, key.split(":")[0] as Service]);
     }
     return found;
   }
@@ -459,7 +525,12 @@ class Worker {
   private mutateN(random: () => number): string {
     const roll = random();
     if (this.nDecls.length === 0 || roll < 0.45) {
-      const decl: NativeDecl = { resource: `r${++this.counter}`, service: pick(random, SERVICES), name: pick(random, NAMES), url: random() < 0.25 ? SECRET_URL : pick(random, URLS) };
+      const decl: NativeDecl = {
+        resource: `r${++this.counter}`,
+        service: pick(random, SERVICES),
+        name: pick(random, NAMES),
+        url: random() < 0.25 ? SECRET_URL : pick(random, URLS),
+      };
       this.nDecls.push(decl);
       return `N declares ${decl.resource} (${decl.name}, ${decl.url}) on ${decl.service}`;
     }
@@ -480,7 +551,11 @@ class Worker {
   private mutateD(random: () => number): string {
     const roll = random();
     if (this.dDecls.length === 0 || roll < 0.45) {
-      const decl: DynamicDecl = { resource: `r${++this.counter}`, name: pick(random, NAMES), url: pick(random, URLS) };
+      const decl: DynamicDecl = {
+        resource: `r${++this.counter}`,
+        name: pick(random, NAMES),
+        url: pick(random, URLS),
+      };
       this.dDecls.push(decl);
       return `D declares ${decl.resource} (${decl.name}, ${decl.url})`;
     }
@@ -508,13 +583,20 @@ class Worker {
   }
 
   /** `pulumi up`, sometimes under seeded faults on one service, sometimes while T creates the same name and URL. */
-  private async up(stack: StackName, random: () => number, target?: { service: Service; name: string; url: string }): Promise<string> {
+  private async up(
+    stack: StackName,
+    random: () => number,
+    target?: { service: Service; name: string; url: string },
+  ): Promise<string> {
     const mode = random();
     if (mode < 0.25) {
       this.stats.faultyRuns++;
       const service: Service = stack === "d" ? "s1" : pick(random, SERVICES);
       const rate = 0.15 + random() * 0.3;
-      this.emulators[service].configure({ seed: Math.floor(random() * 1e9), faults: { create: { rate, slowMs: 1500 }, list: { rate: rate / 3, slowMs: 1500 } } });
+      this.emulators[service].configure({
+        seed: Math.floor(random() * 1e9),
+        faults: { create: { rate, slowMs: 1500 }, list: { rate: rate / 3, slowMs: 1500 } },
+      });
       try {
         await this.pulumi(stack, ["up", "--yes", "--skip-preview"]);
       } finally {
@@ -528,7 +610,10 @@ class Worker {
       const emulator = this.emulators[target.service];
       const since = lastSeq(emulator);
       const running = this.pulumi(stack, ["up", "--yes", "--skip-preview"]);
-      const seen = await waitFor(() => requestFor(emulator, since, "create", target.name, target.url) !== undefined, 60_000);
+      const seen = await waitFor(
+        () => requestFor(emulator, since, "create", target.name, target.url) !== undefined,
+        60_000,
+      );
       if (seen) await this.teamCreate(target.service, target.name, target.url);
       await running;
       return `up ${stack} while T creates ${target.name} ${target.url} on ${target.service}${seen ? "" : " (the run sent no create)"}`;
@@ -543,7 +628,10 @@ class Worker {
     const change = this.mutateN(random);
     this.writeN();
     const last = this.nDecls.at(-1);
-    const target = last === undefined || last.snippet !== undefined ? undefined : { service: last.service, name: last.name, url: this.urlOf(last) };
+    const target =
+      last === undefined || last.snippet !== undefined
+        ? undefined
+        : { service: last.service, name: last.name, url: this.urlOf(last) };
     return `${before}${change}; ${await this.up("n", random, target)}`;
   }
 
@@ -553,7 +641,10 @@ class Worker {
     const change = this.mutateD(random);
     this.writeD();
     const last = this.dDecls.at(-1);
-    const target = last === undefined || last.adopt !== undefined ? undefined : { service: "s1" as const, name: last.name, url: last.url };
+    const target =
+      last === undefined || last.adopt !== undefined
+        ? undefined
+        : { service: "s1" as const, name: last.name, url: last.url };
     return `${before}${change}; ${await this.up("d", random, target)}`;
   }
 
@@ -561,8 +652,13 @@ class Worker {
     this.stats.teamCreates++;
     try {
       // Another team at its own console: no check for an existing endpoint.
-      const created = await this.team[service].create({ webhookName: name, webhookUrl: url }, { allowDuplicate: true });
-      this.note(`T created ${created.record.webhookId} (${name}, ${url === this.secretUrl() ? "N's secret URL" : url}) on ${service}`);
+      const created = await this.team[service].create(
+        { webhookName: name, webhookUrl: url },
+        { allowDuplicate: true },
+      );
+      this.note(
+        `T created ${created.record.webhookId} (${name}, ${url === this.secretUrl() ? "N's secret URL" : url}) on ${service}`,
+      );
       return this.record(service, created.record.webhookId);
     } catch (error) {
       this.note(`T's create of ${name} on ${service} failed: ${(error as Error).message}`);
@@ -574,10 +670,15 @@ class Worker {
   private async teamCreates(random: () => number): Promise<string> {
     const service = pick(random, SERVICES);
     const declared = [
-      ...this.nDecls.filter((d) => d.service === service && d.snippet === undefined).map((d) => ({ name: d.name, url: this.urlOf(d) })),
+      ...this.nDecls
+        .filter((d) => d.service === service && d.snippet === undefined)
+        .map((d) => ({ name: d.name, url: this.urlOf(d) })),
       ...(service === "s1" ? this.dDecls.map((d) => ({ name: d.name, url: d.url })) : []),
     ];
-    const { name, url } = declared.length > 0 && random() < 0.5 ? pick(random, declared) : { name: pick(random, NAMES), url: pick(random, URLS) };
+    const { name, url } =
+      declared.length > 0 && random() < 0.5
+        ? pick(random, declared)
+        : { name: pick(random, NAMES), url: pick(random, URLS) };
     const record = await this.teamCreate(service, name, url);
     return `T creates ${record?.webhook_id ?? "nothing"} (${name}) on ${service}`;
   }
@@ -587,14 +688,28 @@ class Worker {
    * name and URL of a declaration the stack could not create (the create refused, naming it), else
    * any; T creates one first when there is none. Never one whose URL holds N's secret.
    */
-  private async foreignEndpoint(stack: StackName, service: Service, random: () => number): Promise<WebhookRecord | undefined> {
+  private async foreignEndpoint(
+    stack: StackName,
+    service: Service,
+    random: () => number,
+  ): Promise<WebhookRecord | undefined> {
     const held = new Set(
       this.held(stack)
         .filter((h) => h.service === service)
         .map((h) => h.id),
     );
-    const candidates = this.emulators[service].records().filter((r) => r.creator_id === this.creators.t[service] && !held.has(r.webhook_id) && !r.webhook_url.includes(this.hookKey));
-    const declared = stack === "n" ? this.nDecls.filter((d) => d.service === service).map((d) => looseKey(d.name, this.urlOf(d))) : this.dDecls.map((d) => looseKey(d.name, d.url));
+    const candidates = this.emulators[service]
+      .records()
+      .filter(
+        (r) =>
+          r.creator_id === this.creators.t[service] &&
+          !held.has(r.webhook_id) &&
+          !r.webhook_url.includes(this.hookKey),
+      );
+    const declared =
+      stack === "n"
+        ? this.nDecls.filter((d) => d.service === service).map((d) => looseKey(d.name, this.urlOf(d)))
+        : this.dDecls.map((d) => looseKey(d.name, d.url));
     const wanted = candidates.filter((r) => declared.includes(looseKey(r.webhook_name, r.webhook_url)));
     if (wanted.length > 0 && random() < 0.7) return pick(random, wanted);
     if (candidates.length > 0 && random() < 0.6) return pick(random, candidates);
@@ -609,16 +724,32 @@ class Worker {
     if (record === undefined) return `${before}nothing to import`;
     const id = record.webhook_id;
     const resource = `imp${++this.counter}`;
-    const providerUrn = this.checkpoint("n")?.resources.find((r) => r.type === "pulumi:providers:webhooks" && r.urn.endsWith(`::${PROVIDER_OF[service]}`))?.urn;
+    const providerUrn = this.checkpoint("n")?.resources.find(
+      (r) => r.type === "pulumi:providers:webhooks" && r.urn.endsWith(`::${PROVIDER_OF[service]}`),
+    )?.urn;
     const byCommand = providerUrn !== undefined && random() < 0.5;
-    const adopt = await this.webhooks("n", service, ["adopt", "--id", String(id), "--resource-name", resource, "--format", byCommand ? "import" : "yaml"]);
+    const adopt = await this.webhooks("n", service, [
+      "adopt",
+      "--id",
+      String(id),
+      "--resource-name",
+      resource,
+      "--format",
+      byCommand ? "import" : "yaml",
+    ]);
     if (adopt.code !== 0) {
-      this.violations.push(`seed ${this.seed}: \`webhooks adopt --id ${id}\` failed for an endpoint that exists on ${service}: ${adopt.output.trim()}`);
+      this.violations.push(
+        `seed ${this.seed}: \`webhooks adopt --id ${id}\` failed for an endpoint that exists on ${service}: ${adopt.output.trim()}`,
+      );
       return `${before}adopt of ${id} failed`;
     }
     this.intent.n.set(`${service}:${id}`, "imported");
     // The declaration it replaces: one with the same name and URL on that service the stack could not create.
-    const replaced = this.nDecls.filter((d) => d.service === service && looseKey(d.name, this.urlOf(d)) === looseKey(record.webhook_name, record.webhook_url));
+    const replaced = this.nDecls.filter(
+      (d) =>
+        d.service === service &&
+        looseKey(d.name, this.urlOf(d)) === looseKey(record.webhook_name, record.webhook_url),
+    );
     const decl: NativeDecl = { resource, service, name: record.webhook_name, url: record.webhook_url };
     if (byCommand) {
       this.stats.importsCommand++;
@@ -628,11 +759,18 @@ class Worker {
         .split("\n")
         .find((line) => line.startsWith("pulumi import "));
       if (printed === undefined) {
-        this.violations.push(`seed ${this.seed}: \`webhooks adopt --format import\` printed no pulumi import command: ${adopt.stdout}`);
+        this.violations.push(
+          `seed ${this.seed}: \`webhooks adopt --format import\` printed no pulumi import command: ${adopt.stdout}`,
+        );
         return `${before}no import command`;
       }
       const command = `${printed} --provider ${PROVIDER_OF[service]}=${providerUrn} --yes --protect=false --stack ${this.stackNames.n} --non-interactive`;
-      const env = { ...this.engineEnv("n"), PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_CONFIG_PASSPHRASE_FILE: undefined, NO_COLOR: "1" };
+      const env = {
+        ...this.engineEnv("n"),
+        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+        PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+        NO_COLOR: "1",
+      };
       const result = await runProcess("bash", ["-c", command], { cwd: this.dirs.n, env });
       this.transcripts.n.push(`$ ${command}\n${result.output}`);
       this.heard("n", result.output);
@@ -651,7 +789,9 @@ class Worker {
     const body = lines.slice(lines.indexOf("resources:") + 1).filter((line) => line.trim() !== "");
     const at = body.findIndex((line) => line.trim() === "options:");
     if (at < 0 || !body.some((line) => line.trim() === `import: ${JSON.stringify(String(id))}`)) {
-      this.violations.push(`seed ${this.seed}: \`webhooks adopt --format yaml\` printed no import option for ${id}: ${adopt.stdout}`);
+      this.violations.push(
+        `seed ${this.seed}: \`webhooks adopt --format yaml\` printed no import option for ${id}: ${adopt.stdout}`,
+      );
       return `${before}no yaml`;
     }
     body.splice(at + 1, 0, `      provider: \${${PROVIDER_OF[service]}}`);
@@ -678,16 +818,32 @@ class Worker {
     if (record === undefined) return `${before}nothing to adopt`;
     const adopt = await this.webhooks("d", "s1", ["adopt", "--id", String(record.webhook_id), "--json"]);
     if (adopt.code !== 0) {
-      this.violations.push(`seed ${this.seed}: \`webhooks adopt --id ${record.webhook_id} --json\` failed for an endpoint that exists: ${adopt.output.trim()}`);
+      this.violations.push(
+        `seed ${this.seed}: \`webhooks adopt --id ${record.webhook_id} --json\` failed for an endpoint that exists: ${adopt.output.trim()}`,
+      );
       return `${before}adopt failed`;
     }
-    const printed = (JSON.parse(adopt.stdout) as { declarations: { webhookId: number; webhookName: string; webhookUrl: string }[] }).declarations[0]!;
+    const printed = (
+      JSON.parse(adopt.stdout) as {
+        declarations: { webhookId: number; webhookName: string; webhookUrl: string }[];
+      }
+    ).declarations[0]!;
     this.stats.adoptions++;
     this.intent.d.set(`s1:${printed.webhookId}`, "adopted");
-    const existing = this.dDecls.find((d) => d.adopt === undefined && looseKey(d.name, d.url) === looseKey(printed.webhookName, printed.webhookUrl));
+    const existing = this.dDecls.find(
+      (d) =>
+        d.adopt === undefined &&
+        looseKey(d.name, d.url) === looseKey(printed.webhookName, printed.webhookUrl),
+    );
     const resource = existing?.resource ?? `adp${++this.counter}`;
     if (existing !== undefined) existing.adopt = printed.webhookId;
-    else this.dDecls.push({ resource, name: printed.webhookName, url: printed.webhookUrl, adopt: printed.webhookId });
+    else
+      this.dDecls.push({
+        resource,
+        name: printed.webhookName,
+        url: printed.webhookUrl,
+        adopt: printed.webhookId,
+      });
     this.writeD();
     await this.up("d", () => 1);
     return `${before}operator adopts T's ${printed.webhookId} into D as ${resource}; up d`;
@@ -708,7 +864,13 @@ class Worker {
     const both = stack === "n" && random() < 0.3;
     if (stack === "n") {
       this.nDecls.push({ resource: `r${++this.counter}`, service, name, url });
-      if (both) this.nDecls.push({ resource: `r${++this.counter}`, service: service === "s1" ? "s2" : "s1", name, url });
+      if (both)
+        this.nDecls.push({
+          resource: `r${++this.counter}`,
+          service: service === "s1" ? "s2" : "s1",
+          name,
+          url,
+        });
       this.writeN();
     } else {
       this.dDecls.push({ resource: `r${++this.counter}`, name, url });
@@ -719,13 +881,21 @@ class Worker {
     const emulator = this.emulators[service];
     // A slow create lands after the kill; a slow list (shorter than the provider's timeout, as every
     // list there is slowed) holds the create back until the kill.
-    emulator.configure(atCreate ? { faults: { create: { rate: 1, kinds: { latency: 1 }, slowMs: 2500 } } } : { faults: { list: { rate: 1, kinds: { latency: 1 }, slowMs: 800 } } });
+    emulator.configure(
+      atCreate
+        ? { faults: { create: { rate: 1, kinds: { latency: 1 }, slowMs: 2500 } } }
+        : { faults: { list: { rate: 1, kinds: { latency: 1 }, slowMs: 800 } } },
+    );
     this.stats.kills++;
     const since = lastSeq(emulator);
     const kill = new AbortController();
     let ended = false;
-    const running = this.pulumi(stack, ["up", "--yes", "--skip-preview"], { signal: kill.signal }).finally(() => (ended = true));
-    const trigger = () => requestFor(emulator, since, atCreate ? "create" : "list", name, atCreate ? realUrl : undefined) !== undefined;
+    const running = this.pulumi(stack, ["up", "--yes", "--skip-preview"], { signal: kill.signal }).finally(
+      () => (ended = true),
+    );
+    const trigger = () =>
+      requestFor(emulator, since, atCreate ? "create" : "list", name, atCreate ? realUrl : undefined) !==
+      undefined;
     const triggered = await waitFor(() => trigger() || ended, 120_000).then(trigger);
     kill.abort();
     const result = await running;
@@ -741,7 +911,14 @@ class Worker {
       return `${before}${stack} up to create ${name} on ${service}: ${triggered ? "ended before the kill" : "sent no request to kill at"}`;
     }
     this.locked[stack] = true;
-    if (atCreate) await waitFor(() => emulator.records().some((r) => r.creator_id === this.principal(stack, service) && r.webhook_name === name), 15_000);
+    if (atCreate)
+      await waitFor(
+        () =>
+          emulator
+            .records()
+            .some((r) => r.creator_id === this.principal(stack, service) && r.webhook_name === name),
+        15_000,
+      );
     const parts = [
       `${before}${stack} up killed (${group ? "process group" : "CLI only"}) ${atCreate ? "during the create" : "before the create"} of ${name} on ${service}${both ? " (and on the other service)" : ""}`,
     ];
@@ -773,13 +950,15 @@ class Worker {
       this.stats.recoversDryRun++;
       const dry = await this.webhooks(stack, home, ["recover", ...stackFlag, "--dry-run", "--json"]);
       const report = parseReport(dry.stdout);
-      if (report !== undefined) this.checkRecoverReport(stack, report, new Map(), pendingBefore, `recover --dry-run (home ${home})`);
+      if (report !== undefined)
+        this.checkRecoverReport(stack, report, new Map(), pendingBefore, `recover --dry-run (home ${home})`);
       said.push(`recover --dry-run -> ${dry.code}`);
     }
     this.stats.recovers++;
     let run = await this.webhooks(stack, home, ["recover", ...stackFlag, "--yes", "--json"]);
     let report = parseReport(run.stdout);
-    if (report !== undefined) this.checkRecoverReport(stack, report, new Map(), pendingBefore, `recover (home ${home})`);
+    if (report !== undefined)
+      this.checkRecoverReport(stack, report, new Map(), pendingBefore, `recover (home ${home})`);
     said.push(`recover -> ${run.code}`);
     if (run.code === 5 && report !== undefined && report.ambiguous.length > 0) {
       this.stats.recoverAmbiguous++;
@@ -790,12 +969,14 @@ class Worker {
         const service = this.serviceOfPending(stack, entry.urn, pendingBefore);
         if (service !== undefined) this.intent[stack].set(`${service}:${candidate.webhookId}`, "picked");
         this.stats.picks++;
-        if (service !== undefined && candidate.creatorId !== this.principal(stack, service)) this.stats.picksOfOthers++;
+        if (service !== undefined && candidate.creatorId !== this.principal(stack, service))
+          this.stats.picksOfOthers++;
       }
       const pickArgs = [...picks].flatMap(([resource, id]) => ["--pick", `${resource}=${id}`]);
       run = await this.webhooks(stack, home, ["recover", ...stackFlag, "--yes", "--json", ...pickArgs]);
       report = parseReport(run.stdout);
-      if (report !== undefined) this.checkRecoverReport(stack, report, picks, pendingBefore, `recover --pick (home ${home})`);
+      if (report !== undefined)
+        this.checkRecoverReport(stack, report, picks, pendingBefore, `recover --pick (home ${home})`);
       said.push(`recover ${pickArgs.join(" ")} -> ${run.code}`);
     }
     if (run.code === 0 && report !== undefined) {
@@ -811,7 +992,11 @@ class Worker {
     return said.join(", ");
   }
 
-  private serviceOfPending(stack: StackName, urn: string, pending: Checkpoint["pending"]): Service | undefined {
+  private serviceOfPending(
+    stack: StackName,
+    urn: string,
+    pending: Checkpoint["pending"],
+  ): Service | undefined {
     const op = pending.find((p) => p.resource.urn === urn);
     if (op !== undefined) return this.serviceOfResource(stack, op.resource);
     if (stack === "d") return "s1";
@@ -825,7 +1010,9 @@ class Worker {
     const held = JSON.stringify(this.held(stack).map((h) => [h.service, h.id]));
     const said = await this.recover(stack, random, random() < 0.5);
     if (!wasLocked && JSON.stringify(this.held(stack).map((h) => [h.service, h.id])) !== held) {
-      this.violations.push(`seed ${this.seed}: recover changed what stack ${stack} holds though nothing was pending (${held} -> ${JSON.stringify(this.held(stack).map((h) => [h.service, h.id]))})`);
+      this.violations.push(
+        `seed ${this.seed}: recover changed what stack ${stack} holds though nothing was pending (${held} -> ${JSON.stringify(this.held(stack).map((h) => [h.service, h.id]))})`,
+      );
     }
     return `recover at a random point in ${stack}${wasLocked ? " (a killed run pending)" : ""}: ${said}`;
   }
@@ -834,13 +1021,20 @@ class Worker {
   private async orphans(random: () => number, on?: [StackName, Service]): Promise<string> {
     const behind = this.leftBehind();
     const randomStack: StackName = random() < 0.6 ? "n" : "d";
-    const [stack, home] = on ?? (behind.length > 0 && random() < 0.7 ? pick(random, behind) : [randomStack, randomStack === "d" ? "s1" : pick(random, SERVICES)]);
+    const [stack, home] =
+      on ??
+      (behind.length > 0 && random() < 0.7
+        ? pick(random, behind)
+        : [randomStack, randomStack === "d" ? "s1" : pick(random, SERVICES)]);
     this.stats.orphansRuns++;
     this.observeHeld();
     const result = await this.webhooks(stack, home, ["orphans", "--stack", this.stackNames[stack], "--json"]);
     if (result.code !== 0) {
       // A stack never brought up has no state yet: that refusal is the only expected one.
-      if (!/no stack|not found|does not exist/i.test(result.output)) this.violations.push(`seed ${this.seed}: \`webhooks orphans\` in ${stack} failed: ${tail(result.output, 6)}`);
+      if (!/no stack|not found|does not exist/i.test(result.output))
+        this.violations.push(
+          `seed ${this.seed}: \`webhooks orphans\` in ${stack} failed: ${tail(result.output, 6)}`,
+        );
       return `orphans ${stack} on ${home} -> ${result.code}`;
     }
     const report = JSON.parse(result.stdout) as OrphansJson;
@@ -860,12 +1054,17 @@ class Worker {
       const record = this.record(home, orphan.webhookId);
       const why: string[] = [];
       if (record === undefined) why.push("no such endpoint on the service");
-      else if (record.creator_id !== this.principal(stack, home)) why.push(`created by ${record.creator_name} (${record.creator_id}), not the stack's principal`);
+      else if (record.creator_id !== this.principal(stack, home))
+        why.push(`created by ${record.creator_name} (${record.creator_id}), not the stack's principal`);
       if (this.intent[stack].has(key)) why.push(`the operator ${this.intent[stack].get(key)} it`);
       if (heldNow.has(orphan.webhookId)) why.push("the stack holds it");
       if (!this.everHeld[stack].has(key)) why.push("the stack never held it");
-      if (orphan.ours !== (orphan.relation === "left-behind")) why.push(`relation ${orphan.relation} with ours ${orphan.ours}`);
-      if (why.length > 0) this.violations.push(`seed ${this.seed}: orphans in ${stack} (on ${home}) advises removing endpoint ${orphan.webhookId}: ${why.join("; ")}`);
+      if (orphan.ours !== (orphan.relation === "left-behind"))
+        why.push(`relation ${orphan.relation} with ours ${orphan.ours}`);
+      if (why.length > 0)
+        this.violations.push(
+          `seed ${this.seed}: orphans in ${stack} (on ${home}) advises removing endpoint ${orphan.webhookId}: ${why.join("; ")}`,
+        );
     }
     // ... and it misses none: what the stack created there, held once and holds no longer, and nobody took over.
     const advised = new Set(report.orphans.filter((o) => o.ours).map((o) => o.webhookId));
@@ -898,14 +1097,19 @@ class Worker {
       this.writeD();
     }
     // What did it leave on the service? The operator asks at once, half the time.
-    const after = random() < 0.5 ? `; ${await this.orphans(random, [stack, stack === "d" ? "s1" : pick(random, SERVICES)])}` : "";
+    const after =
+      random() < 0.5
+        ? `; ${await this.orphans(random, [stack, stack === "d" ? "s1" : pick(random, SERVICES)])}`
+        : "";
     return `${before}destroy ${stack}${after}`;
   }
 
   /** `webhooks orphans` for each stack on each service where it left something behind. */
   private async audit(): Promise<string> {
     this.observeHeld();
-    const pairs = [...new Set(this.leftBehind().map((pair) => pair.join(":")))].map((pair) => pair.split(":") as [StackName, Service]);
+    const pairs = [...new Set(this.leftBehind().map((pair) => pair.join(":")))].map(
+      (pair) => pair.split(":") as [StackName, Service],
+    );
     const said: string[] = [];
     for (const pair of pairs) said.push(await this.orphans(() => 0, pair));
     return `audit: ${said.length > 0 ? said.join(", ") : "nothing left behind"}`;
@@ -919,38 +1123,59 @@ class Worker {
     this.writeD();
     this.stats.nUps++;
     this.stats.dUps++;
-    await Promise.all([this.pulumi("n", ["up", "--yes", "--skip-preview"]), this.pulumi("d", ["up", "--yes", "--skip-preview"])]);
+    await Promise.all([
+      this.pulumi("n", ["up", "--yes", "--skip-preview"]),
+      this.pulumi("d", ["up", "--yes", "--skip-preview"]),
+    ]);
     return `${before}${changes.join(", ")}; up n and d at once`;
   }
 
   // ---- invariants -----------------------------------------------------------------------------
 
   private observeHeld(): void {
-    for (const stack of ["n", "d"] as const) for (const h of this.held(stack)) if (h.service !== undefined) this.everHeld[stack].add(`${h.service}:${h.id}`);
+    for (const stack of ["n", "d"] as const)
+      for (const h of this.held(stack))
+        if (h.service !== undefined) this.everHeld[stack].add(`${h.service}:${h.id}`);
   }
 
   /** Invariant 2, on a recover report (a dry run's included: what it would record). */
-  private checkRecoverReport(stack: StackName, report: RecoverJson, picks: ReadonlyMap<string, number>, pending: Checkpoint["pending"], label: string): void {
-    for (const entry of [...report.recorded, ...report.ambiguous.flatMap((a) => a.candidates.map((c) => ({ ...c, resourceName: a.resourceName })))]) this.reported[stack].add(entry.webhookId);
+  private checkRecoverReport(
+    stack: StackName,
+    report: RecoverJson,
+    picks: ReadonlyMap<string, number>,
+    pending: Checkpoint["pending"],
+    label: string,
+  ): void {
+    for (const entry of [
+      ...report.recorded,
+      ...report.ambiguous.flatMap((a) => a.candidates.map((c) => ({ ...c, resourceName: a.resourceName }))),
+    ])
+      this.reported[stack].add(entry.webhookId);
     for (const service of report.services) {
       const which = SERVICES.find((s) => service.service === this.emulators[s].url);
       if (which === undefined) continue;
       const own = this.principal(stack, which);
       const foreign = service.creators.filter((c) => c !== own);
       if (foreign.length > 0)
-        this.violations.push(`seed ${this.seed}: ${label} in ${stack} took creator(s) ${foreign.join(", ")} for the stack's principal on ${which} (its own there is ${own ?? "none"})`);
+        this.violations.push(
+          `seed ${this.seed}: ${label} in ${stack} took creator(s) ${foreign.join(", ")} for the stack's principal on ${which} (its own there is ${own ?? "none"})`,
+        );
     }
     for (const recorded of report.recorded) {
       const service = this.serviceOfPending(stack, recorded.urn, pending);
       if (service === undefined) {
-        this.violations.push(`seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} for ${recorded.resourceName}, whose service the model cannot tell`);
+        this.violations.push(
+          `seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} for ${recorded.resourceName}, whose service the model cannot tell`,
+        );
         continue;
       }
       const record = this.record(service, recorded.webhookId);
       const picked = picks.get(recorded.resourceName) === recorded.webhookId;
       const intended = this.intent[stack].has(`${service}:${recorded.webhookId}`);
       if (record === undefined)
-        this.violations.push(`seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} for ${recorded.resourceName}, which does not exist on its service ${service}`);
+        this.violations.push(
+          `seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} for ${recorded.resourceName}, which does not exist on its service ${service}`,
+        );
       else if (record.creator_id !== this.principal(stack, service) && !picked && !intended) {
         this.violations.push(
           `seed ${this.seed}: ${label} in ${stack} recorded ${recorded.webhookId} (created by ${record.creator_name}, ${record.creator_id}) on ${service} for ${recorded.resourceName}, not picked`,
@@ -961,14 +1186,26 @@ class Worker {
 
   /** Whether the stack's checkpoint file is there but cannot be parsed (a kill can leave it so until recover repairs it). */
   private unreadable(stack: StackName): boolean {
-    return existsSync(join(this.backends[stack].dir, "state", ".pulumi", "stacks", stack === "n" ? N_PROJECT : D_PROJECT, `${this.stackNames[stack]}.json`)) && this.checkpoint(stack) === undefined;
+    return (
+      existsSync(
+        join(
+          this.backends[stack].dir,
+          "state",
+          ".pulumi",
+          "stacks",
+          stack === "n" ? N_PROJECT : D_PROJECT,
+          `${this.stackNames[stack]}.json`,
+        ),
+      ) && this.checkpoint(stack) === undefined
+    );
   }
 
   private check(where: string): void {
     const v = (text: string) => this.violations.push(`seed ${this.seed} ${where}: ${text}`);
     this.observeHeld();
     const readable = (["n", "d"] as const).filter((stack) => !this.unreadable(stack));
-    if (readable.length < 2) this.note(`   (a checkpoint is unreadable: its state is not checked at this step)`);
+    if (readable.length < 2)
+      this.note(`   (a checkpoint is unreadable: its state is not checked at this step)`);
     for (const stack of readable) {
       const seen = new Set<string>();
       for (const h of this.held(stack)) {
@@ -977,7 +1214,8 @@ class Worker {
           continue;
         }
         const key = `${h.service}:${h.id}`;
-        if (seen.has(key) && h.resource.delete !== true) v(`stack ${stack} holds endpoint ${h.id} on ${h.service} twice`);
+        if (seen.has(key) && h.resource.delete !== true)
+          v(`stack ${stack} holds endpoint ${h.id} on ${h.service} twice`);
         seen.add(key);
         const record = this.record(h.service, h.id);
         // 1. Only what its own principal created there, or what the operator took over there.
@@ -986,16 +1224,28 @@ class Worker {
           continue;
         }
         if (record.creator_id !== this.principal(stack, h.service) && !this.intent[stack].has(key)) {
-          v(`stack ${stack} holds endpoint ${h.id} on ${h.service}, created by ${record.creator_name} (${record.creator_id}), never adopted, imported or picked`);
+          v(
+            `stack ${stack} holds endpoint ${h.id} on ${h.service}, created by ${record.creator_name} (${record.creator_id}), never adopted, imported or picked`,
+          );
         }
         // ... and what it records of it is that service's endpoint.
         const outputs = h.resource.outputs ?? {};
         const mismatched = [
-          typeof outputs.creatorId === "number" && outputs.creatorId !== record.creator_id ? `creatorId ${outputs.creatorId} != ${record.creator_id}` : "",
-          typeof outputs.createTime === "number" && outputs.createTime !== record.create_time ? `createTime ${outputs.createTime} != ${record.create_time}` : "",
-          typeof outputs.webhookName === "string" && looseKey(outputs.webhookName, "") !== looseKey(record.webhook_name, "") ? `webhookName ${outputs.webhookName} != ${record.webhook_name}` : "",
+          typeof outputs.creatorId === "number" && outputs.creatorId !== record.creator_id
+            ? `creatorId ${outputs.creatorId} != ${record.creator_id}`
+            : "",
+          typeof outputs.createTime === "number" && outputs.createTime !== record.create_time
+            ? `createTime ${outputs.createTime} != ${record.create_time}`
+            : "",
+          typeof outputs.webhookName === "string" &&
+          looseKey(outputs.webhookName, "") !== looseKey(record.webhook_name, "")
+            ? `webhookName ${outputs.webhookName} != ${record.webhook_name}`
+            : "",
         ].filter(Boolean);
-        if (mismatched.length > 0) v(`stack ${stack}'s state for ${h.id} on ${h.service} is not that service's endpoint (${mismatched.join(", ")})`);
+        if (mismatched.length > 0)
+          v(
+            `stack ${stack}'s state for ${h.id} on ${h.service} is not that service's endpoint (${mismatched.join(", ")})`,
+          );
       }
     }
     for (const service of SERVICES) {
@@ -1006,8 +1256,16 @@ class Worker {
         const own = records.filter((r) => r.creator_id === principal);
         // 5. No name and URL created twice by one stack on a service.
         const byKey = new Map<string, number[]>();
-        for (const r of own) byKey.set(looseKey(r.webhook_name, r.webhook_url), [...(byKey.get(looseKey(r.webhook_name, r.webhook_url)) ?? []), r.webhook_id]);
-        for (const [key, ids] of byKey) if (ids.length > 1) v(`"${key.replace(this.hookKey, "<hookKey>")}" created ${ids.length} times by stack ${stack} on ${service} (ids ${ids.join(", ")})`);
+        for (const r of own)
+          byKey.set(looseKey(r.webhook_name, r.webhook_url), [
+            ...(byKey.get(looseKey(r.webhook_name, r.webhook_url)) ?? []),
+            r.webhook_id,
+          ]);
+        for (const [key, ids] of byKey)
+          if (ids.length > 1)
+            v(
+              `"${key.replace(this.hookKey, "<hookKey>")}" created ${ids.length} times by stack ${stack} on ${service} (ids ${ids.join(", ")})`,
+            );
         // 6. Every endpoint it created is in its state there, or was named to it, or is what a
         // killed run's pending create made (the state says so; recover is the operator's next move).
         const held = new Set(
@@ -1019,19 +1277,29 @@ class Worker {
         for (const r of own) {
           if (held.has(r.webhook_id) || this.reported[stack].has(r.webhook_id)) continue;
           if (this.locked[stack] && pending.has(looseKey(r.webhook_name, r.webhook_url))) continue;
-          v(`endpoint ${r.webhook_id} created by stack ${stack} on ${service} is neither in its state nor named to it`);
+          v(
+            `endpoint ${r.webhook_id} created by stack ${stack} on ${service} is neither in its state nor named to it`,
+          );
         }
       }
     }
     // 4. No secret in plaintext anywhere a command printed or the backends keep.
     const signSecrets = SERVICES.flatMap((s) => this.emulators[s].records().map((r) => r.sign_secret));
     const tokens = [TOKENS.human, TOKENS.d, ...Object.values(TOKENS.n), ...Object.values(TOKENS.t)];
-    const everything = [...this.transcripts.n, ...this.transcripts.d, readTree(this.backends.n.dir), readTree(this.backends.d.dir)];
-    for (const found of leaks([...tokens, ...signSecrets], everything)) v(`a secret appeared in plaintext (${found})`);
+    const everything = [
+      ...this.transcripts.n,
+      ...this.transcripts.d,
+      readTree(this.backends.n.dir),
+      readTree(this.backends.d.dir),
+    ];
+    for (const found of leaks([...tokens, ...signSecrets], everything))
+      v(`a secret appeared in plaintext (${found})`);
     const nTexts = [...this.transcripts.n, readTree(this.backends.n.dir)];
     if (nTexts.some((text) => text.toLowerCase().includes(this.hookKey.toLowerCase()))) {
       const where = this.transcripts.n.find((t) => t.toLowerCase().includes(this.hookKey.toLowerCase()));
-      v(`N's secret config value appeared in plaintext${where === undefined ? " in its backend's files" : ` in:\n${where.replaceAll(this.hookKey, "<hookKey>").slice(0, 2000)}`}`);
+      v(
+        `N's secret config value appeared in plaintext${where === undefined ? " in its backend's files" : ` in:\n${where.replaceAll(this.hookKey, "<hookKey>").slice(0, 2000)}`}`,
+      );
     }
   }
 
@@ -1063,10 +1331,15 @@ class Worker {
     this.durations.push(Date.now() - started);
     const found = this.violations.length - before;
     const replay = `source scripts/node-env.sh && source scripts/engine.sh && source scripts/engine-yaml.sh && MODEL_OPS_SEED=${seed} MODEL_OPS_SCHEDULES=1${STEPS === 4 ? "" : ` MODEL_OPS_STEPS=${STEPS}`} npx vitest run --config vitest.e2e.config.mts test/e2e/model-operators.test.ts`;
-    console.log(`model-operators: seed ${seed}, ${Math.round((Date.now() - started) / 1000)} s${found > 0 ? `, ${found} VIOLATION(S)` : ""}: ${done.join(" | ")}`);
+    console.log(
+      `model-operators: seed ${seed}, ${Math.round((Date.now() - started) / 1000)} s${found > 0 ? `, ${found} VIOLATION(S)` : ""}: ${done.join(" | ")}`,
+    );
     if (found > 0) console.log(`${this.violations.slice(before).join("\n")}\nreplay: ${replay}`);
     if (VERBOSE) console.log(this.log.join("\n").replaceAll(this.hookKey, "<hookKey>"));
-    if (found > 0) this.violations.push(`seed ${seed} replay: ${replay}\n${this.log.join("\n").replaceAll(this.hookKey, "<hookKey>")}`);
+    if (found > 0)
+      this.violations.push(
+        `seed ${seed} replay: ${replay}\n${this.log.join("\n").replaceAll(this.hookKey, "<hookKey>")}`,
+      );
   }
 }
 
@@ -1091,7 +1364,13 @@ function lastSeq(emulator: Emulator): number {
 }
 
 /** A request the emulator received after `since` on `route` for this name (and URL). */
-function requestFor(emulator: Emulator, since: number, route: "create" | "list", name: string, url?: string): unknown {
+function requestFor(
+  emulator: Emulator,
+  since: number,
+  route: "create" | "list",
+  name: string,
+  url?: string,
+): unknown {
   return emulator.requests().find((r) => {
     if (r.seq <= since || r.route !== route) return false;
     const body = r.body as { webhook_name?: unknown; webhook_url?: unknown } | null;
@@ -1120,13 +1399,19 @@ function summary(result: RunResult): string {
   const json = parsed as Partial<RecoverJson & OrphansJson> & { declarations?: unknown[] };
   const line = (value: unknown) => JSON.stringify(value);
   const parts: string[] = [];
-  if (json.orphans !== undefined) parts.push(`orphans: ${line(json.orphans.map((o) => ({ id: o.webhookId, relation: o.relation, ours: o.ours, creator: o.creatorId })))}`);
+  if (json.orphans !== undefined)
+    parts.push(
+      `orphans: ${line(json.orphans.map((o) => ({ id: o.webhookId, relation: o.relation, ours: o.ours, creator: o.creatorId })))}`,
+    );
   if (json.pendingCreates !== undefined) {
     parts.push(`pending ${json.pendingCreates}; services ${line(json.services)}`);
-    parts.push(`recorded ${line(json.recorded?.map((r) => [r.resourceName, r.webhookId]))}; cleared ${line(json.cleared?.map((c) => c.resourceName))}`);
+    parts.push(
+      `recorded ${line(json.recorded?.map((r) => [r.resourceName, r.webhookId]))}; cleared ${line(json.cleared?.map((c) => c.resourceName))}`,
+    );
     parts.push(`ambiguous ${line(json.ambiguous?.map((a) => [a.resourceName, a.candidates]))}`);
   }
-  if (json.declarations !== undefined) parts.push(`declarations ${line(json.declarations.map((d) => (d as { webhookId: number }).webhookId))}`);
+  if (json.declarations !== undefined)
+    parts.push(`declarations ${line(json.declarations.map((d) => (d as { webhookId: number }).webhookId))}`);
   const stderr = tail(result.stderr, 4);
   return [...parts, ...(stderr === "" ? [] : [stderr])].join("\n");
 }
@@ -1139,36 +1424,41 @@ function killQuietly(pid: number): void {
   }
 }
 
-describe("model-based: operators, another team and kills on two services (issue 20)", { tags: ["budgeted"] }, () => {
-  const queue = new ScheduleQueue(MAX_SCHEDULES, MIN_SCHEDULES, BUDGET_S * 1000);
-  const workers = Array.from({ length: WORKERS }, (_, i) => new Worker(i));
-  console.log(
-    `model-operators: first seed ${SEED.seed} (${SEED.source}); ${EXPLICIT_SCHEDULES ? `${MAX_SCHEDULES} schedule(s)` : `schedules for ${BUDGET_S} s, at least ${MIN_SCHEDULES}`} of ${STEPS} steps, ${WORKERS} worker(s)`,
-  );
-  afterAll(() => {
-    const total = emptyStats();
-    for (const w of workers) for (const key of STAT_KEYS) total[key] += w.stats[key];
-    const durations = workers.flatMap((w) => w.durations).sort((a, b) => a - b);
-    const median = durations.length === 0 ? 0 : durations[Math.floor(durations.length / 2)]!;
+describe(
+  "model-based: operators, another team and kills on two services (issue 20)",
+  { tags: ["budgeted"] },
+  () => {
+    const queue = new ScheduleQueue(MAX_SCHEDULES, MIN_SCHEDULES, BUDGET_S * 1000);
+    const workers = Array.from({ length: WORKERS }, (_, i) => new Worker(i));
     console.log(
-      `model-operators: ${JSON.stringify(total)}; per schedule median ${Math.round(median / 1000)} s, max ${Math.round((durations.at(-1) ?? 0) / 1000)} s; violations: ${workers.reduce((n, w) => n + w.violations.length, 0)}`,
+      `model-operators: first seed ${SEED.seed} (${SEED.source}); ${EXPLICIT_SCHEDULES ? `${MAX_SCHEDULES} schedule(s)` : `schedules for ${BUDGET_S} s, at least ${MIN_SCHEDULES}`} of ${STEPS} steps, ${WORKERS} worker(s)`,
     );
-  });
+    afterAll(() => {
+      const total = emptyStats();
+      for (const w of workers) for (const key of STAT_KEYS) total[key] += w.stats[key];
+      const durations = workers.flatMap((w) => w.durations).sort((a, b) => a - b);
+      const median = durations.length === 0 ? 0 : durations[Math.floor(durations.length / 2)]!;
+      console.log(
+        `model-operators: ${JSON.stringify(total)}; per schedule median ${Math.round(median / 1000)} s, max ${Math.round((durations.at(-1) ?? 0) / 1000)} s; violations: ${workers.reduce((n, w) => n + w.violations.length, 0)}`,
+      );
+    });
 
-  it.concurrent.each(workers.map((worker, index) => ({ worker, index })))(
-    "worker $index: every invariant holds after every step",
-    async ({ worker }) => {
-      for (let k = queue.take(); k !== undefined; k = queue.take()) await worker.schedule((SEED.seed + k) % 2 ** 32);
-      expect(worker.violations, worker.violations.join("\n\n")).toEqual([]);
-    },
-    6 * 60 * 60_000,
-  );
+    it.concurrent.each(workers.map((worker, index) => ({ worker, index })))(
+      "worker $index: every invariant holds after every step",
+      async ({ worker }) => {
+        for (let k = queue.take(); k !== undefined; k = queue.take())
+          await worker.schedule((SEED.seed + k) % 2 ** 32);
+        expect(worker.violations, worker.violations.join("\n\n")).toEqual([]);
+      },
+      6 * 60 * 60_000,
+    );
 
-  it("ran what it was asked to, and its actions did something", () => {
-    const total = emptyStats();
-    for (const w of workers) for (const key of STAT_KEYS) total[key] += w.stats[key];
-    expect(total.schedules).toBeGreaterThanOrEqual(MIN_SCHEDULES);
-    // A run whose engine commands all fail would check nothing.
-    expect(total.engineRuns - total.engineRunsFailed).toBeGreaterThan(0);
-  });
-});
+    it("ran what it was asked to, and its actions did something", () => {
+      const total = emptyStats();
+      for (const w of workers) for (const key of STAT_KEYS) total[key] += w.stats[key];
+      expect(total.schedules).toBeGreaterThanOrEqual(MIN_SCHEDULES);
+      // A run whose engine commands all fail would check nothing.
+      expect(total.engineRuns - total.engineRunsFailed).toBeGreaterThan(0);
+    });
+  },
+);

@@ -34,7 +34,8 @@ type Env = Record<string, string | undefined>;
 function integer(env: Env, name: string, fallback: number, minimum = 1): number {
   const value = env[name];
   if (value === undefined || value === "") return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < minimum) throw new Error(`${name} is "${value}": give a whole number of at least ${minimum}`);
+  if (!/^\d+$/.test(value) || Number(value) < minimum)
+    throw new Error(`${name} is "${value}": give a whole number of at least ${minimum}`);
   return Number(value);
 }
 
@@ -42,14 +43,19 @@ function integer(env: Env, name: string, fallback: number, minimum = 1): number 
 export function parseDuration(name: string, value: string): number | undefined {
   if (value === "none") return undefined;
   const match = /^(\d+)(s|m|h)?$/.exec(value);
-  if (match === null || Number(match[1]) === 0) throw new Error(`${name} is "${value}": give seconds (90) or a duration (90s, 20m, 2h), or "none"`);
+  if (match === null || Number(match[1]) === 0)
+    throw new Error(`${name} is "${value}": give seconds (90) or a duration (90s, 20m, 2h), or "none"`);
   return Number(match[1]) * { s: 1, m: 60, h: 3600 }[(match[2] ?? "s") as "s" | "m" | "h"] * 1000;
 }
 
 /** The checkout's commit, or undefined outside a git checkout. */
 function commit(): string | undefined {
   try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: REPO,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -66,8 +72,10 @@ export function modelPlan(env: Env = process.env, tier: Tier = TIER, now: Date =
   const explicitSeed = env.MODEL_SEED !== undefined && env.MODEL_SEED !== "";
   const minimum = Math.min(count, integer(env, "MODEL_MIN_SCHEDULES", DEFAULTS.minimum));
   let budgetMs: number | undefined;
-  if (env.MODEL_BUDGET !== undefined && env.MODEL_BUDGET !== "") budgetMs = parseDuration("MODEL_BUDGET", env.MODEL_BUDGET);
-  else if (tier === "ci" && !explicitSeed && (env.MODEL_SCHEDULES ?? "") === "") budgetMs = DEFAULTS.ciBudgetS * 1000;
+  if (env.MODEL_BUDGET !== undefined && env.MODEL_BUDGET !== "")
+    budgetMs = parseDuration("MODEL_BUDGET", env.MODEL_BUDGET);
+  else if (tier === "ci" && !explicitSeed && (env.MODEL_SCHEDULES ?? "") === "")
+    budgetMs = DEFAULTS.ciBudgetS * 1000;
 
   let firstSeed: number;
   let source: string;
@@ -85,7 +93,10 @@ export function modelPlan(env: Env = process.env, tier: Tier = TIER, now: Date =
       source = `${sha === undefined ? "no git commit" : `commit ${sha.slice(0, 12)}`} and ${day}`;
     }
   }
-  const size = budgetMs === undefined ? `${count} schedule${count === 1 ? "" : "s"}` : `schedules for ${budgetMs / 1000} s (at least ${minimum}, at most ${count})`;
+  const size =
+    budgetMs === undefined
+      ? `${count} schedule${count === 1 ? "" : "s"}`
+      : `schedules for ${budgetMs / 1000} s (at least ${minimum}, at most ${count})`;
   const description =
     `tier ${tier}: ${size} of ${steps} steps, seeds from ${firstSeed} on (from ${source}); ` +
     `replay one with: ${replayCommand(firstSeed, steps).replace(`MODEL_SEED=${firstSeed}`, "MODEL_SEED=<seed>")}`;

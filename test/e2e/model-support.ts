@@ -40,11 +40,16 @@ export function idsNamed(text: string): Set<number> {
 export function firstSeed(given: string | undefined): { seed: number; source: string } {
   if (given !== undefined && given.trim() !== "") {
     const seed = Number(given);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`the seed ${JSON.stringify(given)} is not a whole number from 0 to 2^53 - 1`);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      throw new Error(`the seed ${JSON.stringify(given)} is not a whole number from 0 to 2^53 - 1`);
     return { seed, source: "given" };
   }
   try {
-    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const head = execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: REPO,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return { seed: Number.parseInt(head.slice(0, 8), 16), source: `commit ${head.slice(0, 12)}` };
   } catch {
     return { seed: 1, source: "no git commit here: seed 1" };
@@ -56,7 +61,8 @@ export function envCount(env: NodeJS.ProcessEnv, name: string, fallback: number,
   const text = env[name];
   if (text === undefined || text.trim() === "") return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name}=${JSON.stringify(text)}: expected a whole number of at least ${min}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new Error(`${name}=${JSON.stringify(text)}: expected a whole number of at least ${min}`);
   return value;
 }
 
@@ -110,7 +116,11 @@ export function readCheckpoint(stateDir: string, project: string, stack: string)
   const file = join(stateDir, ".pulumi", "stacks", project, `${stack}.json`);
   if (!existsSync(file)) return undefined;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as { checkpoint?: { latest?: { resources?: CheckpointResource[]; pending_operations?: Checkpoint["pending"] } } };
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as {
+      checkpoint?: {
+        latest?: { resources?: CheckpointResource[]; pending_operations?: Checkpoint["pending"] };
+      };
+    };
     const latest = parsed.checkpoint?.latest;
     return { resources: latest?.resources ?? [], pending: latest?.pending_operations ?? [] };
   } catch {

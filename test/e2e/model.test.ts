@@ -74,11 +74,22 @@ function idsNamed(text: string): Set<number> {
 class Worker {
   readonly violations: string[] = [];
   readonly transcript: string[] = [];
-  readonly stats = { schedules: 0, steps: 0, engineRuns: 0, failedRuns: 0, faultyRuns: 0, concurrentRuns: 0, crossStackRaces: 0 };
+  readonly stats = {
+    schedules: 0,
+    steps: 0,
+    engineRuns: 0,
+    failedRuns: 0,
+    faultyRuns: 0,
+    concurrentRuns: 0,
+    crossStackRaces: 0,
+  };
   private emulator!: Emulator;
   private human!: WebhooksClient;
   private readonly backend: ReturnType<typeof backendFor>;
-  private stacks!: Record<StackName, { project: Project; stack: string; declared: Declared[]; reported: Set<number>; adopted: Set<number> }>;
+  private stacks!: Record<
+    StackName,
+    { project: Project; stack: string; declared: Declared[]; reported: Set<number>; adopted: Set<number> }
+  >;
   private renamedByHuman = new Set<number>();
   private racedAcrossStacks = new Set<number>();
   private log: string[] = [];
@@ -129,8 +140,17 @@ class Worker {
     this.log = [];
     const dir = join(BASE_DIR, "projects", `model-${this.index}`);
     const make = (stack: StackName) => {
-      const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, { env: this.env(stack), transcript: this.transcript });
-      return { project, stack: `s${seed}-${stack}`, declared: [] as Declared[], reported: new Set<number>(), adopted: new Set<number>() };
+      const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, {
+        env: this.env(stack),
+        transcript: this.transcript,
+      });
+      return {
+        project,
+        stack: `s${seed}-${stack}`,
+        declared: [] as Declared[],
+        reported: new Set<number>(),
+        adopted: new Set<number>(),
+      };
     };
     this.stacks = { a: make("a"), b: make("b") };
     for (const name of ["a", "b"] as const) await this.run(name, ["stack", "init", this.stacks[name].stack]);
@@ -142,7 +162,9 @@ class Worker {
     const result = await s.project.run(withStack, this.env(stack));
     const text = `${result.stdout}\n${result.stderr}`;
     for (const id of idsNamed(text)) s.reported.add(id);
-    this.log.push(`$ [${stack}] pulumi ${withStack.join(" ")} -> ${result.code}\n${text.trim().split("\n").slice(-12).join("\n")}`);
+    this.log.push(
+      `$ [${stack}] pulumi ${withStack.join(" ")} -> ${result.code}\n${text.trim().split("\n").slice(-12).join("\n")}`,
+    );
     if (args[0] !== "stack") {
       this.stats.engineRuns++;
       if (result.code !== 0) this.stats.failedRuns++;
@@ -153,7 +175,10 @@ class Worker {
   private writeConfig(stack: StackName): void {
     const s = this.stacks[stack];
     const file = join(s.project.dir, `Pulumi.${s.stack}.yaml`);
-    writeFileSync(file, `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(s.declared))}\n`);
+    writeFileSync(
+      file,
+      `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(s.declared))}\n`,
+    );
   }
 
   private up(stack: StackName): Promise<RunResult> {
@@ -187,7 +212,12 @@ class Worker {
       return `rename ${target.resource}`;
     }
     // Explicit adoption of an endpoint the human made with exactly this name and URL, if any.
-    const candidate = this.emulator.records().find((r) => r.creator_id === CREATORS.human && r.webhook_name === target.name && r.webhook_url === target.url);
+    const candidate = this.emulator
+      .records()
+      .find(
+        (r) =>
+          r.creator_id === CREATORS.human && r.webhook_name === target.name && r.webhook_url === target.url,
+      );
     if (candidate !== undefined) {
       target.adopt = candidate.webhook_id;
       s.adopted.add(candidate.webhook_id);
@@ -200,7 +230,9 @@ class Worker {
     const name = NAMES[Math.floor(random() * NAMES.length)]!;
     const url = URLS[Math.floor(random() * URLS.length)]!;
     // A person at the service's console: no check for an existing endpoint.
-    await this.human.create({ webhookName: name, webhookUrl: url }, { allowDuplicate: true }).catch(() => undefined);
+    await this.human
+      .create({ webhookName: name, webhookUrl: url }, { allowDuplicate: true })
+      .catch(() => undefined);
     return `human creates ${name} ${url}`;
   }
 
@@ -262,7 +294,10 @@ class Worker {
       this.stats.faultyRuns++;
       const change = this.mutate(which, random);
       const rate = 0.15 + random() * 0.25;
-      this.emulator.configure({ seed: Math.floor(random() * 1e9), faults: { create: { rate, slowMs: 600 }, list: { rate: rate / 3, slowMs: 600 } } });
+      this.emulator.configure({
+        seed: Math.floor(random() * 1e9),
+        faults: { create: { rate, slowMs: 600 }, list: { rate: rate / 3, slowMs: 600 } },
+      });
       try {
         await this.up(which);
       } finally {
@@ -282,7 +317,16 @@ class Worker {
       if (faulty) {
         this.stats.faultyRuns++;
         // Mostly answers that did nothing (a 500, or a 503), some that committed and were lost.
-        this.emulator.configure({ seed: Math.floor(random() * 1e9), faults: { create: { rate: 0.8, slowMs: 600, kinds: { "server-error": 3, "drop-after-commit": 1, latency: 1 } } } });
+        this.emulator.configure({
+          seed: Math.floor(random() * 1e9),
+          faults: {
+            create: {
+              rate: 0.8,
+              slowMs: 600,
+              kinds: { "server-error": 3, "drop-after-commit": 1, latency: 1 },
+            },
+          },
+        });
       }
       const requestsBefore = this.emulator.requests().length;
       let settled = false;
@@ -293,11 +337,16 @@ class Worker {
             this.emulator
               .requests()
               .slice(requestsBefore)
-              .some((r) => r.route === "create" && (r.body as { webhook_name?: unknown } | null)?.webhook_name === target.name);
+              .some(
+                (r) =>
+                  r.route === "create" &&
+                  (r.body as { webhook_name?: unknown } | null)?.webhook_name === target.name,
+              );
           // Until the stack's create of it reaches the service (the journal shows it), or the run ends
           // without one; a minute at most, however busy the machine.
           const deadline = Date.now() + 60_000;
-          while (!creating() && !settled && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+          while (!creating() && !settled && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 10));
           // At the service's console, at that very moment (no faults on the person's side).
           this.emulator.addRecord({ webhook_name: target.name, webhook_url: target.url });
         }
@@ -324,8 +373,12 @@ class Worker {
     const s = this.stacks[stack];
     const file = join(this.backend.dir, "state", ".pulumi", "stacks", "webhooks-model", `${s.stack}.json`);
     if (!existsSync(file)) return [];
-    const checkpoint = JSON.parse(readFileSync(file, "utf8")) as { checkpoint?: { latest?: { resources?: { type: string; id?: string }[] } } };
-    return (checkpoint.checkpoint?.latest?.resources ?? []).filter((r) => r.type === "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint" && r.id).map((r) => Number(r.id));
+    const checkpoint = JSON.parse(readFileSync(file, "utf8")) as {
+      checkpoint?: { latest?: { resources?: { type: string; id?: string }[] } };
+    };
+    return (checkpoint.checkpoint?.latest?.resources ?? [])
+      .filter((r) => r.type === "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint" && r.id)
+      .map((r) => Number(r.id));
   }
 
   private check(seed: number, where: string): void {
@@ -338,7 +391,9 @@ class Worker {
         const record = records.get(id);
         // 1. Only what the stack created, or adopted on purpose.
         if (record !== undefined && record.creator_id !== CREATORS[stack] && !s.adopted.has(id)) {
-          this.violations.push(`seed ${seed} ${where}: stack ${stack} holds endpoint ${id}, created by ${record.creator_name}, never adopted`);
+          this.violations.push(
+            `seed ${seed} ${where}: stack ${stack} holds endpoint ${id}, created by ${record.creator_name}, never adopted`,
+          );
         }
       }
     }
@@ -350,12 +405,20 @@ class Worker {
     // 2. No name and URL created twice by the stacks.
     const byKey = new Map<string, number[]>();
     for (const record of records.values()) {
-      if (record.creator_id === CREATORS.human || this.renamedByHuman.has(record.webhook_id) || this.racedAcrossStacks.has(record.webhook_id)) continue;
+      if (
+        record.creator_id === CREATORS.human ||
+        this.renamedByHuman.has(record.webhook_id) ||
+        this.racedAcrossStacks.has(record.webhook_id)
+      )
+        continue;
       const key = looseKey(record.webhook_name, record.webhook_url);
       byKey.set(key, [...(byKey.get(key) ?? []), record.webhook_id]);
     }
     for (const [key, ids] of byKey) {
-      if (ids.length > 1) this.violations.push(`seed ${seed} ${where}: "${key}" created ${ids.length} times by the stacks (ids ${ids.join(", ")})`);
+      if (ids.length > 1)
+        this.violations.push(
+          `seed ${seed} ${where}: "${key}" created ${ids.length} times by the stacks (ids ${ids.join(", ")})`,
+        );
     }
     // 3. Every endpoint a stack created is in its state or was named to it.
     for (const stack of ["a", "b"] as const) {
@@ -363,7 +426,9 @@ class Worker {
       for (const record of records.values()) {
         if (record.creator_id !== CREATORS[stack]) continue;
         if (!held.has(record.webhook_id) && !this.stacks[stack].reported.has(record.webhook_id)) {
-          this.violations.push(`seed ${seed} ${where}: endpoint ${record.webhook_id} created by stack ${stack} is neither in its state nor reported to it`);
+          this.violations.push(
+            `seed ${seed} ${where}: endpoint ${record.webhook_id} created by stack ${stack} is neither in its state nor reported to it`,
+          );
         }
       }
     }
@@ -381,12 +446,22 @@ class Worker {
       if (this.violations.length > before) break;
     }
     // Nothing secret in anything the commands printed.
-    const secrets = [...Object.values(STACK_TOKENS), HUMAN_TOKEN, ...this.emulator.records().map((r) => r.sign_secret)].filter((s) => s.length >= 8);
+    const secrets = [
+      ...Object.values(STACK_TOKENS),
+      HUMAN_TOKEN,
+      ...this.emulator.records().map((r) => r.sign_secret),
+    ].filter((s) => s.length >= 8);
     const found = leaks(secrets, this.transcript.slice(-40));
-    if (found.length > 0) this.violations.push(`seed ${seed}: a secret appeared in the output (${found.join(", ")})`);
-    if (this.violations.length > before) this.violations.push(`seed ${seed}: replay it with\n  ${replayCommand(seed, STEPS)}\n${this.log.join("\n")}`);
+    if (found.length > 0)
+      this.violations.push(`seed ${seed}: a secret appeared in the output (${found.join(", ")})`);
+    if (this.violations.length > before)
+      this.violations.push(
+        `seed ${seed}: replay it with\n  ${replayCommand(seed, STEPS)}\n${this.log.join("\n")}`,
+      );
     // One line per schedule: what each run covered, and what a replay of the seed must repeat.
-    console.log(`[model] seed ${seed}: ${done.join(" | ")}${this.violations.length > before ? "  VIOLATION" : ""}`);
+    console.log(
+      `[model] seed ${seed}: ${done.join(" | ")}${this.violations.length > before ? "  VIOLATION" : ""}`,
+    );
     this.stats.schedules++;
   }
 }
@@ -435,10 +510,20 @@ describe("model-based concurrency: stacks, a human and faults on one service", {
         concurrentRuns: sum.concurrentRuns + w.stats.concurrentRuns,
         crossStackRaces: sum.crossStackRaces + w.stats.crossStackRaces,
       }),
-      { schedules: 0, steps: 0, engineRuns: 0, failedRuns: 0, faultyRuns: 0, concurrentRuns: 0, crossStackRaces: 0 },
+      {
+        schedules: 0,
+        steps: 0,
+        engineRuns: 0,
+        failedRuns: 0,
+        faultyRuns: 0,
+        concurrentRuns: 0,
+        crossStackRaces: 0,
+      },
     );
     const last = PLAN.firstSeed + schedules.started - 1;
-    console.log(`[model] seeds ${PLAN.firstSeed} to ${last}: ${JSON.stringify(total)}, violations: ${workers.reduce((n, w) => n + w.violations.length, 0)}`);
+    console.log(
+      `[model] seeds ${PLAN.firstSeed} to ${last}: ${JSON.stringify(total)}, violations: ${workers.reduce((n, w) => n + w.violations.length, 0)}`,
+    );
   });
 
   it.concurrent.each(workers.map((worker, index) => ({ worker, index })))(
@@ -446,13 +531,16 @@ describe("model-based concurrency: stacks, a human and faults on one service", {
     async ({ worker }) => {
       await worker.start();
       try {
-        for (let seed = schedules.take(); seed !== undefined; seed = schedules.take()) await worker.schedule(seed);
+        for (let seed = schedules.take(); seed !== undefined; seed = schedules.take())
+          await worker.schedule(seed);
       } finally {
         await worker.stop();
       }
       expect(worker.violations, worker.violations.join("\n\n")).toEqual([]);
     },
-    PLAN.budgetMs === undefined ? Math.max(4 * 60 * 60_000, PLAN.count * 60_000) : PLAN.budgetMs + 60 * 60_000,
+    PLAN.budgetMs === undefined
+      ? Math.max(4 * 60 * 60_000, PLAN.count * 60_000)
+      : PLAN.budgetMs + 60 * 60_000,
   );
 
   it("ran the plan: every seed handed out was run, at least the minimum, all of them without a budget", () => {

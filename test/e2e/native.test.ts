@@ -21,12 +21,17 @@ interface PreviewJson {
  * The plugin installed into the backend's PULUMI_HOME, and a PATH with the Pulumi CLI and no node (a
  * TypeScript program's language host needs node: `withNode` adds its directory, which holds no plugin).
  */
-async function withInstalledPlugin(backend: ReturnType<typeof backendFor>, withNode = false): Promise<Record<string, string>> {
+async function withInstalledPlugin(
+  backend: ReturnType<typeof backendFor>,
+  withNode = false,
+): Promise<Record<string, string>> {
   await installPlugin(backend.home);
   return { ...backend.env, PATH: withNode ? `${noNodeBin()}:${dirname(process.execPath)}` : noNodeBin() };
 }
 
-function nativeResources(state: { resources: { type: string; id?: string; outputs?: Record<string, unknown> }[] }) {
+function nativeResources(state: {
+  resources: { type: string; id?: string; outputs?: Record<string, unknown> }[];
+}) {
   return state.resources.filter((r) => r.type === NATIVE_TYPE);
 }
 
@@ -85,16 +90,31 @@ describe("a YAML program through the native provider", () => {
     const old = emulator.records()[0]!;
     await project.ok(["config", "set", "webhookUrl", "https://example.com/hooks/orders-v2"]);
     const up = await project.ok(["up", "--yes", "--skip-preview"]);
-    expect(emulator.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/orders", "https://example.com/hooks/orders-v2"]);
-    expect(up.stdout + up.stderr).toContain(`webhook endpoint ${old.webhook_id} ("orders") still exists on the service`);
+    expect(emulator.records().map((r) => r.webhook_url)).toEqual([
+      "https://example.com/hooks/orders",
+      "https://example.com/hooks/orders-v2",
+    ]);
+    expect(up.stdout + up.stderr).toContain(
+      `webhook endpoint ${old.webhook_id} ("orders") still exists on the service`,
+    );
     await project.ok(["preview", "--expect-no-changes"]);
   });
 
   it("pulumi import brings an existing endpoint in with its secret; the declared program then has no changes", async () => {
-    const legacy = emulator.addRecord({ webhook_name: "legacy", webhook_url: "https://example.com/hooks/legacy" });
+    const legacy = emulator.addRecord({
+      webhook_name: "legacy",
+      webhook_url: "https://example.com/hooks/legacy",
+    });
     const creates = emulator.counters().create;
     // --protect=false: `pulumi import` protects what it imports by default, and this stack is destroyed below.
-    await project.ok(["import", NATIVE_TYPE, "legacy", String(legacy.webhook_id), "--yes", "--protect=false"]);
+    await project.ok([
+      "import",
+      NATIVE_TYPE,
+      "legacy",
+      String(legacy.webhook_id),
+      "--yes",
+      "--protect=false",
+    ]);
     expect(emulator.counters().create).toBe(creates);
     const state = await project.exportState();
     const imported = nativeResources(state).find((r) => r.id === String(legacy.webhook_id));
@@ -107,8 +127,11 @@ describe("a YAML program through the native provider", () => {
     );
     writeFileSync(join(project.dir, "Pulumi.yaml"), program);
     await project.ok(["preview", "--expect-no-changes"]);
-    const revealed = JSON.parse((await project.ok(["stack", "export", "--show-secrets"])).stdout) as { deployment: { resources: { id?: string; outputs?: Record<string, unknown> }[] } };
-    const secret = revealed.deployment.resources.find((r) => r.id === String(legacy.webhook_id))?.outputs?.signSecret as { plaintext?: string };
+    const revealed = JSON.parse((await project.ok(["stack", "export", "--show-secrets"])).stdout) as {
+      deployment: { resources: { id?: string; outputs?: Record<string, unknown> }[] };
+    };
+    const secret = revealed.deployment.resources.find((r) => r.id === String(legacy.webhook_id))?.outputs
+      ?.signSecret as { plaintext?: string };
     expect(JSON.parse(secret.plaintext ?? "null")).toBe(legacy.sign_secret);
   });
 
@@ -122,7 +145,9 @@ describe("a YAML program through the native provider", () => {
 
   it("destroy succeeds and names each endpoint that remains on the service", async () => {
     const up = await project.ok(["destroy", "--yes", "--skip-preview"]);
-    for (const record of emulator.records().filter((r) => r.webhook_url !== "https://example.com/hooks/orders")) {
+    for (const record of emulator
+      .records()
+      .filter((r) => r.webhook_url !== "https://example.com/hooks/orders")) {
       expect(up.stdout + up.stderr).toContain(`webhook endpoint ${record.webhook_id}`);
     }
     expect(emulator.records().length).toBeGreaterThanOrEqual(3);
@@ -146,7 +171,11 @@ describe("two explicit providers, two services, one YAML program", () => {
     try {
       const backend = backendFor("native-two");
       const project = createProject("yaml-two-services", "native-two", await withInstalledPlugin(backend));
-      await project.initStack("dev", { euBaseUrl: eu.url, usBaseUrl: us.url }, { euToken: "eu_token_0a1b2c3d4e", usToken: "us_token_5f6a7b8c9d" });
+      await project.initStack(
+        "dev",
+        { euBaseUrl: eu.url, usBaseUrl: us.url },
+        { euToken: "eu_token_0a1b2c3d4e", usToken: "us_token_5f6a7b8c9d" },
+      );
       await project.ok(["up", "--yes", "--skip-preview"]);
       expect(eu.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/eu"]);
       expect(us.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/us"]);
@@ -161,7 +190,12 @@ describe("two explicit providers, two services, one YAML program", () => {
       expect(plan.steps?.find((s) => s.urn.endsWith("::ordersEu"))?.op ?? "same").toBe("same");
       await project.ok(["refresh", "--yes", "--skip-preview"]);
       await project.ok(["destroy", "--yes", "--skip-preview"]);
-      expect(leaks(["eu_token_0a1b2c3d4e", "us_token_5f6a7b8c9d", eu.records()[0]!.sign_secret], [readTree(backend.dir), ...transcript])).toEqual([]);
+      expect(
+        leaks(
+          ["eu_token_0a1b2c3d4e", "us_token_5f6a7b8c9d", eu.records()[0]!.sign_secret],
+          [readTree(backend.dir), ...transcript],
+        ),
+      ).toEqual([]);
     } finally {
       await eu.close();
       await us.close();

@@ -41,7 +41,10 @@ describe("webhooks orphans after webhooks recover", () => {
     const env = { ...backend.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN };
     const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, { env, transcript });
     const declare = (endpoints: { resource: string; name: string; url: string }[]) =>
-      writeFileSync(join(dir, "Pulumi.dev.yaml"), `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(endpoints))}\n`);
+      writeFileSync(
+        join(dir, "Pulumi.dev.yaml"),
+        `config:\n  webhooks-model:endpoints: ${JSON.stringify(JSON.stringify(endpoints))}\n`,
+      );
     const orders = { resource: "orders", name: "orders", url: "https://example.com/hooks/orders" };
     const payments = { resource: "payments", name: "payments", url: "https://example.com/hooks/payments" };
     await project.ok(["stack", "init", "dev"]);
@@ -53,28 +56,59 @@ describe("webhooks orphans after webhooks recover", () => {
     declare([orders, payments]);
     emulator.configure({ faults: { create: { rate: 1, kinds: { latency: 1 }, slowMs: 2000 } } });
     const kill = new AbortController();
-    const running = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
-    const sent = await waitFor(() => emulator!.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "payments"), 120_000);
+    const running = project.run(
+      ["up", "--yes", "--skip-preview"],
+      {},
+      { signal: kill.signal, killSignal: "SIGKILL" },
+    );
+    const sent = await waitFor(
+      () =>
+        emulator!
+          .requests()
+          .some(
+            (r) =>
+              r.route === "create" &&
+              (r.body as { webhook_name?: string } | null)?.webhook_name === "payments",
+          ),
+      120_000,
+    );
     kill.abort();
     await running;
     emulator.configure({ faults: {} });
     expect(sent).toBe(true);
-    expect(await waitFor(() => emulator!.records().some((r) => r.webhook_name === "payments"), 15_000)).toBe(true);
+    expect(await waitFor(() => emulator!.records().some((r) => r.webhook_name === "payments"), 15_000)).toBe(
+      true,
+    );
     const created = emulator.records().find((r) => r.webhook_name === "payments")!;
 
-    const cliEnv = { ...env, PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_CONFIG_PASSPHRASE_FILE: undefined, NO_COLOR: "1" };
+    const cliEnv = {
+      ...env,
+      PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+      NO_COLOR: "1",
+    };
     const recover = await runProcess(WEBHOOKS_BIN, ["recover", "--yes", "--json"], { cwd: dir, env: cliEnv });
     transcript.push(`$ webhooks recover --yes --json\n${recover.output}`);
     expect(recover.code, recover.output).toBe(0);
-    expect((JSON.parse(recover.stdout) as { recorded: { webhookId: number }[] }).recorded.map((r) => r.webhookId)).toEqual([created.webhook_id]);
+    expect(
+      (JSON.parse(recover.stdout) as { recorded: { webhookId: number }[] }).recorded.map((r) => r.webhookId),
+    ).toEqual([created.webhook_id]);
 
     // The program drops payments: the endpoint stays on the service, left behind by this stack.
     declare([orders]);
     await project.ok(["up", "--yes", "--skip-preview"]);
-    const orphans = await runProcess(WEBHOOKS_BIN, ["orphans", "--stack", "dev", "--json"], { cwd: dir, env: cliEnv });
+    const orphans = await runProcess(WEBHOOKS_BIN, ["orphans", "--stack", "dev", "--json"], {
+      cwd: dir,
+      env: cliEnv,
+    });
     transcript.push(`$ webhooks orphans --stack dev --json\n${orphans.output}`);
     expect(orphans.code, orphans.output).toBe(0);
-    const listed = (JSON.parse(orphans.stdout) as { orphans: { webhookId: number; relation: string; ours: boolean }[] }).orphans;
-    expect(listed.find((o) => o.webhookId === created.webhook_id)).toMatchObject({ relation: "left-behind", ours: true });
+    const listed = (
+      JSON.parse(orphans.stdout) as { orphans: { webhookId: number; relation: string; ours: boolean }[] }
+    ).orphans;
+    expect(listed.find((o) => o.webhookId === created.webhook_id)).toMatchObject({
+      relation: "left-behind",
+      ours: true,
+    });
   });
 });

@@ -66,7 +66,9 @@ describe("pipeline: PostgreSQL state backend, configuration from the environment
     expect(emulator.counters().create).toBe(1);
 
     const consumer = createProject("multi-stack/consumer", "pipeline-consumer", env);
-    const broken = await consumer.run(["up", "--yes", "--stack", "ci"], { PRODUCER_STACK: "organization/webhooks-producer/missing" });
+    const broken = await consumer.run(["up", "--yes", "--stack", "ci"], {
+      PRODUCER_STACK: "organization/webhooks-producer/missing",
+    });
     expect(broken.code).not.toBe(0);
     const noToken = await producer.run(["preview", "--stack", "ci"], { WEBHOOKS_ACCESS_TOKEN: "" });
     expect(noToken.code).not.toBe(0);
@@ -74,6 +76,8 @@ describe("pipeline: PostgreSQL state backend, configuration from the environment
   });
 
   it("nothing the pipeline printed holds the token or the signing secret", () => {
-    expect(leaks([TOKEN, ...emulator.records().map((r) => r.sign_secret)], [transcript.join("\n")])).toEqual([]);
+    expect(leaks([TOKEN, ...emulator.records().map((r) => r.sign_secret)], [transcript.join("\n")])).toEqual(
+      [],
+    );
   });
 });

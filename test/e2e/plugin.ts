@@ -43,13 +43,18 @@ export function pluginArchive(): PluginArchive {
   const saved = join(ARCHIVE_DIR, "archive.json");
   if (existsSync(saved)) return JSON.parse(readFileSync(saved, "utf8")) as PluginArchive;
   mkdirSync(ARCHIVE_DIR, { recursive: true });
-  const printed = execFileSync(process.execPath, [WEBHOOKS_CLI, "plugin-archive", "--out", ARCHIVE_DIR], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const printed = execFileSync(process.execPath, [WEBHOOKS_CLI, "plugin-archive", "--out", ARCHIVE_DIR], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   // "<path>  linux-amd64  single executable, needs no Node.js  45.1 MB (executable 129.7 MB)  sha256 <hex>", then the install command.
   const row = printed.split("\n").find((line) => line.includes("  linux-amd64  "));
   const install = /Install it for Pulumi with:\n {2}(.+)\n/.exec(printed)?.[1];
-  if (row === undefined || install === undefined || !row.includes("single executable")) throw new Error(`webhooks plugin-archive printed no linux-amd64 single executable:\n${printed}`);
+  if (row === undefined || install === undefined || !row.includes("single executable"))
+    throw new Error(`webhooks plugin-archive printed no linux-amd64 single executable:\n${printed}`);
   const path = row.split("  ")[0]!;
-  const size = (file: string) => Number(execFileSync("stat", ["-c", "%s", file], { encoding: "utf8" }).trim());
+  const size = (file: string) =>
+    Number(execFileSync("stat", ["-c", "%s", file], { encoding: "utf8" }).trim());
   const listing = execFileSync("tar", ["-tvzf", path], { encoding: "utf8" }).trim().split("\n");
   const executableBytes = Number(listing[0]?.split(/\s+/)[2]);
   const archive: PluginArchive = { path, bytes: size(path), executableBytes, install, printed };
@@ -61,24 +66,32 @@ export function pluginArchive(): PluginArchive {
 export function noNodeBin(): string {
   if (existsSync(join(NO_NODE_BIN, "pulumi"))) return NO_NODE_BIN;
   mkdirSync(NO_NODE_BIN, { recursive: true });
-  const which = (name: string) => execFileSync("/bin/sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
+  const which = (name: string) =>
+    execFileSync("/bin/sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
   const pulumi = realpathSync(which("pulumi"));
   symlinkSync(pulumi, join(NO_NODE_BIN, "pulumi"));
   // The CLI takes a language host from beside its own executable first; only one found elsewhere needs PATH.
-  if (!existsSync(join(dirname(pulumi), "pulumi-language-yaml"))) symlinkSync(realpathSync(which("pulumi-language-yaml")), join(NO_NODE_BIN, "pulumi-language-yaml"));
+  if (!existsSync(join(dirname(pulumi), "pulumi-language-yaml")))
+    symlinkSync(realpathSync(which("pulumi-language-yaml")), join(NO_NODE_BIN, "pulumi-language-yaml"));
   return NO_NODE_BIN;
 }
 
 /** `command -v node` in a shell with this PATH: undefined when there is no node. */
 export async function nodeOn(path: string): Promise<string | undefined> {
-  const result = await runProcess("/bin/sh", ["-c", "command -v node"], { cwd: E2E_DIR, env: { PATH: path } });
+  const result = await runProcess("/bin/sh", ["-c", "command -v node"], {
+    cwd: E2E_DIR,
+    env: { PATH: path },
+  });
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
 /** Runs the printed install command with a POSIX shell, the CLI found on the no-node PATH, into `home`. */
 export async function installPlugin(home: string): Promise<RunResult> {
   const { install } = pluginArchive();
-  const result = await runProcess("/bin/sh", ["-c", `${install} --non-interactive`], { cwd: E2E_DIR, env: { PATH: noNodeBin(), PULUMI_HOME: home } });
+  const result = await runProcess("/bin/sh", ["-c", `${install} --non-interactive`], {
+    cwd: E2E_DIR,
+    env: { PATH: noNodeBin(), PULUMI_HOME: home },
+  });
   if (result.code !== 0) throw new Error(`${install} failed (${result.code}):\n${result.output}`);
   return result;
 }

@@ -7,9 +7,14 @@ import { join } from "node:path";
 /** The server binaries of the newest PostgreSQL installed from Debian's packages. */
 function binDir(): string {
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb")))
+    : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
-  if (!newest) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql: run `bash scripts/ensure-postgres.sh`");
+  if (!newest)
+    throw new Error(
+      "PostgreSQL server binaries not found under /usr/lib/postgresql: run `bash scripts/ensure-postgres.sh`",
+    );
   return join(root, newest, "bin");
 }
 
@@ -18,7 +23,9 @@ async function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -33,14 +40,29 @@ export async function startPostgres(): Promise<{ url: string; stop(): void }> {
   const data = join(dir, "data");
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()),
+      Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()),
+    );
   const run = (args: string[]) => {
     const [command, ...rest] = asRoot ? ["runuser", "-u", "postgres", "--", ...args] : args;
     const result = spawnSync(command!, rest, { encoding: "utf8" });
     if (result.status !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}${result.stdout}`);
   };
   run([join(bin, "initdb"), "-D", data, "-U", "pulumi", "--auth=trust", "-E", "UTF8"]);
-  run([join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  run([
+    join(bin, "pg_ctl"),
+    "-D",
+    data,
+    "-l",
+    join(dir, "server.log"),
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    "start",
+  ]);
   return {
     url: `postgres://pulumi@127.0.0.1:${port}/postgres?sslmode=disable`,
     stop() {

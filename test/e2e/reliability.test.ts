@@ -6,7 +6,18 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
 import { REPO } from "./paths";
-import { Project, backendFor as suiteBackend, createProject, duplicateNames, killedUp, leaks, readTree, settleKilledRun, transcript, webhookResources } from "./support";
+import {
+  Project,
+  backendFor as suiteBackend,
+  createProject,
+  duplicateNames,
+  killedUp,
+  leaks,
+  readTree,
+  settleKilledRun,
+  transcript,
+  webhookResources,
+} from "./support";
 
 const TOKEN = "e2e_tok_reliability_0f4e8d2c6b";
 
@@ -17,18 +28,39 @@ const prefix = process.env.FLEET_PREFIX ?? "fleet";
 const hooks = Array.from({ length: count }, (_, i) => new WebhookEndpoint(\`\${prefix}-\${i}\`, { webhookUrl: \`https://example.com/hooks/\${prefix}/\${i}\` }));
 export const ids = hooks.map((hook) => hook.webhookId);
 `;
-const FLEET_YAML = readFileSync(join(REPO, "examples/quickstart/Pulumi.yaml"), "utf8").replace(/^name: .*$/m, "name: webhooks-fleet");
+const FLEET_YAML = readFileSync(join(REPO, "examples/quickstart/Pulumi.yaml"), "utf8").replace(
+  /^name: .*$/m,
+  "name: webhooks-fleet",
+);
 
 /**
  * Tight timeouts so "latency past the client timeout" happens; generous retries so runs converge; a
  * settle window of seconds beyond the 1.5 s latency, so a loaded machine cannot push a slow create's
  * commit past it.
  */
-const CLIENT_TUNING = { WEBHOOKS_TIMEOUT_MS: "1000", WEBHOOKS_MAX_RETRIES: "8", WEBHOOKS_CREATE_SETTLE_MS: "8000" };
-const ALL_FAULTS: FaultKind[] = ["server-error", "rate-limit", "latency", "reset-before", "drop-after-commit", "truncated", "malformed"];
+const CLIENT_TUNING = {
+  WEBHOOKS_TIMEOUT_MS: "1000",
+  WEBHOOKS_MAX_RETRIES: "8",
+  WEBHOOKS_CREATE_SETTLE_MS: "8000",
+};
+const ALL_FAULTS: FaultKind[] = [
+  "server-error",
+  "rate-limit",
+  "latency",
+  "reset-before",
+  "drop-after-commit",
+  "truncated",
+  "malformed",
+];
 
 /** A fleet project of its own stack and backend, talking to one emulator. */
-function fleetProject(id: string, emulator: Emulator, size: number, prefix: string, extraEnv: Record<string, string> = {}): Project {
+function fleetProject(
+  id: string,
+  emulator: Emulator,
+  size: number,
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+): Project {
   const backend = backendFor(id);
   return createProject(
     "quickstart",
@@ -62,49 +94,62 @@ afterAll(async () => {
 describe("faults under the real engine: 100 endpoints, 20% mixed faults on every route", () => {
   const SEEDS = [101, 202, 303, 404, 505];
 
-  it.each(SEEDS)("seed %i: one up, exactly 100 endpoints, state equals the service, refresh and previews converge", async (seed) => {
-    const emulator = await startEmulator({
-      accessToken: TOKEN,
-      seed,
-      faults: {
-        list: { rate: 0.2, slowMs: 1500, retryAfterSeconds: 1, kinds: Object.fromEntries(ALL_FAULTS.map((k) => [k, 1])) },
-        create: { rate: 0.2, slowMs: 1500, retryAfterSeconds: 1, kinds: Object.fromEntries(ALL_FAULTS.map((k) => [k, 1])) },
-      },
-    });
-    emulators.push(emulator);
-    const project = fleetProject(`faults-${seed}`, emulator, 100, `s${seed}`, CLIENT_TUNING);
-    await project.initStack("dev");
+  it.each(SEEDS)(
+    "seed %i: one up, exactly 100 endpoints, state equals the service, refresh and previews converge",
+    async (seed) => {
+      const emulator = await startEmulator({
+        accessToken: TOKEN,
+        seed,
+        faults: {
+          list: {
+            rate: 0.2,
+            slowMs: 1500,
+            retryAfterSeconds: 1,
+            kinds: Object.fromEntries(ALL_FAULTS.map((k) => [k, 1])),
+          },
+          create: {
+            rate: 0.2,
+            slowMs: 1500,
+            retryAfterSeconds: 1,
+            kinds: Object.fromEntries(ALL_FAULTS.map((k) => [k, 1])),
+          },
+        },
+      });
+      emulators.push(emulator);
+      const project = fleetProject(`faults-${seed}`, emulator, 100, `s${seed}`, CLIENT_TUNING);
+      await project.initStack("dev");
 
-    const up = await project.ok(["up", "--yes", "--skip-preview"]);
-    expect(emulator.records()).toHaveLength(100);
-    expect(duplicateNames(emulator)).toEqual([]);
-    const stateIds = webhookResources(await project.exportState())
-      .map((r) => r.id)
-      .sort();
-    expect(stateIds).toEqual(
-      emulator
-        .records()
-        .map((r) => String(r.webhook_id))
-        .sort(),
-    );
-
-    await project.ok(["preview", "--expect-no-changes"]);
-    const refresh = await project.ok(["refresh", "--yes", "--skip-preview"]);
-    expect(
-      webhookResources(await project.exportState())
+      const up = await project.ok(["up", "--yes", "--skip-preview"]);
+      expect(emulator.records()).toHaveLength(100);
+      expect(duplicateNames(emulator)).toEqual([]);
+      const stateIds = webhookResources(await project.exportState())
         .map((r) => r.id)
-        .sort(),
-    ).toEqual(stateIds);
-    await project.ok(["preview", "--expect-no-changes"]);
-    expect(emulator.records()).toHaveLength(100);
+        .sort();
+      expect(stateIds).toEqual(
+        emulator
+          .records()
+          .map((r) => String(r.webhook_id))
+          .sort(),
+      );
 
-    const faults = emulator.counters().faults;
-    const injected = Object.values(faults).reduce((a, b) => a + b, 0);
-    console.log(
-      `faults seed ${seed}: ${injected} faults injected (${ALL_FAULTS.map((k) => `${k} ${faults[k]}`).join(", ")}), up ${up.ms} ms, refresh ${refresh.ms} ms, endpoints 100, duplicates 0, lost 0`,
-    );
-    expect(injected).toBeGreaterThan(20);
-  });
+      await project.ok(["preview", "--expect-no-changes"]);
+      const refresh = await project.ok(["refresh", "--yes", "--skip-preview"]);
+      expect(
+        webhookResources(await project.exportState())
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(stateIds);
+      await project.ok(["preview", "--expect-no-changes"]);
+      expect(emulator.records()).toHaveLength(100);
+
+      const faults = emulator.counters().faults;
+      const injected = Object.values(faults).reduce((a, b) => a + b, 0);
+      console.log(
+        `faults seed ${seed}: ${injected} faults injected (${ALL_FAULTS.map((k) => `${k} ${faults[k]}`).join(", ")}), up ${up.ms} ms, refresh ${refresh.ms} ms, endpoints 100, duplicates 0, lost 0`,
+      );
+      expect(injected).toBeGreaterThan(20);
+    },
+  );
 });
 
 describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of 50 endpoints", () => {
@@ -146,9 +191,15 @@ describe("concurrency: two stacks at once, and a high --parallel", () => {
   it("two stacks of 50 applied at the same time against one emulator: no cross-talk, no duplicates, nothing lost", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 20 });
     emulators.push(emulator);
-    const projects = ["blue", "green"].map((prefix) => fleetProject(`concurrent-${prefix}`, emulator, 50, prefix));
+    const projects = ["blue", "green"].map((prefix) =>
+      fleetProject(`concurrent-${prefix}`, emulator, 50, prefix),
+    );
     for (const project of projects) await project.initStack("dev");
-    await Promise.all(projects.map((project, i) => project.ok(["up", "--yes", "--skip-preview", "--parallel", i === 0 ? "64" : "8"])));
+    await Promise.all(
+      projects.map((project, i) =>
+        project.ok(["up", "--yes", "--skip-preview", "--parallel", i === 0 ? "64" : "8"]),
+      ),
+    );
     expect(emulator.records()).toHaveLength(100);
     expect(duplicateNames(emulator)).toEqual([]);
     for (const [i, project] of projects.entries()) {
@@ -165,7 +216,9 @@ describe("concurrency: two stacks at once, and a high --parallel", () => {
           .sort(),
       ).toEqual(expected);
     }
-    await Promise.all(projects.map((project) => project.ok(["preview", "--expect-no-changes", "--parallel", "64"])));
+    await Promise.all(
+      projects.map((project) => project.ok(["preview", "--expect-no-changes", "--parallel", "64"])),
+    );
   });
 
   it("nothing any of these runs printed or stored holds the token or a signing secret", () => {

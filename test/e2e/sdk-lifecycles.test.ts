@@ -28,7 +28,9 @@ type Runner = (step: Step, env: Record<string, string>) => Promise<RunResult>;
 
 const ENDPOINT_TYPE = "webhooks:index:WebhookEndpoint";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-const cacheDir = process.env.PWE_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache"), "pulumi-webhook-endpoints");
+const cacheDir =
+  process.env.PWE_CACHE_DIR ??
+  join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache"), "pulumi-webhook-endpoints");
 
 /** The Go program, built once per run (the engine build leaves most of sdk/v3 in Go's build cache). */
 async function goRunner(): Promise<Runner> {
@@ -48,14 +50,19 @@ async function goRunner(): Promise<Runner> {
  * sdk/python), kept in the cache under a hash of both, so it is made again only when either changes.
  */
 async function pythonRunner(): Promise<Runner> {
-  const version = /v?(\d+)\.(\d+)\.\d+/.exec((await runProcess("pulumi", ["version"], { cwd: E2E_DIR })).stdout);
+  const version = /v?(\d+)\.(\d+)\.\d+/.exec(
+    (await runProcess("pulumi", ["version"], { cwd: E2E_DIR })).stdout,
+  );
   if (!version) throw new Error("cannot read `pulumi version`");
   const requirement = `pulumi>=${version[1]}.${version[2]}.0,<${version[1]}.${Number(version[2]) + 1}`;
   const sdk = join(REPO, "sdk", "python");
   const hash = createHash("sha256").update(requirement);
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.name === "__pycache__" || entry.name.endsWith(".egg-info") || entry.name === "build") continue;
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      if (entry.name === "__pycache__" || entry.name.endsWith(".egg-info") || entry.name === "build")
+        continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else hash.update(path.slice(sdk.length)).update(readFileSync(path));
@@ -73,8 +80,16 @@ async function pythonRunner(): Promise<Runner> {
     const copy = join(E2E_DIR, "python-auto", "sdk");
     rmSync(copy, { recursive: true, force: true });
     cpSync(sdk, copy, { recursive: true });
-    const pip = made.code === 0 ? await runProcess(join(partial, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", "-q", requirement, copy], { cwd: E2E_DIR }) : made;
-    if (pip.code !== 0) throw new Error(`making the Python environment (${requirement} and sdk/python) failed:\n${pip.output}`);
+    const pip =
+      made.code === 0
+        ? await runProcess(
+            join(partial, "bin", "pip"),
+            ["install", "--disable-pip-version-check", "--no-input", "-q", requirement, copy],
+            { cwd: E2E_DIR },
+          )
+        : made;
+    if (pip.code !== 0)
+      throw new Error(`making the Python environment (${requirement} and sdk/python) failed:\n${pip.output}`);
     console.log(`python venv with ${requirement} and sdk/python: ${made.ms + pip.ms} ms`);
     // The venv's scripts name its directory: it is used from where it was made, so make it there and rename the whole.
     renameSync(partial, venv);
@@ -84,13 +99,22 @@ async function pythonRunner(): Promise<Runner> {
 }
 
 /** Every resource of the stack in the file backend, and the checkpoint's text. */
-function checkpoint(stateDir: string): { resources: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[]; text: string } {
+function checkpoint(stateDir: string): {
+  resources: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[];
+  text: string;
+} {
   const stacks = join(stateDir, ".pulumi", "stacks");
   for (const project of existsSync(stacks) ? readdirSync(stacks) : []) {
     const file = join(stacks, project, "dev.json");
     if (!existsSync(file)) continue;
     const text = readFileSync(file, "utf8");
-    const parsed = JSON.parse(text) as { checkpoint: { latest?: { resources?: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[] } } };
+    const parsed = JSON.parse(text) as {
+      checkpoint: {
+        latest?: {
+          resources?: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[];
+        };
+      };
+    };
     return { resources: parsed.checkpoint.latest?.resources ?? [], text };
   }
   throw new Error(`no checkpoint of stack dev under ${stacks}`);
@@ -99,7 +123,11 @@ function checkpoint(stateDir: string): { resources: { type: string; id?: string;
 function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<Runner>): void {
   describe(`the ${language} SDK through the engine: an Automation API inline program`, () => {
     const suffix = language.toLowerCase();
-    const tokens = { main: `${suffix}_main_token_7e1f`, eu: `${suffix}_eu_token_2c9a`, us: `${suffix}_us_token_9b4d` };
+    const tokens = {
+      main: `${suffix}_main_token_7e1f`,
+      eu: `${suffix}_eu_token_2c9a`,
+      us: `${suffix}_us_token_9b4d`,
+    };
     const backend = backendFor(`sdk-${suffix}`);
     const workDir = join(backend.dir, "work");
     const output: string[] = [];
@@ -120,15 +148,23 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
         LIFECYCLE_CONFIG: JSON.stringify(config),
       });
       output.push(result.output);
-      if (result.code !== 0) throw new Error(`${language} lifecycle ${name} failed (${result.code}):\n${result.output}`);
+      if (result.code !== 0)
+        throw new Error(`${language} lifecycle ${name} failed (${result.code}):\n${result.output}`);
       console.log(`${language} ${name}: ${result.ms} ms`);
       return { report: JSON.parse(result.stdout.trim().split("\n").pop()!) as Report, result };
     }
-    const endpoints = () => checkpoint(backend.backendUrl.slice("file://".length)).resources.filter((r) => r.type === ENDPOINT_TYPE);
+    const endpoints = () =>
+      checkpoint(backend.backendUrl.slice("file://".length)).resources.filter(
+        (r) => r.type === ENDPOINT_TYPE,
+      );
     const stateText = () => checkpoint(backend.backendUrl.slice("file://".length)).text;
 
     beforeAll(async () => {
-      [main, eu, us] = await Promise.all([startEmulator({ accessToken: tokens.main }), startEmulator({ accessToken: tokens.eu }), startEmulator({ accessToken: tokens.us })]);
+      [main, eu, us] = await Promise.all([
+        startEmulator({ accessToken: tokens.main }),
+        startEmulator({ accessToken: tokens.eu }),
+        startEmulator({ accessToken: tokens.us }),
+      ]);
       mkdirSync(workDir, { recursive: true });
       await installPlugin(backend.home);
       run = await makeRunner();
@@ -150,17 +186,30 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
       expect(await nodeOn(noNodeBin())).toBeUndefined();
       const { report } = await step("up");
       expect([main.counters().create, eu.counters().create, us.counters().create]).toEqual([1, 1, 1]);
-      expect(main.records().map((r) => [r.webhook_name, r.webhook_url])).toEqual([["orders", "https://example.com/hooks/orders"]]);
+      expect(main.records().map((r) => [r.webhook_name, r.webhook_url])).toEqual([
+        ["orders", "https://example.com/hooks/orders"],
+      ]);
       expect(eu.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/eu"]);
       expect(us.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/us"]);
       expect(report.outputs.ordersId).toEqual({ secret: false, value: main.records()[0]!.webhook_id });
-      expect(report.outputs.ordersSecret).toEqual({ secret: true, sha256: sha256(main.records()[0]!.sign_secret) });
+      expect(report.outputs.ordersSecret).toEqual({
+        secret: true,
+        sha256: sha256(main.records()[0]!.sign_secret),
+      });
       expect(report.outputs.euId?.value).toBe(eu.records()[0]!.webhook_id);
       expect(report.outputs.usId?.value).toBe(us.records()[0]!.webhook_id);
       const held = endpoints();
-      expect(held.map((r) => r.id).sort()).toEqual([main, eu, us].map((e) => String(e.records()[0]!.webhook_id)).sort());
-      for (const r of held) expect((r.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
-      expect(leaks([...Object.values(tokens), ...[main, eu, us].map((e) => e.records()[0]!.sign_secret)], [stateText()])).toEqual([]);
+      expect(held.map((r) => r.id).sort()).toEqual(
+        [main, eu, us].map((e) => String(e.records()[0]!.webhook_id)).sort(),
+      );
+      for (const r of held)
+        expect((r.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+      expect(
+        leaks(
+          [...Object.values(tokens), ...[main, eu, us].map((e) => e.records()[0]!.sign_secret)],
+          [stateText()],
+        ),
+      ).toEqual([]);
     });
 
     it("preview expects no changes", async () => {
@@ -170,11 +219,18 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
 
     it("a changed URL replaces the endpoint; the old one stays on the service and the run says so", async () => {
       const old = main.records()[0]!;
-      const { report, result } = await step("up", { ordersUrl: { value: "https://example.com/hooks/orders-v2", secret: false } });
+      const { report, result } = await step("up", {
+        ordersUrl: { value: "https://example.com/hooks/orders-v2", secret: false },
+      });
       expect(report.changes.replace).toBe(1);
-      expect(main.records().map((r) => r.webhook_url)).toEqual(["https://example.com/hooks/orders", "https://example.com/hooks/orders-v2"]);
+      expect(main.records().map((r) => r.webhook_url)).toEqual([
+        "https://example.com/hooks/orders",
+        "https://example.com/hooks/orders-v2",
+      ]);
       expect(main.counters().create).toBe(2);
-      expect(result.output).toContain(`webhook endpoint ${old.webhook_id} ("orders") still exists on the service`);
+      expect(result.output).toContain(
+        `webhook endpoint ${old.webhook_id} ("orders") still exists on the service`,
+      );
       expect(report.outputs.ordersSecret?.sha256).toBe(sha256(main.records()[1]!.sign_secret));
     });
 
@@ -191,7 +247,10 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
     });
 
     it("the import option brings an existing endpoint in with its secret, encrypted in state, without a create", async () => {
-      const legacy = main.addRecord({ webhook_name: "legacy", webhook_url: "https://example.com/hooks/legacy" });
+      const legacy = main.addRecord({
+        webhook_name: "legacy",
+        webhook_url: "https://example.com/hooks/legacy",
+      });
       const creates = main.counters().create;
       const { report } = await step("up", { legacyId: { value: String(legacy.webhook_id), secret: false } });
       expect(report.changes.import).toBe(1);
@@ -216,7 +275,10 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
 
     it("no run took the plugin from PATH, and nothing secret appears in what the runs printed or left", () => {
       expect(pathWarnings(output.join("\n"))).toBe(0);
-      const secrets = [...Object.values(tokens), ...[main, eu, us].flatMap((e) => e.records().map((r) => r.sign_secret))];
+      const secrets = [
+        ...Object.values(tokens),
+        ...[main, eu, us].flatMap((e) => e.records().map((r) => r.sign_secret)),
+      ];
       expect(leaks(secrets, [...output, readTree(backend.dir)])).toEqual([]);
     });
   });

@@ -11,8 +11,12 @@ import { pulumiVersion } from "../../scripts/harness/pulumi.mjs";
  */
 export default function setup(): void {
   if (pulumiVersion() === undefined) {
-    throw new Error("the Pulumi CLI is not on PATH: run the tests with `bash scripts/test.sh`, which sources scripts/engine.sh");
+    throw new Error(
+      "the Pulumi CLI is not on PATH: run the tests with `bash scripts/test.sh`, which sources scripts/engine.sh",
+    );
   }
   const { reused } = prepareE2E({ reuse: process.env.PWE_E2E_PREPARED });
-  console.log(`[e2e] base project ${reused ? "prepared earlier by scripts/test.sh, reused" : "packed and installed"}`);
+  console.log(
+    `[e2e] base project ${reused ? "prepared earlier by scripts/test.sh, reused" : "packed and installed"}`,
+  );
 }

@@ -18,13 +18,32 @@
 // test:deep runs every row, and removes the package from the pnpm, Yarn and oldest-SDK projects
 // before destroying.
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator, type WebhookRecord } from "../../src/emulator";
-import { addCommand, installProjectAsync, installWorkspaceAsync, installedCopies, removePackage, type Installed, type MemberInstalled, type PackageManager } from "../../scripts/harness/pack.mjs";
+import {
+  addCommand,
+  installProjectAsync,
+  installWorkspaceAsync,
+  installedCopies,
+  removePackage,
+  type Installed,
+  type MemberInstalled,
+  type PackageManager,
+} from "../../scripts/harness/pack.mjs";
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { PACKAGE_NAME, readJson, repoSdkVersion, repoVersion } from "../../scripts/harness/repo.mjs";
@@ -37,7 +56,9 @@ const FIXTURES = join(REPO, "test", "e2e", "programs", "setups");
 const QUICKSTART = join(REPO, "examples", "quickstart");
 
 /** The SDK range the package declares (package.json: "^3.216.0"), and its lower bound. */
-const SDK_RANGE = readJson<{ dependencies: Record<string, string> }>(join(REPO, "package.json")).dependencies["@pulumi/pulumi"]!;
+const SDK_RANGE = readJson<{ dependencies: Record<string, string> }>(join(REPO, "package.json")).dependencies[
+  "@pulumi/pulumi"
+]!;
 const OLDEST_SDK = /^\^(\d+\.\d+\.\d+)$/.exec(SDK_RANGE)?.[1];
 /** The newest SDK: what this checkout's lockfile installs (3.270.0), and what the e2e base project has. */
 const NEWEST_SDK = repoSdkVersion();
@@ -48,7 +69,10 @@ const NEWEST_SDK = repoSdkVersion();
  */
 const TYPESCRIPT_5 = "5.9.3";
 /** What the TypeScript programs compile with: the checkout's TypeScript and Node types. */
-const TS_DEV_DEPENDENCIES = { typescript: repoVersion("typescript"), "@types/node": repoVersion("@types/node") };
+const TS_DEV_DEPENDENCIES = {
+  typescript: repoVersion("typescript"),
+  "@types/node": repoVersion("@types/node"),
+};
 /** The marker's value beside a secret's ciphertext in a state export. */
 const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
 
@@ -59,7 +83,11 @@ interface PreviewJson {
 interface DriverReport {
   mode: string;
   workDir: string;
-  up: { result: string; changes: Record<string, number>; outputs: Record<string, { secret: boolean; sha256?: string; value?: unknown }> };
+  up: {
+    result: string;
+    changes: Record<string, number>;
+    outputs: Record<string, { secret: boolean; sha256?: string; value?: unknown }>;
+  };
   outputs: Record<string, { secret: boolean; sha256?: string; value?: unknown }>;
   preview: Record<string, number>;
   refresh: { result: string; changes: Record<string, number> };
@@ -203,7 +231,13 @@ describe("every way Pulumi users work: package managers, module formats, workspa
    * module-loader stack, with no API call and the state untouched. Reinstalled as the message
    * says, destroy works.
    */
-  async function removedThenReinstalled(project: Project, dir: string, packageManager: PackageManager, record: WebhookRecord, reinstall: () => Promise<unknown>): Promise<void> {
+  async function removedThenReinstalled(
+    project: Project,
+    dir: string,
+    packageManager: PackageManager,
+    record: WebhookRecord,
+    reinstall: () => Promise<unknown>,
+  ): Promise<void> {
     removePackage(dir, { packageManager });
     expect(() => createRequire(join(dir, "package.json")).resolve(PACKAGE_NAME)).toThrow();
     const calls = emulator.counters().total;
@@ -214,7 +248,9 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       const result = await project.run(command);
       expect(result.code, command.join(" ")).not.toBe(0);
       const printed = result.stdout + result.stderr;
-      expect(printed).toContain(`the package ${PACKAGE_NAME}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${realpathSync(dir)})`);
+      expect(printed).toContain(
+        `the package ${PACKAGE_NAME}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${realpathSync(dir)})`,
+      );
       expect(printed).toContain(addCommand(packageManager));
       expect(printed).not.toMatch(/MODULE_NOT_FOUND|Cannot find module|Require stack/);
     }
@@ -234,21 +270,46 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     oldest: () => join(scratch, "npm-oldest-sdk"),
   };
   const install = {
-    pnpm: () => installProjectAsync(dirs.pnpm(), { tarball, packageManager: "pnpm", devDependencies: TS_DEV_DEPENDENCIES }),
+    pnpm: () =>
+      installProjectAsync(dirs.pnpm(), {
+        tarball,
+        packageManager: "pnpm",
+        devDependencies: TS_DEV_DEPENDENCIES,
+      }),
     pnpmWorkspace: () =>
       installWorkspaceAsync(dirs.pnpmWorkspace(), {
         packageManager: "pnpm",
         members: {
-          "my-wrapper": { tarball, peerSdk: true, sdkVersion: SDK_RANGE, name: "my-wrapper", manifest: { version: "1.0.0", main: "index.js" } },
+          "my-wrapper": {
+            tarball,
+            peerSdk: true,
+            sdkVersion: SDK_RANGE,
+            name: "my-wrapper",
+            manifest: { version: "1.0.0", main: "index.js" },
+          },
           program: { name: "setups-wrapper-program", workspaceDependencies: ["my-wrapper"] },
         },
       }),
     // Yarn 1 resolves each range on its own, so a program pinning an SDK older than the newest the
     // package's range allows may get a second copy nested under the package (it did, now and then,
     // in CI); its documented cure, resolutions, is what a Yarn 1 user writes (dynamic-resource.md).
-    yarn: () => installProjectAsync(dirs.yarn(), { tarball, packageManager: "yarn", devDependencies: TS_DEV_DEPENDENCIES, manifest: { resolutions: { "@pulumi/pulumi": NEWEST_SDK } } }),
-    npmWorkspace: () => installWorkspaceAsync(dirs.npmWorkspace(), { members: { infra: { tarball, devDependencies: TS_DEV_DEPENDENCIES, name: "infra" } } }),
-    oldest: () => installProjectAsync(dirs.oldest(), { tarball, sdkVersion: OLDEST_SDK!, devDependencies: { typescript: TYPESCRIPT_5, "@types/node": repoVersion("@types/node") } }),
+    yarn: () =>
+      installProjectAsync(dirs.yarn(), {
+        tarball,
+        packageManager: "yarn",
+        devDependencies: TS_DEV_DEPENDENCIES,
+        manifest: { resolutions: { "@pulumi/pulumi": NEWEST_SDK } },
+      }),
+    npmWorkspace: () =>
+      installWorkspaceAsync(dirs.npmWorkspace(), {
+        members: { infra: { tarball, devDependencies: TS_DEV_DEPENDENCIES, name: "infra" } },
+      }),
+    oldest: () =>
+      installProjectAsync(dirs.oldest(), {
+        tarball,
+        sdkVersion: OLDEST_SDK!,
+        devDependencies: { typescript: TYPESCRIPT_5, "@types/node": repoVersion("@types/node") },
+      }),
   };
   const installing: {
     pnpm?: Promise<Installed>;
@@ -263,11 +324,20 @@ describe("every way Pulumi users work: package managers, module formats, workspa
     projects.pnpm = Project.create(QUICKSTART, dirs.pnpm(), { env: backendEnv("pnpm-direct"), transcript });
     cpSync(join(FIXTURES, "wrapper"), dirs.pnpmWorkspace(), { recursive: true });
     projects.yarn = Project.create(QUICKSTART, dirs.yarn(), { env: backendEnv("yarn"), transcript });
-    projects.npmWorkspace = Project.create(QUICKSTART, join(dirs.npmWorkspace(), "infra"), { env: backendEnv("npm-workspace"), transcript });
+    projects.npmWorkspace = Project.create(QUICKSTART, join(dirs.npmWorkspace(), "infra"), {
+      env: backendEnv("npm-workspace"),
+      transcript,
+    });
     // The example's tsconfig says ignoreDeprecations "6.0", which only TypeScript 6 accepts.
-    const tsconfig = JSON.parse(readFileSync(join(QUICKSTART, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+    const tsconfig = JSON.parse(readFileSync(join(QUICKSTART, "tsconfig.json"), "utf8")) as {
+      compilerOptions: Record<string, unknown>;
+    };
     delete tsconfig.compilerOptions.ignoreDeprecations;
-    projects.oldest = Project.create(QUICKSTART, dirs.oldest(), { env: backendEnv("oldest-sdk"), transcript, overrides: { "tsconfig.json": `${JSON.stringify(tsconfig, null, 2)}\n` } });
+    projects.oldest = Project.create(QUICKSTART, dirs.oldest(), {
+      env: backendEnv("oldest-sdk"),
+      transcript,
+      overrides: { "tsconfig.json": `${JSON.stringify(tsconfig, null, 2)}\n` },
+    });
     // Three chains at a time (pnpm's store, Yarn's cache and npm's cache each used by one install);
     // the workspaces only for npm run test:deep, which runs their rows.
     const after = (previous: Promise<unknown>) => previous.then(noop, noop);
@@ -297,8 +367,12 @@ describe("every way Pulumi users work: package managers, module formats, workspa
   function baseProject(source: string, id: string, overrides: Record<string, string> = {}): Project {
     const dir = join(BASE_DIR, "projects", `setups-${id}`);
     const resolver = createRequire(join(dir, "package.json"));
-    expect(realpathSync(resolver.resolve(`${PACKAGE_NAME}/package.json`))).toBe(realpathSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "package.json")));
-    expect(readJson<{ version: string }>(resolver.resolve("@pulumi/pulumi/package.json")).version).toBe(NEWEST_SDK);
+    expect(realpathSync(resolver.resolve(`${PACKAGE_NAME}/package.json`))).toBe(
+      realpathSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "package.json")),
+    );
+    expect(readJson<{ version: string }>(resolver.resolve("@pulumi/pulumi/package.json")).version).toBe(
+      NEWEST_SDK,
+    );
     return Project.create(source, dir, { env: backendEnv(id), transcript, overrides });
   }
 
@@ -306,22 +380,26 @@ describe("every way Pulumi users work: package managers, module formats, workspa
   async function drive(dir: string, mode: "inline" | "local", webhookName: string): Promise<DriverReport> {
     const temp = join(scratch, `automation-${mode}-tmp`);
     mkdirSync(temp, { recursive: true });
-    const result = await runProcess(process.execPath, ["driver.cjs", mode, ...(mode === "local" ? [dir] : [])], {
-      cwd: dir,
-      env: {
-        ...backendEnv(`automation-${mode}`),
-        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-        PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
-        NO_COLOR: "1",
-        // An inline program's workspace is a new directory in the temporary directory.
-        TMPDIR: temp,
-        DRIVER_PROJECT: `setups-automation-${mode}`,
-        DRIVER_BASE_URL: emulator.url,
-        DRIVER_TOKEN: TOKEN,
-        DRIVER_WEBHOOK_NAME: webhookName,
-        DRIVER_WEBHOOK_URL: `https://example.com/hooks/${webhookName}`,
+    const result = await runProcess(
+      process.execPath,
+      ["driver.cjs", mode, ...(mode === "local" ? [dir] : [])],
+      {
+        cwd: dir,
+        env: {
+          ...backendEnv(`automation-${mode}`),
+          PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+          PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+          NO_COLOR: "1",
+          // An inline program's workspace is a new directory in the temporary directory.
+          TMPDIR: temp,
+          DRIVER_PROJECT: `setups-automation-${mode}`,
+          DRIVER_BASE_URL: emulator.url,
+          DRIVER_TOKEN: TOKEN,
+          DRIVER_WEBHOOK_NAME: webhookName,
+          DRIVER_WEBHOOK_URL: `https://example.com/hooks/${webhookName}`,
+        },
       },
-    });
+    );
     driverOutput.push(result.output);
     expect(result.code, result.output).toBe(0);
     return JSON.parse(result.stdout.trim().split("\n").pop()!) as DriverReport;
@@ -360,11 +438,15 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       },
     );
 
-    it('npm, an ES module program (package.json "type": "module"): the same lifecycle', { tags: ["budgeted"] }, async () => {
-      const manifest = `${JSON.stringify({ name: "setups-esm", private: true, type: "module" }, null, 2)}\n`;
-      const project = baseProject(join(FIXTURES, "esm"), "esm", { "package.json": manifest });
-      await slot(() => lifecycle(project, "npm-esm"));
-    });
+    it(
+      'npm, an ES module program (package.json "type": "module"): the same lifecycle',
+      { tags: ["budgeted"] },
+      async () => {
+        const manifest = `${JSON.stringify({ name: "setups-esm", private: true, type: "module" }, null, 2)}\n`;
+        const project = baseProject(join(FIXTURES, "esm"), "esm", { "package.json": manifest });
+        await slot(() => lifecycle(project, "npm-esm"));
+      },
+    );
 
     it("npm, a plain JavaScript program: the same lifecycle", { tags: ["budgeted"] }, async () => {
       const project = baseProject(join(FIXTURES, "javascript"), "javascript");
@@ -377,7 +459,9 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       async () => {
         // The user's project: the e2e base install (exactly one @pulumi/pulumi, none nested under the package) and the script.
         expectOneSdk(BASE_DIR);
-        expect(existsSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "node_modules", "@pulumi", "pulumi"))).toBe(false);
+        expect(
+          existsSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "node_modules", "@pulumi", "pulumi")),
+        ).toBe(false);
         const dir = join(BASE_DIR, "projects", "setups-automation-inline");
         mkdirSync(dir, { recursive: true });
         cpSync(join(FIXTURES, "automation", "driver.cjs"), join(dir, "driver.cjs"));
@@ -387,27 +471,35 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       },
     );
 
-    it("Automation API, a local program (createOrSelectStack with workDir): the same", { tags: ["deep"] }, async () => {
-      // The user's project: the plain JavaScript program and the script beside it.
-      const dir = join(BASE_DIR, "projects", "setups-automation-local");
-      Project.create(join(FIXTURES, "javascript"), dir);
-      cpSync(join(FIXTURES, "automation", "driver.cjs"), join(dir, "driver.cjs"));
-      const report = await slot(() => drive(dir, "local", "automation-local"));
-      expect(report.workDir).toBe(dir);
-      expectDriverReport(report, "automation-local");
-    });
+    it(
+      "Automation API, a local program (createOrSelectStack with workDir): the same",
+      { tags: ["deep"] },
+      async () => {
+        // The user's project: the plain JavaScript program and the script beside it.
+        const dir = join(BASE_DIR, "projects", "setups-automation-local");
+        Project.create(join(FIXTURES, "javascript"), dir);
+        cpSync(join(FIXTURES, "automation", "driver.cjs"), join(dir, "driver.cjs"));
+        const report = await slot(() => drive(dir, "local", "automation-local"));
+        expect(report.workDir).toBe(dir);
+        expectDriverReport(report, "automation-local");
+      },
+    );
 
     // Installs of their own (started in beforeAll).
-    it("npm workspaces, the program a member and the package hoisted to the root: the same lifecycle", { tags: ["deep"] }, async () => {
-      const root = dirs.npmWorkspace();
-      const [member] = await installing.npmWorkspace!;
-      expect(member?.packageDir).toBe(join(realpathSync(root), "node_modules", PACKAGE_NAME));
-      expect(member?.sdkVersion).toBe(NEWEST_SDK);
-      expectOneSdk(root);
-      expect(installedCopies(join(root, "infra"), PACKAGE_NAME)).toEqual([]);
-      expect(installedCopies(join(root, "infra"), "@pulumi/pulumi")).toEqual([]);
-      await slot(() => lifecycle(projects.npmWorkspace, "npm-workspace"));
-    });
+    it(
+      "npm workspaces, the program a member and the package hoisted to the root: the same lifecycle",
+      { tags: ["deep"] },
+      async () => {
+        const root = dirs.npmWorkspace();
+        const [member] = await installing.npmWorkspace!;
+        expect(member?.packageDir).toBe(join(realpathSync(root), "node_modules", PACKAGE_NAME));
+        expect(member?.sdkVersion).toBe(NEWEST_SDK);
+        expectOneSdk(root);
+        expect(installedCopies(join(root, "infra"), PACKAGE_NAME)).toEqual([]);
+        expect(installedCopies(join(root, "infra"), "@pulumi/pulumi")).toEqual([]);
+        await slot(() => lifecycle(projects.npmWorkspace, "npm-workspace"));
+      },
+    );
 
     it(
       "pnpm, the package a direct dependency (TypeScript program): preview, up, preview without changes, refresh, signSecret a ciphertext in state (destroy: below, after the package is removed and reinstalled)",
@@ -469,7 +561,10 @@ describe("every way Pulumi users work: package managers, module formats, workspa
         const dir = dirs.oldest();
         const installed = await installing.oldest!;
         expect(installed.sdkVersion).toBe(OLDEST_SDK);
-        expect(readJson<{ version: string }>(join(dir, "node_modules", "@pulumi", "pulumi", "package.json")).version).toBe(OLDEST_SDK);
+        expect(
+          readJson<{ version: string }>(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"))
+            .version,
+        ).toBe(OLDEST_SDK);
         expectOneSdk(dir);
         deployed.npm = await slot(() => deploy(projects.oldest, "oldest-sdk"));
       },
@@ -491,27 +586,37 @@ describe("every way Pulumi users work: package managers, module formats, workspa
   });
 
   // One at a time: these count every API call the emulator receives.
-  describe("the package removed from a project whose stack still holds an endpoint", { tags: ["deep"] }, () => {
-    it("pnpm (pnpm remove, then a fresh install from the lockfile): refresh and destroy fail naming the package and `pnpm add`; reinstalled, destroy works", async () => {
-      expect(deployed.pnpm, "the pnpm stack was not deployed").toBeDefined();
-      await removedThenReinstalled(projects.pnpm, dirs.pnpm(), "pnpm", deployed.pnpm!, install.pnpm);
-    });
-
-    it("Yarn (yarn remove): refresh and destroy fail naming the package and `yarn add`; reinstalled, destroy works", async () => {
-      expect(deployed.yarn, "the Yarn stack was not deployed").toBeDefined();
-      await removedThenReinstalled(projects.yarn, dirs.yarn(), "yarn", deployed.yarn!, install.yarn);
-    });
-
-    it(`npm, on the oldest SDK (npm uninstall): refresh and destroy fail naming the package and \`npm install\`; reinstalled (SDK ${OLDEST_SDK ?? "?"} still), destroy works`, async () => {
-      expect(deployed.npm, "the npm stack on the oldest SDK was not deployed").toBeDefined();
-      await removedThenReinstalled(projects.oldest, dirs.oldest(), "npm", deployed.npm!, async () => {
-        expect((await install.oldest()).sdkVersion).toBe(OLDEST_SDK);
+  describe(
+    "the package removed from a project whose stack still holds an endpoint",
+    { tags: ["deep"] },
+    () => {
+      it("pnpm (pnpm remove, then a fresh install from the lockfile): refresh and destroy fail naming the package and `pnpm add`; reinstalled, destroy works", async () => {
+        expect(deployed.pnpm, "the pnpm stack was not deployed").toBeDefined();
+        await removedThenReinstalled(projects.pnpm, dirs.pnpm(), "pnpm", deployed.pnpm!, install.pnpm);
       });
-    });
-  });
 
-  it("no token or signing secret appears in plaintext in CLI output, driver output or state on disk", { tags: ["budgeted"] }, () => {
-    const secrets = [TOKEN, ...emulator.records().map((r) => r.sign_secret)];
-    expect(leaks(secrets, [transcript.join("\n"), driverOutput.join("\n"), ...backends.map((b) => readTree(b))])).toEqual([]);
-  });
+      it("Yarn (yarn remove): refresh and destroy fail naming the package and `yarn add`; reinstalled, destroy works", async () => {
+        expect(deployed.yarn, "the Yarn stack was not deployed").toBeDefined();
+        await removedThenReinstalled(projects.yarn, dirs.yarn(), "yarn", deployed.yarn!, install.yarn);
+      });
+
+      it(`npm, on the oldest SDK (npm uninstall): refresh and destroy fail naming the package and \`npm install\`; reinstalled (SDK ${OLDEST_SDK ?? "?"} still), destroy works`, async () => {
+        expect(deployed.npm, "the npm stack on the oldest SDK was not deployed").toBeDefined();
+        await removedThenReinstalled(projects.oldest, dirs.oldest(), "npm", deployed.npm!, async () => {
+          expect((await install.oldest()).sdkVersion).toBe(OLDEST_SDK);
+        });
+      });
+    },
+  );
+
+  it(
+    "no token or signing secret appears in plaintext in CLI output, driver output or state on disk",
+    { tags: ["budgeted"] },
+    () => {
+      const secrets = [TOKEN, ...emulator.records().map((r) => r.sign_secret)];
+      expect(
+        leaks(secrets, [transcript.join("\n"), driverOutput.join("\n"), ...backends.map((b) => readTree(b))]),
+      ).toEqual([]);
+    },
+  );
 });

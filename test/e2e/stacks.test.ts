@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, webhookResources } from "./support";
+import {
+  SECRET_SIG,
+  backendFor,
+  createProject,
+  leaks,
+  readTree,
+  transcript,
+  webhookResources,
+} from "./support";
 
 const TOKEN = "e2e_tok_stacks_3c9e51aa07";
 
@@ -13,7 +21,12 @@ describe("examples through the real Pulumi CLI", () => {
     emulator = await startEmulator({ accessToken: TOKEN });
     backend = backendFor("stacks");
     // Connection from the environment this time, as a pipeline would give it.
-    env = { PULUMI_BACKEND_URL: backend.backendUrl, PULUMI_HOME: backend.home, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN };
+    env = {
+      PULUMI_BACKEND_URL: backend.backendUrl,
+      PULUMI_HOME: backend.home,
+      WEBHOOKS_BASE_URL: emulator.url,
+      WEBHOOKS_ACCESS_TOKEN: TOKEN,
+    };
   });
   afterAll(async () => {
     await emulator.close();
@@ -21,7 +34,10 @@ describe("examples through the real Pulumi CLI", () => {
 
   it("multi-stack: the consumer reads signSecret through StackReference, gets the right value, and it stays secret", async () => {
     const producer = createProject("multi-stack/producer", "producer", env);
-    await producer.initStack("dev", { webhookName: "billing", webhookUrl: "https://example.com/hooks/billing" });
+    await producer.initStack("dev", {
+      webhookName: "billing",
+      webhookUrl: "https://example.com/hooks/billing",
+    });
     await producer.ok(["up", "--yes", "--skip-preview"]);
     const record = emulator.records().find((r) => r.webhook_name === "billing")!;
 
@@ -40,9 +56,16 @@ describe("examples through the real Pulumi CLI", () => {
   });
 
   it("adopt: takes over an existing endpoint by id with no create call and recovers its secret", async () => {
-    const existing = emulator.addRecord({ webhook_name: "legacy-orders", webhook_url: "https://example.com/hooks/legacy" });
+    const existing = emulator.addRecord({
+      webhook_name: "legacy-orders",
+      webhook_url: "https://example.com/hooks/legacy",
+    });
     const adopt = createProject("adopt", "adopt", env);
-    await adopt.initStack("dev", { webhookName: "legacy-orders", webhookUrl: "https://example.com/hooks/legacy", adoptWebhookId: String(existing.webhook_id) });
+    await adopt.initStack("dev", {
+      webhookName: "legacy-orders",
+      webhookUrl: "https://example.com/hooks/legacy",
+      adoptWebhookId: String(existing.webhook_id),
+    });
     const creates = emulator.counters().create;
     await adopt.ok(["up", "--yes", "--skip-preview"]);
     expect(emulator.counters().create).toBe(creates);
@@ -62,7 +85,8 @@ describe("examples through the real Pulumi CLI", () => {
     const many = createProject("many", "many", env);
     await many.initStack("dev");
     const names = ["alpha", "beta", "gamma", "delta", "epsilon"];
-    for (const name of names) await many.ok(["config", "set", "--path", `endpoints.${name}`, `https://example.com/hooks/${name}`]);
+    for (const name of names)
+      await many.ok(["config", "set", "--path", `endpoints.${name}`, `https://example.com/hooks/${name}`]);
     const creates = emulator.counters().create;
     await many.ok(["up", "--yes", "--skip-preview"]);
     expect(emulator.counters().create - creates).toBe(names.length);

@@ -4,7 +4,12 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { localProcesses } from "../../src/cli/lock";
 import type { Emulator } from "../../src/emulator";
-import { Project, backendFor as harnessBackendFor, type Backend, type Env } from "../../scripts/harness/pulumi.mjs";
+import {
+  Project,
+  backendFor as harnessBackendFor,
+  type Backend,
+  type Env,
+} from "../../scripts/harness/pulumi.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
 
 export { Project, SECRET_SIG, leaks, readTree, webhookResources } from "../../scripts/harness/pulumi.mjs";
@@ -18,8 +23,17 @@ export function backendFor(suite: string): Backend {
 }
 
 /** A real Pulumi project made from one of examples/, below the base project that holds node_modules. */
-export function createProject(example: string, id: string, env: Env, overrides: Record<string, string> = {}): Project {
-  return Project.create(join(REPO, "examples", example), join(BASE_DIR, "projects", id), { env, overrides, transcript });
+export function createProject(
+  example: string,
+  id: string,
+  env: Env,
+  overrides: Record<string, string> = {},
+): Project {
+  return Project.create(join(REPO, "examples", example), join(BASE_DIR, "projects", id), {
+    env,
+    overrides,
+    transcript,
+  });
 }
 
 /** Names that more than one endpoint on the emulator carries. */
@@ -41,8 +55,12 @@ export function recordedEndpoints(project: Project): number {
   for (const dir of existsSync(stacks) ? readdirSync(stacks) : []) {
     for (const file of readdirSync(join(stacks, dir)).filter((f) => f.endsWith(".json"))) {
       try {
-        const checkpoint = JSON.parse(readFileSync(join(stacks, dir, file), "utf8")) as { checkpoint?: { latest?: { resources?: { type: string; id?: string }[] } } };
-        count += (checkpoint.checkpoint?.latest?.resources ?? []).filter((r) => /WebhookEndpoint$/.test(r.type) && r.id).length;
+        const checkpoint = JSON.parse(readFileSync(join(stacks, dir, file), "utf8")) as {
+          checkpoint?: { latest?: { resources?: { type: string; id?: string }[] } };
+        };
+        count += (checkpoint.checkpoint?.latest?.resources ?? []).filter(
+          (r) => /WebhookEndpoint$/.test(r.type) && r.id,
+        ).length;
       } catch {
         // being written
       }
@@ -57,15 +75,29 @@ export function recordedEndpoints(project: Project): number {
  * `webhooks recover`); resolves
  * with the time of the kill, after the killed CLI has exited.
  */
-export async function killedUp(project: Project, emulator: Emulator, createdAtLeast: number, options: { recordedAtLeast?: number } = {}): Promise<number> {
+export async function killedUp(
+  project: Project,
+  emulator: Emulator,
+  createdAtLeast: number,
+  options: { recordedAtLeast?: number } = {},
+): Promise<number> {
   const kill = new AbortController();
-  const up = project.run(["up", "--yes", "--skip-preview"], {}, { signal: kill.signal, killSignal: "SIGKILL" });
+  const up = project.run(
+    ["up", "--yes", "--skip-preview"],
+    {},
+    { signal: kill.signal, killSignal: "SIGKILL" },
+  );
   const deadline = Date.now() + 180_000;
   const recordedAtLeast = options.recordedAtLeast ?? 0;
-  while ((emulator.counters().created < createdAtLeast || recordedEndpoints(project) < recordedAtLeast) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  while (
+    (emulator.counters().created < createdAtLeast || recordedEndpoints(project) < recordedAtLeast) &&
+    Date.now() < deadline
+  )
+    await new Promise((r) => setTimeout(r, 25));
   kill.abort();
   const result = await up;
-  if (!(result.signal ?? result.error)) throw new Error(`pulumi up ended (exit ${result.code}) before it could be killed`);
+  if (!(result.signal ?? result.error))
+    throw new Error(`pulumi up ended (exit ${result.code}) before it could be killed`);
   return Date.now();
 }
 
@@ -80,9 +112,15 @@ export async function settleKilledRun(project: Project, emulator: Emulator): Pro
   const deadline = Date.now() + 60_000;
   const hosts = () => localProcesses.providerHosts(project.dir);
   for (const host of hosts()) localProcesses.terminate(host.pid);
-  const inFlight = () => emulator.requests().filter((r) => r.route !== "other" && r.status === 0 && r.fault === undefined && r.body !== null);
-  while ((hosts().length > 0 || inFlight().length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const inFlight = () =>
+    emulator
+      .requests()
+      .filter((r) => r.route !== "other" && r.status === 0 && r.fault === undefined && r.body !== null);
+  while ((hosts().length > 0 || inFlight().length > 0) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   if (hosts().length > 0 || inFlight().length > 0) {
-    throw new Error(`60 s after the kill: ${hosts().length} provider hosts still running, ${inFlight().length} requests unanswered`);
+    throw new Error(
+      `60 s after the kill: ${hosts().length} provider hosts still running, ${inFlight().length} requests unanswered`,
+    );
   }
 }

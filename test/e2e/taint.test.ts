@@ -30,7 +30,8 @@ function filesUnder(dir: string): [string, string][] {
 }
 
 const RUNS = Number(process.env.TAINT_ENGINE_RUNS ?? sized({ ci: 1, deep: 4 }));
-const SEED = process.env.TAINT_ENGINE_SEED === undefined ? {} : { seed: Number(process.env.TAINT_ENGINE_SEED) };
+const SEED =
+  process.env.TAINT_ENGINE_SEED === undefined ? {} : { seed: Number(process.env.TAINT_ENGINE_SEED) };
 const BIN_DIR = join(BASE_DIR, "node_modules", ".bin");
 const WEBHOOKS_BIN = join(BIN_DIR, "webhooks");
 const emulators: Emulator[] = [];
@@ -53,7 +54,9 @@ const NATIVE_SETTINGS = ["baseUrl", "timeoutMs", "createSettleMs", "pageSize", "
 
 /** Text searched for each secret value: case-insensitive, whole numbers only where they stand alone. */
 function shows(text: string, secret: string): boolean {
-  return /^\d+$/.test(secret) ? new RegExp(`(?<![\\d.])${secret}(?![\\d.])`).test(text) : text.toLowerCase().includes(secret.toLowerCase());
+  return /^\d+$/.test(secret)
+    ? new RegExp(`(?<![\\d.])${secret}(?![\\d.])`).test(text)
+    : text.toLowerCase().includes(secret.toLowerCase());
 }
 
 async function runProgram(program: Program, run: number): Promise<void> {
@@ -65,7 +68,15 @@ async function runProgram(program: Program, run: number): Promise<void> {
   const lines: string[] = [];
   const env = { ...backend.env, PATH: `${BIN_DIR}:${process.env.PATH ?? ""}` };
   const project = Project.create(
-    join(REPO, "test/e2e/programs", program.face === "dynamic" ? "taint-dynamic" : program.face === "native" ? "taint-native" : "taint-native-default"),
+    join(
+      REPO,
+      "test/e2e/programs",
+      program.face === "dynamic"
+        ? "taint-dynamic"
+        : program.face === "native"
+          ? "taint-native"
+          : "taint-native-default",
+    ),
     join(BASE_DIR, "projects", suite),
     { env, transcript: lines },
   );
@@ -87,7 +98,9 @@ async function runProgram(program: Program, run: number): Promise<void> {
   const put = (key: string, value: string, isSecret: boolean) => ((isSecret ? secret : plain)[key] = value);
   for (const key of INPUTS) put(key, values[key]!, program.secret.includes(key));
   if (program.face === "dynamic") {
-    plaintextConfig.secretKeys = JSON.stringify(program.secret.filter((k) => (INPUTS as readonly string[]).includes(k) || k === "connBaseUrl"));
+    plaintextConfig.secretKeys = JSON.stringify(
+      program.secret.filter((k) => (INPUTS as readonly string[]).includes(k) || k === "connBaseUrl"),
+    );
     if (program.useConnection) {
       plain.useConnection = "true";
       put("connBaseUrl", emulator.url, program.secret.includes("connBaseUrl"));
@@ -108,8 +121,15 @@ async function runProgram(program: Program, run: number): Promise<void> {
   }
   await project.initStack("dev", plain, secret);
   // Pulumi refuses to store a value that looks like a token in plaintext unless told to.
-  for (const [key, value] of Object.entries(plaintextConfig)) await project.ok(["config", "set", "--plaintext", key, value]);
-  const cliEnv = { ...env, PULUMI_CONFIG_PASSPHRASE: "e2e-test-passphrase", NO_COLOR: "1", WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: token };
+  for (const [key, value] of Object.entries(plaintextConfig))
+    await project.ok(["config", "set", "--plaintext", key, value]);
+  const cliEnv = {
+    ...env,
+    PULUMI_CONFIG_PASSPHRASE: "e2e-test-passphrase",
+    NO_COLOR: "1",
+    WEBHOOKS_BASE_URL: emulator.url,
+    WEBHOOKS_ACCESS_TOKEN: token,
+  };
   const cli = async (...args: string[]) => {
     const result = await runProcess(WEBHOOKS_BIN, args, { cwd: project.dir, env: cliEnv });
     lines.push(`$ webhooks ${args.join(" ")}\n${result.output}`);
@@ -119,9 +139,13 @@ async function runProgram(program: Program, run: number): Promise<void> {
   // `up` without --skip-preview prints the preview's diff first.
   await project.ok(["up", "--yes", "--diff"]);
   await project.ok(["preview", "--diff", "--expect-no-changes"]);
-  const outputs = JSON.parse((await project.ok(["stack", "output", "--json"])).stdout) as Record<string, unknown>;
+  const outputs = JSON.parse((await project.ok(["stack", "output", "--json"])).stdout) as Record<
+    string,
+    unknown
+  >;
   // The outputs of the inputs the program marked secret read back as secrets.
-  for (const key of INPUTS) expect(outputs[key] === "[secret]", `output ${key} secret`).toBe(program.secret.includes(key));
+  for (const key of INPUTS)
+    expect(outputs[key] === "[secret]", `output ${key} secret`).toBe(program.secret.includes(key));
   const record = emulator.records()[0]!;
   expect(record.webhook_name).toBe(values.name);
 
@@ -164,17 +188,35 @@ async function runProgram(program: Program, run: number): Promise<void> {
   // never set, so marking it says nothing (the emulator's URL is then plain config, which the engine
   // copies into the default provider's inputs as given).
   const unused = program.face !== "dynamic" ? "" : program.useConnection ? "baseUrl" : "connBaseUrl";
-  const searchable = program.secret.filter((key) => key !== "maxRetries" && key !== "ascending" && key !== unused);
-  const secrets = [...new Set([...searchable.map((key) => (key === "connBaseUrl" ? emulator.url : values[key]!)), ...(program.secret.includes("url") ? [url2, url3] : []), token])];
+  const searchable = program.secret.filter(
+    (key) => key !== "maxRetries" && key !== "ascending" && key !== unused,
+  );
+  const secrets = [
+    ...new Set([
+      ...searchable.map((key) => (key === "connBaseUrl" ? emulator.url : values[key]!)),
+      ...(program.secret.includes("url") ? [url2, url3] : []),
+      token,
+    ]),
+  ];
   // Every file the backend keeps, by name; a token the test itself set in plaintext config is
   // searched for only where the product writes (state, not the config snapshot in *.history.json).
   const files = filesUnder(backend.dir);
   // The commands the test typed to set config are its own words, not the product's output.
-  const printed = lines.map((text, i): [string, string] => [`command ${i}: ${text.split("\n", 1)[0]}`, text]).filter(([label]) => !/: \$ pulumi config set /.test(label));
+  const printed = lines
+    .map((text, i): [string, string] => [`command ${i}: ${text.split("\n", 1)[0]}`, text])
+    .filter(([label]) => !/: \$ pulumi config set /.test(label));
   const haystacks: [string, string][] = [...files, ...printed];
   const where = (secret: string) =>
     haystacks
-      .filter(([label, text]) => shows(text, secret) && !(secret === token && program.face !== "dynamic" && /\.history\.json$|Pulumi\.[^/]*\.yaml$/.test(label)))
+      .filter(
+        ([label, text]) =>
+          shows(text, secret) &&
+          !(
+            secret === token &&
+            program.face !== "dynamic" &&
+            /\.history\.json$|Pulumi\.[^/]*\.yaml$/.test(label)
+          ),
+      )
       // The refused URL is another team's endpoint's: the service lists it for everyone, and the CLI shows the service.
       .filter(([label]) => !(secret === url2 && /: \$ webhooks /.test(label)))
       .map(([label, text]) => {
@@ -192,33 +234,59 @@ async function runProgram(program: Program, run: number): Promise<void> {
       ).toBe(true);
 }
 
-describe("through the real engine, a value the program marks secret never shows in plaintext (property-based)", { tags: ["budgeted"] }, () => {
-  let run = 0;
-  const marker = fc.stringMatching(/^[a-z0-9]{8}$/);
-  // Each generated program is a whole lifecycle through the engine (a minute or two on a busy 2-core machine); a failure is not shrunk.
-  const PER_RUN_MS = 15 * 60_000;
-  it("the dynamic resource: its inputs, its connection, the stack's webhooks:* config", { timeout: PER_RUN_MS * RUNS }, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.record({ secret: fc.subarray(["name", "url", "baseUrl", "connBaseUrl"]), useConnection: fc.boolean(), marker }), async ({ secret, useConnection, marker: mark }) =>
-        runProgram({ face: "dynamic", secret, useConnection, marker: mark }, ++run),
-      ),
-      { numRuns: RUNS, endOnFailure: true, ...SEED },
+describe(
+  "through the real engine, a value the program marks secret never shows in plaintext (property-based)",
+  { tags: ["budgeted"] },
+  () => {
+    let run = 0;
+    const marker = fc.stringMatching(/^[a-z0-9]{8}$/);
+    // Each generated program is a whole lifecycle through the engine (a minute or two on a busy 2-core machine); a failure is not shrunk.
+    const PER_RUN_MS = 15 * 60_000;
+    it(
+      "the dynamic resource: its inputs, its connection, the stack's webhooks:* config",
+      { timeout: PER_RUN_MS * RUNS },
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({
+              secret: fc.subarray(["name", "url", "baseUrl", "connBaseUrl"]),
+              useConnection: fc.boolean(),
+              marker,
+            }),
+            async ({ secret, useConnection, marker: mark }) =>
+              runProgram({ face: "dynamic", secret, useConnection, marker: mark }, ++run),
+          ),
+          { numRuns: RUNS, endOnFailure: true, ...SEED },
+        );
+      },
     );
-  });
-  it("the native provider: the endpoint's inputs and an explicit provider's every setting (its token secret by the schema)", { timeout: PER_RUN_MS * RUNS }, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.record({ secret: fc.subarray(["name", "url", ...NATIVE_SETTINGS, "maxRetries"]), marker }), async ({ secret, marker: mark }) =>
-        runProgram({ face: "native", secret, useConnection: false, marker: mark }, ++run),
-      ),
-      { numRuns: RUNS, endOnFailure: true, ...SEED },
+    it(
+      "the native provider: the endpoint's inputs and an explicit provider's every setting (its token secret by the schema)",
+      { timeout: PER_RUN_MS * RUNS },
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({ secret: fc.subarray(["name", "url", ...NATIVE_SETTINGS, "maxRetries"]), marker }),
+            async ({ secret, marker: mark }) =>
+              runProgram({ face: "native", secret, useConnection: false, marker: mark }, ++run),
+          ),
+          { numRuns: RUNS, endOnFailure: true, ...SEED },
+        );
+      },
     );
-  });
-  it("the native provider's default provider: the stack's webhooks:* config, set with --secret or not", { timeout: PER_RUN_MS * RUNS }, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.record({ secret: fc.subarray(["name", "url", ...NATIVE_SETTINGS]), marker }), async ({ secret, marker: mark }) =>
-        runProgram({ face: "native-default", secret, useConnection: false, marker: mark }, ++run),
-      ),
-      { numRuns: RUNS, endOnFailure: true, ...SEED },
+    it(
+      "the native provider's default provider: the stack's webhooks:* config, set with --secret or not",
+      { timeout: PER_RUN_MS * RUNS },
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({ secret: fc.subarray(["name", "url", ...NATIVE_SETTINGS]), marker }),
+            async ({ secret, marker: mark }) =>
+              runProgram({ face: "native-default", secret, useConnection: false, marker: mark }, ++run),
+          ),
+          { numRuns: RUNS, endOnFailure: true, ...SEED },
+        );
+      },
     );
-  });
-});
+  },
+);

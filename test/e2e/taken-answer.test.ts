@@ -23,10 +23,16 @@ describe("a unique-names service answering the stack's create with another team'
   });
 
   it("up refuses it, records nothing of it, and creates nothing twice", async () => {
-    emulator = await startEmulator({ ...takenNameService(TOKEN, 4_000), creator: { id: 2001, name: "team-a" } });
+    emulator = await startEmulator({
+      ...takenNameService(TOKEN, 4_000),
+      creator: { id: 2001, name: "team-a" },
+    });
     const backend = backendFor("taken-answer");
     const dir = join(BASE_DIR, "projects", "taken-answer");
-    const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, { env: { ...backend.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, transcript });
+    const project = Project.create(join(REPO, "test/e2e/programs/model"), dir, {
+      env: { ...backend.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+      transcript,
+    });
     const declare = (endpoints: { resource: string; name: string; url: string }[], principalId?: number) =>
       writeFileSync(
         join(dir, "Pulumi.dev.yaml"),
@@ -41,17 +47,37 @@ describe("a unique-names service answering the stack's create with another team'
     declare([base, x]);
     emulator.injectNext("create", "latency");
     const running = project.run(["up", "--yes"]);
-    expect(await waitFor(() => emulator!.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "x"), 120_000)).toBe(true);
-    const theirsId = (await createAs(emulator.url, OTHER_TEAM.token, { webhookName: x.name, webhookUrl: x.url })).webhook_id;
+    expect(
+      await waitFor(
+        () =>
+          emulator!
+            .requests()
+            .some(
+              (r) =>
+                r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "x",
+            ),
+        120_000,
+      ),
+    ).toBe(true);
+    const theirsId = (
+      await createAs(emulator.url, OTHER_TEAM.token, { webhookName: x.name, webhookUrl: x.url })
+    ).webhook_id;
     const result = await running;
     const output = `${result.stdout}\n${result.stderr}`;
     expect(result.code, output).not.toBe(0);
-    expect(output).toMatch(new RegExp(`answered this create with endpoint ${theirsId}, created by creator 200`));
+    expect(output).toMatch(
+      new RegExp(`answered this create with endpoint ${theirsId}, created by creator 200`),
+    );
     expect(output).toMatch(/were created by 2001/);
     expect(output).not.toContain(TOKEN);
     // The state holds the stack's base and nothing of theirs; the service holds one x, theirs.
     const held = webhookResources(await project.exportState());
-    expect(held.map((r: { outputs?: { webhookName?: string; creatorId?: number } }) => [r.outputs?.webhookName, r.outputs?.creatorId])).toEqual([["base", 2001]]);
+    expect(
+      held.map((r: { outputs?: { webhookName?: string; creatorId?: number } }) => [
+        r.outputs?.webhookName,
+        r.outputs?.creatorId,
+      ]),
+    ).toEqual([["base", 2001]]);
     expect(
       emulator
         .records()
@@ -64,13 +90,35 @@ describe("a unique-names service answering the stack's create with another team'
     const y = { resource: "y", name: "y", url: "https://victim.example/y" };
     declare([base, y], 2001);
     emulator.injectNext("create", "latency");
-    const targeted = project.run(["up", "--yes", "--target", "urn:pulumi:dev::webhooks-model::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::y"]);
-    expect(await waitFor(() => emulator!.requests().some((r) => r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "y"), 120_000)).toBe(true);
+    const targeted = project.run([
+      "up",
+      "--yes",
+      "--target",
+      "urn:pulumi:dev::webhooks-model::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::y",
+    ]);
+    expect(
+      await waitFor(
+        () =>
+          emulator!
+            .requests()
+            .some(
+              (r) =>
+                r.route === "create" && (r.body as { webhook_name?: string } | null)?.webhook_name === "y",
+            ),
+        120_000,
+      ),
+    ).toBe(true);
     await createAs(emulator.url, OTHER_TEAM.token, { webhookName: y.name, webhookUrl: y.url });
     const second = await targeted;
     const secondOutput = `${second.stdout}\n${second.stderr}`;
     expect(second.code, secondOutput).not.toBe(0);
-    expect(secondOutput).toMatch(/created by creator 200, but the principal configured for this token \(principalId\) is creator 2001/);
-    expect(webhookResources(await project.exportState()).map((r: { outputs?: { webhookName?: string } }) => r.outputs?.webhookName)).toEqual(["base"]);
+    expect(secondOutput).toMatch(
+      /created by creator 200, but the principal configured for this token \(principalId\) is creator 2001/,
+    );
+    expect(
+      webhookResources(await project.exportState()).map(
+        (r: { outputs?: { webhookName?: string } }) => r.outputs?.webhookName,
+      ),
+    ).toEqual(["base"]);
   });
 });

@@ -32,7 +32,10 @@ function newerVersion(oldTarball: string): string {
   for (const method of ["read", "delete"]) {
     const signature = `async ${method}(id, props) {`;
     if (!code.includes(signature)) throw new Error(`compiled provider has no "${signature}"`);
-    code = code.replace(signature, `${signature} require("node:fs").appendFileSync(process.env.PWE_UPGRADE_MARKER, "${method} " + id + "\\n");`);
+    code = code.replace(
+      signature,
+      `${signature} require("node:fs").appendFileSync(process.env.PWE_UPGRADE_MARKER, "${method} " + id + "\\n");`,
+    );
   }
   writeFileSync(providerFile, code);
   const manifestFile = join(work, "package", "package.json");
@@ -77,14 +80,20 @@ describe("a package upgrade reaches resources created by the older version", () 
     expect(readFileSync(marker, "utf8")).toBe("");
 
     installInto(project.dir, newerVersion(oldTarball));
-    expect(JSON.parse(readFileSync(join(project.dir, "node_modules/pulumi-webhook-endpoints/package.json"), "utf8")).version).toMatch(/-upgrade\.1$/);
+    expect(
+      JSON.parse(
+        readFileSync(join(project.dir, "node_modules/pulumi-webhook-endpoints/package.json"), "utf8"),
+      ).version,
+    ).toMatch(/-upgrade\.1$/);
     // The upgrade itself shows no diff.
     await project.ok(["preview", "--expect-no-changes"]);
     await project.ok(["refresh", "--yes", "--skip-preview"]);
     expect(readFileSync(marker, "utf8")).toContain(`read ${id}\n`);
     const destroy = await project.ok(["destroy", "--yes", "--skip-preview"]);
     expect(readFileSync(marker, "utf8")).toContain(`delete ${id}\n`);
-    expect(destroy.stdout + destroy.stderr).toContain(`webhook endpoint ${id} ("orders") still exists on the service`);
+    expect(destroy.stdout + destroy.stderr).toContain(
+      `webhook endpoint ${id} ("orders") still exists on the service`,
+    );
     expect(webhookResources(await project.exportState())).toHaveLength(0);
     expect(existsSync(marker)).toBe(true);
   });
@@ -113,7 +122,9 @@ describe("a package upgrade reaches resources created by the older version", () 
 
     // The stack as an earlier release left it: the serialized shim in inputs and outputs.
     const exported = JSON.parse((await project.ok(["stack", "export"])).stdout) as {
-      deployment: { resources: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }[] };
+      deployment: {
+        resources: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }[];
+      };
     };
     for (const resource of exported.deployment.resources) {
       if (resource.type !== "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint") continue;
@@ -132,7 +143,9 @@ describe("a package upgrade reaches resources created by the older version", () 
     expect(webhookResources(await project.exportState())[0]!.outputs?.__provider).toBe(oldText);
     const destroy = await project.ok(["destroy", "--yes", "--skip-preview"]);
     expect(readFileSync(marker, "utf8")).toContain(`delete ${id}\n`);
-    expect(destroy.stdout + destroy.stderr).toContain(`webhook endpoint ${id} ("orders") still exists on the service`);
+    expect(destroy.stdout + destroy.stderr).toContain(
+      `webhook endpoint ${id} ("orders") still exists on the service`,
+    );
     expect(webhookResources(await project.exportState())).toHaveLength(0);
   });
 });

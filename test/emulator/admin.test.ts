@@ -18,8 +18,15 @@ describe("admin routes over HTTP (with the admin token)", () => {
     expect(added.json).toMatchObject({ webhook_id: 1, ...hook(1) });
     expect((await admin(emulator, "records")).json).toEqual([added.json]);
 
-    const patched = await admin(emulator, "records/1", "PATCH", { webhook_url: "https://moved.example/x", operator_name: "console-user" });
-    expect(patched.json).toMatchObject({ webhook_url: "https://moved.example/x", operator_name: "console-user", create_time: added.json.create_time });
+    const patched = await admin(emulator, "records/1", "PATCH", {
+      webhook_url: "https://moved.example/x",
+      operator_name: "console-user",
+    });
+    expect(patched.json).toMatchObject({
+      webhook_url: "https://moved.example/x",
+      operator_name: "console-user",
+      create_time: added.json.create_time,
+    });
     expect(patched.json.operate_time).toBeGreaterThan(added.json.create_time);
     expect((await admin(emulator, "records/1", "PATCH", { webhook_url: "nope" })).status).toBe(400);
     expect((await admin(emulator, "records/1", "PATCH", { webhook_id: 9 })).status).toBe(400);
@@ -28,7 +35,10 @@ describe("admin routes over HTTP (with the admin token)", () => {
     expect((await admin(emulator, "records/1", "DELETE")).status).toBe(404);
     expect((await admin(emulator, "records/1", "PATCH", { webhook_name: "x" })).status).toBe(404);
     expect(emulator.records()).toEqual([]);
-    expect((await admin(emulator, "records", "POST", { webhook_name: "", webhook_url: "https://a.example" })).status).toBe(400);
+    expect(
+      (await admin(emulator, "records", "POST", { webhook_name: "", webhook_url: "https://a.example" }))
+        .status,
+    ).toBe(400);
   });
 
   it("serves the request log and counters, leaving admin calls out of both", async () => {
@@ -38,21 +48,42 @@ describe("admin routes over HTTP (with the admin token)", () => {
     await list(emulator, {}, { authorization: null });
     const log = (await admin(emulator, "requests")).json;
     expect(log).toHaveLength(3);
-    expect(log[0]).toMatchObject({ seq: 1, route: "create", status: 200, body: hook(1), authorization: "<redacted>" });
+    expect(log[0]).toMatchObject({
+      seq: 1,
+      route: "create",
+      status: 200,
+      body: hook(1),
+      authorization: "<redacted>",
+    });
     expect(log[1]).toMatchObject({ seq: 2, route: "list", status: 200, body: { limit: 5 } });
     expect(log[2]).toMatchObject({ seq: 3, status: 401, authorization: "<missing>" });
-    expect((await admin(emulator, "counters")).json).toMatchObject({ list: 2, create: 1, other: 0, total: 3, created: 1 });
+    expect((await admin(emulator, "counters")).json).toMatchObject({
+      list: 2,
+      create: 1,
+      other: 0,
+      total: 3,
+      created: 1,
+    });
   });
 
   it("configures, injects and resets", async () => {
     const emulator = await start();
-    const configured = await admin(emulator, "config", "POST", { paging: "has-more", profile: "small-pages" });
-    expect(configured.json).toMatchObject({ paging: "has-more", defaultPageSize: 5, accessToken: "<redacted>" });
+    const configured = await admin(emulator, "config", "POST", {
+      paging: "has-more",
+      profile: "small-pages",
+    });
+    expect(configured.json).toMatchObject({
+      paging: "has-more",
+      defaultPageSize: 5,
+      accessToken: "<redacted>",
+    });
     expect((await admin(emulator, "config", "POST", { pagin: "none" })).status).toBe(400);
     expect((await admin(emulator, "config", "POST", { port: 1 })).json.error).toMatch(/port cannot change/);
     expect((await admin(emulator, "config")).json.paging).toBe("has-more");
 
-    expect((await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1 })).status).toBe(200);
+    expect(
+      (await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1 })).status,
+    ).toBe(200);
     expect((await admin(emulator, "inject", "POST", { route: "create", kind: "gremlins" })).status).toBe(400);
     expect((await create(emulator, hook(1))).status).toBe(500);
     await create(emulator, hook(2));
@@ -82,8 +113,14 @@ describe("in-process introspection", () => {
     emulator.addRecord(hook(2));
     expect(() => emulator.addRecord(hook(1))).toThrow("webhook name already exists");
     expect(() => emulator.updateRecord(2, { webhook_name: "hook-1" })).toThrow("webhook name already exists");
-    expect(() => emulator.addRecord({ webhook_name: "x", webhook_url: "mailto:a@b" })).toThrow(/absolute http\(s\) URL/);
-    expect(emulator.updateRecord(1, { webhook_name: "renamed" })).toMatchObject({ webhook_id: 1, webhook_name: "renamed", sign_secret: record.sign_secret });
+    expect(() => emulator.addRecord({ webhook_name: "x", webhook_url: "mailto:a@b" })).toThrow(
+      /absolute http\(s\) URL/,
+    );
+    expect(emulator.updateRecord(1, { webhook_name: "renamed" })).toMatchObject({
+      webhook_id: 1,
+      webhook_name: "renamed",
+      sign_secret: record.sign_secret,
+    });
     expect(emulator.updateRecord(99, { webhook_name: "x" })).toBeUndefined();
     expect(emulator.removeRecord(2)).toBe(true);
     expect(emulator.removeRecord(2)).toBe(false);
@@ -112,7 +149,10 @@ describe("in-process introspection", () => {
   it("starts with every built-in profile", async () => {
     for (const profile of Object.keys(EMULATOR_PROFILES)) {
       const emulator = await start({ profile });
-      expect((await list(emulator, { cursor: "", limit: 5, webhook_name: "", webhook_url: "", ascending: "true" })).json.code).toMatch(/^\d+$/);
+      expect(
+        (await list(emulator, { cursor: "", limit: 5, webhook_name: "", webhook_url: "", ascending: "true" }))
+          .json.code,
+      ).toMatch(/^\d+$/);
     }
   });
 });
@@ -177,21 +217,30 @@ describe("persistence", () => {
 
 describe("close", () => {
   it("closes promptly with idle keep-alive connections and requests in flight", async () => {
-    const emulator = await startEmulator({ accessToken: TOKEN, faults: { list: { rate: 0, slowMs: 60_000 } } });
+    const emulator = await startEmulator({
+      accessToken: TOKEN,
+      faults: { list: { rate: 0, slowMs: 60_000 } },
+    });
     const agent = new http.Agent({ keepAlive: true });
     const post = () =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request(emulator.url + LIST, { method: "POST", agent, headers: { authorization: TOKEN, "content-type": "application/json" } }, (res) => {
-          res.resume();
-          res.on("end", () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          emulator.url + LIST,
+          { method: "POST", agent, headers: { authorization: TOKEN, "content-type": "application/json" } },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on("error", reject);
         req.end("{}");
       });
     expect(await post()).toBe(200);
     emulator.injectNext("list", "latency");
     const hanging = post().catch((error: unknown) => error);
-    await waitUntil("the second request is held for its latency", () => emulator.requests().some((r) => r.fault === "latency" && r.body !== null));
+    await waitUntil("the second request is held for its latency", () =>
+      emulator.requests().some((r) => r.fault === "latency" && r.body !== null),
+    );
     // Promptly: well within the 60 s the request is held for, however busy the machine.
     const began = performance.now();
     await emulator.close();

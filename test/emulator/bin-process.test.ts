@@ -35,19 +35,28 @@ afterEach(() => {
 });
 
 async function startBin(extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, "--port", "0", "--token", TOKEN, "--profile", "strict", ...extra], {
-    cwd: REPO,
-    env: { ...process.env, WEBHOOKS_ACCESS_TOKEN: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, "--port", "0", "--token", TOKEN, "--profile", "strict", ...extra],
+    {
+      cwd: REPO,
+      env: { ...process.env, WEBHOOKS_ACCESS_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   started.push(child);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | string>((done) => child.on("exit", (code, signal) => done(code ?? signal ?? "unknown")));
+  const exited = new Promise<number | string>((done) =>
+    child.on("exit", (code, signal) => done(code ?? signal ?? "unknown")),
+  );
   const firstLine = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no URL line within 10 s; stdout=${stdout} stderr=${stderr}`)), 10_000);
+    const timer = setTimeout(
+      () => fail(new Error(`no URL line within 10 s; stdout=${stdout} stderr=${stderr}`)),
+      10_000,
+    );
     const check = () => {
       const newline = stdout.indexOf("\n");
       if (newline >= 0) {
@@ -83,7 +92,10 @@ const LIST_ALL = { cursor: "", limit: 10, webhook_name: "", webhook_url: "", asc
 
 async function stop(running: Running): Promise<number | string> {
   expect(running.child.kill("SIGTERM")).toBe(true);
-  return Promise.race([running.exited, new Promise<string>((done) => setTimeout(() => done("still running 5 s after SIGTERM"), 5000).unref())]);
+  return Promise.race([
+    running.exited,
+    new Promise<string>((done) => setTimeout(() => done("still running 5 s after SIGTERM"), 5000).unref()),
+  ]);
 }
 
 describe("compiled bin as a child process", () => {
@@ -104,7 +116,9 @@ describe("compiled bin as a child process", () => {
     // The admin token is printed once, and opens the admin routes; without it they stay shut.
     const adminToken = /^admin token: ([0-9a-f]{32})$/m.exec(running.output())?.[1];
     expect(adminToken).toBeDefined();
-    const counters = await fetch(`${running.url}/__emulator/counters`, { headers: { authorization: adminToken! } });
+    const counters = await fetch(`${running.url}/__emulator/counters`, {
+      headers: { authorization: adminToken! },
+    });
     expect(counters.status).toBe(200);
     expect(((await counters.json()) as { list: number }).list).toBe(3);
     expect((await fetch(`${running.url}/__emulator/counters`)).status).toBe(401);
@@ -120,7 +134,10 @@ describe("compiled bin as a child process", () => {
   it("keeps records across a restart with --persist", async () => {
     const file = join(dir, "state.json");
     const first = await startBin(["--persist", file]);
-    const made = await post(first.url, CREATE, { webhook_name: "persisted-hook", webhook_url: "https://example.com/persisted" });
+    const made = await post(first.url, CREATE, {
+      webhook_name: "persisted-hook",
+      webhook_url: "https://example.com/persisted",
+    });
     expect(made.json.code).toBe("200");
     const record = made.json.data as { webhook_id: number; sign_secret: string };
     expect(await stop(first)).toBe(0);
@@ -149,7 +166,9 @@ describe("compiled bin as a child process", () => {
     await waitUntil("the bin's bound-to line", () => running.output().includes(bound));
     expect(running.output()).toContain(bound);
     expect((await post(running.url, LIST, LIST_ALL)).json.code).toBe("200");
-    const withApiToken = await fetch(`${running.url}/__emulator/counters`, { headers: { authorization: TOKEN } });
+    const withApiToken = await fetch(`${running.url}/__emulator/counters`, {
+      headers: { authorization: TOKEN },
+    });
     expect(withApiToken.status).toBe(401);
     expect(await stop(running)).toBe(0);
   });
@@ -157,14 +176,22 @@ describe("compiled bin as a child process", () => {
   it("--host 0.0.0.0 without a chosen token: exits 1 before listening, saying what to do", async () => {
     const env = { ...process.env };
     delete env.WEBHOOKS_ACCESS_TOKEN;
-    const child = spawn(process.execPath, [BIN, "--port", "0", "--host", "0.0.0.0"], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "--port", "0", "--host", "0.0.0.0"], {
+      cwd: REPO,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     started.push(child);
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    const code = await new Promise<number | string>((done) => child.on("exit", (c, signal) => done(c ?? signal ?? "unknown")));
+    const code = await new Promise<number | string>((done) =>
+      child.on("exit", (c, signal) => done(c ?? signal ?? "unknown")),
+    );
     expect(code).toBe(1);
     expect(output).not.toMatch(/listening on/);
-    expect(output).toMatch(/host 0\.0\.0\.0 is not a loopback interface.*--token <t> or WEBHOOKS_ACCESS_TOKEN/);
+    expect(output).toMatch(
+      /host 0\.0\.0\.0 is not a loopback interface.*--token <t> or WEBHOOKS_ACCESS_TOKEN/,
+    );
   });
 });

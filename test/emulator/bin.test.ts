@@ -26,7 +26,9 @@ describe("CLI main", () => {
     expect(lines[2]).toMatch(/^admin token: [0-9a-f]{32}$/);
     expect(lines[2]).toBe(`admin token: ${emulator.adminToken}`);
     expect(lines.filter((line) => line.includes(emulator.adminToken))).toHaveLength(1);
-    expect((await admin(emulator, "health", "GET", undefined, { authorization: emulator.adminToken })).status).toBe(200);
+    expect(
+      (await admin(emulator, "health", "GET", undefined, { authorization: emulator.adminToken })).status,
+    ).toBe(200);
     expect((await admin(emulator, "health", "GET", undefined, { authorization: null })).status).toBe(401);
   });
 
@@ -48,8 +50,28 @@ describe("CLI main", () => {
 
   it("reads a --config file under flags and applies the profile beneath both", async () => {
     const config = join(dir, "config.json");
-    writeFileSync(config, JSON.stringify({ paging: "none", seed: 3, faults: { list: { rate: 0.5, kinds: { "rate-limit": 1 } } } }));
-    const { emulator } = await run(["--config", config, "--profile", "small-pages", "--seed", "11", "--latency-ms", "5", "--fault-rate", "0", "--persist", join(dir, "state.json")]);
+    writeFileSync(
+      config,
+      JSON.stringify({
+        paging: "none",
+        seed: 3,
+        faults: { list: { rate: 0.5, kinds: { "rate-limit": 1 } } },
+      }),
+    );
+    const { emulator } = await run([
+      "--config",
+      config,
+      "--profile",
+      "small-pages",
+      "--seed",
+      "11",
+      "--latency-ms",
+      "5",
+      "--fault-rate",
+      "0",
+      "--persist",
+      join(dir, "state.json"),
+    ]);
     expect(emulator.options()).toMatchObject({
       paging: "none",
       defaultPageSize: 5,
@@ -72,7 +94,9 @@ describe("CLI main", () => {
     [["--bogus"], /Unknown option '--bogus'/],
     [["--profile", "nope"], /unknown profile/],
   ])("refuses %j", async (argv, message) => {
-    await expect(main(argv, { env: {}, log: () => undefined, handleSignals: false })).rejects.toThrow(message);
+    await expect(main(argv, { env: {}, log: () => undefined, handleSignals: false })).rejects.toThrow(
+      message,
+    );
   });
 
   it("refuses a config file with unknown options", () => {

@@ -33,9 +33,19 @@ describe("success envelopes", () => {
   it("list answers code 200, msg SUCCESS and data.data", async () => {
     const emulator = await start();
     emulator.addRecord(hook(1));
-    const reply = await list(emulator, { cursor: "", limit: 10, webhook_name: "", webhook_url: "", ascending: "true" });
+    const reply = await list(emulator, {
+      cursor: "",
+      limit: 10,
+      webhook_name: "",
+      webhook_url: "",
+      ascending: "true",
+    });
     expect(reply.status).toBe(200);
-    expect(reply.json).toMatchObject({ code: "200", msg: "SUCCESS", trace_id: expect.stringMatching(TRACE_ID) });
+    expect(reply.json).toMatchObject({
+      code: "200",
+      msg: "SUCCESS",
+      trace_id: expect.stringMatching(TRACE_ID),
+    });
     expect(reply.json.data.data).toEqual(emulator.records());
   });
 
@@ -45,7 +55,12 @@ describe("success envelopes", () => {
     const first = (await create(emulator, hook(1))).json.data;
     const second = (await create(emulator, hook(2))).json.data;
     for (const record of [first, second]) {
-      expect(record).toMatchObject({ creator_id: 42, creator_name: "ci-bot", operator_id: 42, operator_name: "ci-bot" });
+      expect(record).toMatchObject({
+        creator_id: 42,
+        creator_name: "ci-bot",
+        operator_id: 42,
+        operator_name: "ci-bot",
+      });
       expect(record.operate_time).toBe(record.create_time);
     }
     expect(second.create_time).toBeGreaterThan(first.create_time);
@@ -61,7 +76,12 @@ describe("success envelopes", () => {
 
   it("sends a fresh trace id in body and header on every response, errors included", async () => {
     const emulator = await start();
-    const replies = [await list(emulator), await list(emulator), await create(emulator, {}), await list(emulator, {}, { authorization: null })];
+    const replies = [
+      await list(emulator),
+      await list(emulator),
+      await create(emulator, {}),
+      await list(emulator, {}, { authorization: null }),
+    ];
     const ids = replies.map((reply) => reply.json.trace_id as string);
     for (const [i, reply] of replies.entries()) {
       expect(ids[i]).toMatch(TRACE_ID);

@@ -61,12 +61,17 @@ describe("scripted faults", () => {
       body: JSON.stringify(hook(1)),
       signal: giveUp.signal,
     });
-    await waitUntil("the create request's body reaches the emulator", () => emulator.requests().some((r) => r.route === "create" && r.body !== null));
+    await waitUntil("the create request's body reaches the emulator", () =>
+      emulator.requests().some((r) => r.route === "create" && r.body !== null),
+    );
     const storedWhenGivenUp = emulator.records();
     giveUp.abort();
     await expect(aborted).rejects.toThrow();
     expect(storedWhenGivenUp).toEqual([]);
-    await waitUntil("the emulator stores the create after its latency", () => emulator.counters().created === 1);
+    await waitUntil(
+      "the emulator stores the create after its latency",
+      () => emulator.counters().created === 1,
+    );
     expect(emulator.records()).toMatchObject([hook(1)]);
     expect(emulator.requests()).toHaveLength(1);
   });
@@ -114,7 +119,11 @@ describe("scripted faults", () => {
   it("malformed: rotates html, wrong JSON and a wrongly typed data; creates ARE stored", async () => {
     const emulator = await start();
     emulator.injectNext("create", "malformed", 3);
-    const replies = [await create(emulator, hook(1)), await create(emulator, hook(2)), await create(emulator, hook(3))];
+    const replies = [
+      await create(emulator, hook(1)),
+      await create(emulator, hook(2)),
+      await create(emulator, hook(3)),
+    ];
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(replies[0]!.text).toMatch(/^<html>/);
     expect(replies[0]!.headers.get("content-type")).toMatch(/^text\/html/);
@@ -175,7 +184,11 @@ describe("random faults", () => {
 
   it("does not let create traffic change the list sequence", async () => {
     const quiet = await start({ ...fastFaults, seed: 5 });
-    const busy = await start({ ...fastFaults, seed: 5, faults: { ...fastFaults.faults, create: { rate: 0.5, kinds: { "rate-limit": 1 } } } });
+    const busy = await start({
+      ...fastFaults,
+      seed: 5,
+      faults: { ...fastFaults.faults, create: { rate: 0.5, kinds: { "rate-limit": 1 } } },
+    });
     const expected = await sequence(quiet, 15);
     const observed: string[] = [];
     for (let i = 0; i < 15; i += 1) {
@@ -188,7 +201,12 @@ describe("random faults", () => {
   it("uses only kinds with positive weight and honours rate 1", async () => {
     const emulator = await start({ faults: { create: { rate: 1, kinds: { malformed: 1, latency: 0 } } } });
     for (let i = 0; i < 4; i += 1) await create(emulator, hook(i));
-    expect(emulator.requests().map((e) => e.fault)).toEqual(["malformed", "malformed", "malformed", "malformed"]);
+    expect(emulator.requests().map((e) => e.fault)).toEqual([
+      "malformed",
+      "malformed",
+      "malformed",
+      "malformed",
+    ]);
   });
 
   it("can be switched on and off at run time", async () => {

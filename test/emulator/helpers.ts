@@ -38,7 +38,11 @@ export async function call(base: string, path: string, body?: unknown, init: Cal
   if (contentType !== null) headers["content-type"] = contentType;
   const method = init.method ?? "POST";
   const payload = init.raw ?? (body === undefined ? undefined : JSON.stringify(body));
-  const response = await fetch(base + path, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    ...(payload === undefined ? {} : { body: payload }),
+  });
   const text = await response.text();
   let json: Json;
   try {
@@ -49,11 +53,18 @@ export async function call(base: string, path: string, body?: unknown, init: Cal
   return { status: response.status, headers: response.headers, text, json };
 }
 
-export const list = (emulator: Emulator, body: unknown = {}, init?: CallInit) => call(emulator.url, LIST, body, init);
-export const create = (emulator: Emulator, body: unknown, init?: CallInit) => call(emulator.url, CREATE, body, init);
+export const list = (emulator: Emulator, body: unknown = {}, init?: CallInit) =>
+  call(emulator.url, LIST, body, init);
+export const create = (emulator: Emulator, body: unknown, init?: CallInit) =>
+  call(emulator.url, CREATE, body, init);
 /** An admin call with the emulator's admin token (pass `init` to send something else). */
-export const admin = (emulator: Emulator, path: string, method = "GET", body?: unknown, init: CallInit = {}) =>
-  call(emulator.url, `/__emulator/${path}`, body, { method, authorization: emulator.adminToken, ...init });
+export const admin = (
+  emulator: Emulator,
+  path: string,
+  method = "GET",
+  body?: unknown,
+  init: CallInit = {},
+) => call(emulator.url, `/__emulator/${path}`, body, { method, authorization: emulator.adminToken, ...init });
 
 /** The webhook_id of each record in a response's record array. */
 export function idsOf(records: Json): number[] {

@@ -27,7 +27,16 @@ describe("injectNext after", () => {
 
   it("takes `after` on the admin inject route", async () => {
     const emulator = await start();
-    expect((await admin(emulator, "inject", "POST", { route: "create", kind: "drop-after-commit", count: 1, after: 1 })).status).toBe(200);
+    expect(
+      (
+        await admin(emulator, "inject", "POST", {
+          route: "create",
+          kind: "drop-after-commit",
+          count: 1,
+          after: 1,
+        })
+      ).status,
+    ).toBe(200);
     expect((await create(emulator, hook(1))).status).toBe(200);
     await expect(create(emulator, hook(2))).rejects.toThrow();
     expect((await create(emulator, hook(3))).status).toBe(200);

@@ -22,13 +22,22 @@ function lanAddress(): string | undefined {
 }
 
 /** An admin request to `address`:`port` with a Host header of our choosing, as any network client can send. */
-function adminFrom(address: string, port: number, authorization: string, host = "localhost", path = "records"): Promise<{ status: number; text: string }> {
+function adminFrom(
+  address: string,
+  port: number,
+  authorization: string,
+  host = "localhost",
+  path = "records",
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: address, port, path: `/__emulator/${path}`, headers: { host, authorization } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      { host: address, port, path: `/__emulator/${path}`, headers: { host, authorization } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -58,7 +67,13 @@ describe("CLI: a non-loopback --host", () => {
 
   it("main rejects before listening: no emulator is left running", async () => {
     const lines: string[] = [];
-    await expect(main(["--host", "0.0.0.0", "--port", "0"], { env: {}, log: (line) => lines.push(line), handleSignals: false })).rejects.toThrow(/not a loopback interface/);
+    await expect(
+      main(["--host", "0.0.0.0", "--port", "0"], {
+        env: {},
+        log: (line) => lines.push(line),
+        handleSignals: false,
+      }),
+    ).rejects.toThrow(/not a loopback interface/);
     expect(lines).toEqual([]);
   });
 
@@ -72,13 +87,23 @@ describe("CLI: a non-loopback --host", () => {
   });
 
   it("--host 0.0.0.0 with a token: a URL that works, parsed by the harness; says it listens on all interfaces", async () => {
-    const { emulator, lines } = await run(["--host", "0.0.0.0", "--port", "0"], { WEBHOOKS_ACCESS_TOKEN: "net-secret-5c1f" });
+    const { emulator, lines } = await run(["--host", "0.0.0.0", "--port", "0"], {
+      WEBHOOKS_ACCESS_TOKEN: "net-secret-5c1f",
+    });
     expect(lines[0]).toBe(`webhooks emulator listening on http://127.0.0.1:${emulator.port}`);
     expect(findListeningUrl(`${lines.join("\n")}\n`)).toBe(emulator.url);
-    expect(lines[1]).toBe(`bound to 0.0.0.0:${emulator.port} (all IPv4 interfaces): other machines can reach it; the admin routes take only the admin token`);
+    expect(lines[1]).toBe(
+      `bound to 0.0.0.0:${emulator.port} (all IPv4 interfaces): other machines can reach it; the admin routes take only the admin token`,
+    );
     expect(lines[2]).toBe("token: set (15 chars)");
     expect(lines.join("\n")).not.toContain("net-secret-5c1f");
-    expect(emulator.bound).toEqual({ address: "0.0.0.0", family: "IPv4", port: emulator.port, loopback: false, allInterfaces: true });
+    expect(emulator.bound).toEqual({
+      address: "0.0.0.0",
+      family: "IPv4",
+      port: emulator.port,
+      loopback: false,
+      allInterfaces: true,
+    });
     expect((await list(emulator, {}, { authorization: "net-secret-5c1f" })).status).toBe(200);
   });
 
@@ -106,7 +131,13 @@ describe("admin routes on a non-loopback bind", () => {
     }
     const reset = await new Promise<number>((resolve, reject) => {
       const req = http.request(
-        { host: address, port: emulator.port, method: "POST", path: "/__emulator/reset", headers: { host: "localhost", authorization: TOKEN, "content-type": "application/json" } },
+        {
+          host: address,
+          port: emulator.port,
+          method: "POST",
+          path: "/__emulator/reset",
+          headers: { host: "localhost", authorization: TOKEN, "content-type": "application/json" },
+        },
         (res) => {
           res.resume().on("end", () => resolve(res.statusCode ?? 0));
         },
@@ -118,7 +149,10 @@ describe("admin routes on a non-loopback bind", () => {
     expect(emulator.records()).toHaveLength(1);
     // The admin token still opens them; the API still takes the access token.
     expect((await adminFrom(address, emulator.port, emulator.adminToken)).status).toBe(200);
-    expect((await adminFrom(address, emulator.port, `Bearer ${emulator.adminToken}`, "localhost", "counters")).status).toBe(200);
+    expect(
+      (await adminFrom(address, emulator.port, `Bearer ${emulator.adminToken}`, "localhost", "counters"))
+        .status,
+    ).toBe(200);
     expect((await list(emulator, {}, { authorization: TOKEN })).status).toBe(200);
   });
 
@@ -133,7 +167,9 @@ describe("admin routes on a non-loopback bind", () => {
 describe("startEmulator on a non-loopback interface", () => {
   it("refuses no access token, or the well-known default one", async () => {
     await expect(startEmulator({ host: "0.0.0.0" })).rejects.toThrow(EmulatorConfigError);
-    await expect(startEmulator({ host: "0.0.0.0", accessToken: "emulator-token" })).rejects.toThrow(/pass accessToken/);
+    await expect(startEmulator({ host: "0.0.0.0", accessToken: "emulator-token" })).rejects.toThrow(
+      /pass accessToken/,
+    );
   });
 
   it("takes a chosen token", async () => {
@@ -146,7 +182,25 @@ describe("startEmulator on a non-loopback interface", () => {
 
 describe("isLoopbackAddress", () => {
   it("knows loopback addresses from the others", () => {
-    for (const address of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(address), address).toBe(true);
-    for (const address of ["0.0.0.0", "::", "192.168.1.5", "10.0.0.1", "example.com", "128.0.0.1", "::ffff:10.0.0.1"]) expect(isLoopbackAddress(address), address).toBe(false);
+    for (const address of [
+      "127.0.0.1",
+      "127.1.2.3",
+      "::1",
+      "[::1]",
+      "localhost",
+      "LOCALHOST",
+      "::ffff:127.0.0.1",
+    ])
+      expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of [
+      "0.0.0.0",
+      "::",
+      "192.168.1.5",
+      "10.0.0.1",
+      "example.com",
+      "128.0.0.1",
+      "::ffff:10.0.0.1",
+    ])
+      expect(isLoopbackAddress(address), address).toBe(false);
   });
 });

@@ -1,7 +1,12 @@
 // The options schema: defaults, messages that name the option, profiles checked by it, and
 // options handed out as copies.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_OPTIONS, EMULATOR_PROFILES, EmulatorConfigError, startEmulator } from "../../src/emulator/index";
+import {
+  DEFAULT_OPTIONS,
+  EMULATOR_PROFILES,
+  EmulatorConfigError,
+  startEmulator,
+} from "../../src/emulator/index";
 import { TOKEN, admin, create, emulators, hook } from "./helpers";
 
 const start = emulators();
@@ -26,9 +31,18 @@ describe("options schema", () => {
     [{ faults: { list: { rate: 2 } } }, "options.faults.list.rate must be a number from 0 to 1"],
     [{ faults: { delete: { rate: 0 } } }, "options.faults.delete is not a route (list, create)"],
     [{ faults: { list: { rate: 1, slow: 5 } } }, "options.faults.list.slow is not a fault option"],
-    [{ faults: { list: { rate: 1, kinds: { gremlins: 1 } } } }, "options.faults.list.kinds.gremlins is not a fault kind"],
-    [{ faults: { list: { rate: 1, kinds: { latency: 0 } } } }, "options.faults.list.kinds must give at least one kind a positive weight"],
-    [{ requiredListFields: ["cursor", "page"] }, /options\.requiredListFields\[1\] must be one of "cursor", "limit"/],
+    [
+      { faults: { list: { rate: 1, kinds: { gremlins: 1 } } } },
+      "options.faults.list.kinds.gremlins is not a fault kind",
+    ],
+    [
+      { faults: { list: { rate: 1, kinds: { latency: 0 } } } },
+      "options.faults.list.kinds must give at least one kind a positive weight",
+    ],
+    [
+      { requiredListFields: ["cursor", "page"] },
+      /options\.requiredListFields\[1\] must be one of "cursor", "limit"/,
+    ],
     [{ creator: { id: -1, name: "x" } }, /options\.creator\.id must be an integer from 0/],
     [{ uniqueNames: "yes" }, "options.uniqueNames must be a boolean"],
     [{ now: 5 }, "options.now must be a function"],
@@ -40,7 +54,9 @@ describe("options schema", () => {
   });
 
   it("reports every problem at once", async () => {
-    await expect(startEmulator({ paging: "x", pagin: 1 } as object)).rejects.toThrow(/options\.paging must be one of .*; options\.pagin is not an emulator option/);
+    await expect(startEmulator({ paging: "x", pagin: 1 } as object)).rejects.toThrow(
+      /options\.paging must be one of .*; options\.pagin is not an emulator option/,
+    );
   });
 
   it("keeps a custom clock", async () => {
@@ -59,7 +75,11 @@ describe("options schema", () => {
   });
 
   it("is not changed through objects passed in", async () => {
-    const options: { accessToken: string; requiredListFields: ("cursor" | "limit")[]; rewrite: { name: "trim" | "lowercase" } } = {
+    const options: {
+      accessToken: string;
+      requiredListFields: ("cursor" | "limit")[];
+      rewrite: { name: "trim" | "lowercase" };
+    } = {
       accessToken: TOKEN,
       requiredListFields: ["cursor"],
       rewrite: { name: "trim" },
@@ -67,14 +87,22 @@ describe("options schema", () => {
     const emulator = await startEmulator(options);
     options.requiredListFields.push("limit");
     options.rewrite.name = "lowercase";
-    expect(emulator.options()).toMatchObject({ requiredListFields: ["cursor"], rewrite: { name: "trim", url: "none" } });
+    expect(emulator.options()).toMatchObject({
+      requiredListFields: ["cursor"],
+      rewrite: { name: "trim", url: "none" },
+    });
     await emulator.close();
   });
 
   it("changes at run time through the admin route, profile first and explicit options over it", async () => {
     const emulator = await start();
-    const reply = await admin(emulator, "config", "POST", { profile: "rewriting", rewrite: { url: "lowercase" } });
+    const reply = await admin(emulator, "config", "POST", {
+      profile: "rewriting",
+      rewrite: { url: "lowercase" },
+    });
     expect(reply.json.rewrite).toEqual({ name: "none", url: "lowercase" });
-    expect((await admin(emulator, "config", "POST", { adminToken: "" })).json.error).toMatch(/configure\.adminToken must be a non-empty string/);
+    expect((await admin(emulator, "config", "POST", { adminToken: "" })).json.error).toMatch(
+      /configure\.adminToken must be a non-empty string/,
+    );
   });
 });

@@ -35,17 +35,20 @@ async function walk(emulator: Emulator, style: PagingStyle, body: Record<string,
 const ids = (pages: Json[]): number[] => pages.flatMap((page) => idsOf(page.data));
 
 describe("paging styles", () => {
-  it.each(["cursor", "next-cursor"] as const)("%s: walks 3 pages with an opaque continuation", async (style) => {
-    const emulator = await start({ paging: style });
-    seed(emulator, 7);
-    const pages = await walk(emulator, style, { limit: 3 });
-    expect(pages.map((page) => page.data.length as number)).toEqual([3, 3, 1]);
-    expect(ids(pages)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const field = style === "cursor" ? "cursor" : "next_cursor";
-    const other = style === "cursor" ? "next_cursor" : "cursor";
-    for (const page of pages.slice(0, -1)) expect(page[field]).not.toMatch(/^\d+$/);
-    for (const page of pages) expect(page).not.toHaveProperty(other);
-  });
+  it.each(["cursor", "next-cursor"] as const)(
+    "%s: walks 3 pages with an opaque continuation",
+    async (style) => {
+      const emulator = await start({ paging: style });
+      seed(emulator, 7);
+      const pages = await walk(emulator, style, { limit: 3 });
+      expect(pages.map((page) => page.data.length as number)).toEqual([3, 3, 1]);
+      expect(ids(pages)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      const field = style === "cursor" ? "cursor" : "next_cursor";
+      const other = style === "cursor" ? "next_cursor" : "cursor";
+      for (const page of pages.slice(0, -1)) expect(page[field]).not.toMatch(/^\d+$/);
+      for (const page of pages) expect(page).not.toHaveProperty(other);
+    },
+  );
 
   it("has-more: walks 3 pages continuing from the last webhook_id", async () => {
     const emulator = await start({ paging: "has-more" });
@@ -53,7 +56,9 @@ describe("paging styles", () => {
     const pages = await walk(emulator, "has-more", { limit: 3 });
     expect(pages.map((page) => page.has_more as boolean)).toEqual([true, true, false]);
     expect(ids(pages)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect((await list(emulator, { cursor: "c1.abc" })).json.msg).toBe("cursor must be a webhook_id in decimal");
+    expect((await list(emulator, { cursor: "c1.abc" })).json.msg).toBe(
+      "cursor must be a webhook_id in decimal",
+    );
   });
 
   it("none: only the first page, no continuation field, cursor ignored", async () => {
@@ -79,7 +84,11 @@ describe("paging styles", () => {
 
   it("keeps filters across pages", async () => {
     const emulator = await start({ paging: "next-cursor", filterMatch: "partial" });
-    for (let i = 1; i <= 10; i += 1) emulator.addRecord({ webhook_name: i % 2 === 0 ? `even-${i}` : `odd-${i}`, webhook_url: `https://e.example/${i}` });
+    for (let i = 1; i <= 10; i += 1)
+      emulator.addRecord({
+        webhook_name: i % 2 === 0 ? `even-${i}` : `odd-${i}`,
+        webhook_url: `https://e.example/${i}`,
+      });
     const pages = await walk(emulator, "next-cursor", { limit: 2, webhook_name: "even" });
     expect(ids(pages)).toEqual([2, 4, 6, 8, 10]);
     expect(pages).toHaveLength(3);
@@ -204,12 +213,19 @@ describe("required list fields", () => {
 describe("profiles", () => {
   it("applies a profile under explicit options", async () => {
     const emulator = await start({ profile: "has-more", maxPageSize: 7 });
-    expect(emulator.options()).toMatchObject({ paging: "has-more", filterMatch: "exact", defaultPageSize: 5, maxPageSize: 7 });
+    expect(emulator.options()).toMatchObject({
+      paging: "has-more",
+      filterMatch: "exact",
+      defaultPageSize: 5,
+      maxPageSize: 7,
+    });
   });
 
   it("refuses unknown profiles and options", async () => {
     await expect(startEmulator({ profile: "nope" })).rejects.toThrow(/unknown profile "nope"/);
-    await expect(startEmulator({ paging: "pages" as "none" })).rejects.toThrow(/options\.paging must be one of/);
+    await expect(startEmulator({ paging: "pages" as "none" })).rejects.toThrow(
+      /options\.paging must be one of/,
+    );
     await expect(startEmulator({ limitAbove: "clamp" } as object)).rejects.toThrow(/not an emulator option/);
   });
 });

@@ -31,7 +31,12 @@ describe("authorization", () => {
     await list(emulator, {}, { authorization: null });
     await list(emulator, {}, { authorization: "a-wrong-secret" });
     const log = emulator.requests();
-    expect(log.map((entry) => entry.authorization)).toEqual(["<redacted>", "<redacted>", "<missing>", "<redacted>"]);
+    expect(log.map((entry) => entry.authorization)).toEqual([
+      "<redacted>",
+      "<redacted>",
+      "<missing>",
+      "<redacted>",
+    ]);
     const served = (await admin(emulator, "requests")).text;
     for (const text of [JSON.stringify(log), served, JSON.stringify(emulator.options())]) {
       expect(text).not.toContain(TOKEN);
@@ -57,7 +62,9 @@ describe("transport errors", () => {
     expect((await create(emulator, hook(1), { contentType: null })).status).toBe(415);
     const plain = await create(emulator, hook(1), { contentType: "text/plain" });
     expect(plain.json).toMatchObject({ code: "41501", msg: "Content-Type must be application/json" });
-    expect((await create(emulator, hook(1), { contentType: "Application/JSON; charset=utf-8" })).status).toBe(200);
+    expect((await create(emulator, hook(1), { contentType: "Application/JSON; charset=utf-8" })).status).toBe(
+      200,
+    );
     expect(emulator.records()).toHaveLength(1);
   });
 
@@ -78,12 +85,42 @@ describe("body validation", () => {
     ["a null body", LIST, null, "request body must be a JSON object"],
     ["a missing name", CREATE, { webhook_url: "https://a.example" }, "webhook_name is required"],
     ["a numeric url", CREATE, { webhook_name: "a", webhook_url: 5 }, "webhook_url must be a string"],
-    ["a blank name", CREATE, { webhook_name: "   ", webhook_url: "https://a.example" }, "webhook_name must not be empty"],
-    ["a long name", CREATE, { webhook_name: longName, webhook_url: "https://a.example" }, "webhook_name must be at most 128 characters"],
-    ["an ftp url", CREATE, { webhook_name: "a", webhook_url: "ftp://a.example/x" }, "webhook_url must be an absolute http(s) URL"],
-    ["a relative url", CREATE, { webhook_name: "a", webhook_url: "/hooks/1" }, "webhook_url must be an absolute http(s) URL"],
-    ["a padded url", CREATE, { webhook_name: "a", webhook_url: " https://a.example" }, "webhook_url must be an absolute http(s) URL"],
-    ["a long url", CREATE, { webhook_name: "a", webhook_url: `https://a.example/${"p".repeat(2048)}` }, "webhook_url must be at most 2048 characters"],
+    [
+      "a blank name",
+      CREATE,
+      { webhook_name: "   ", webhook_url: "https://a.example" },
+      "webhook_name must not be empty",
+    ],
+    [
+      "a long name",
+      CREATE,
+      { webhook_name: longName, webhook_url: "https://a.example" },
+      "webhook_name must be at most 128 characters",
+    ],
+    [
+      "an ftp url",
+      CREATE,
+      { webhook_name: "a", webhook_url: "ftp://a.example/x" },
+      "webhook_url must be an absolute http(s) URL",
+    ],
+    [
+      "a relative url",
+      CREATE,
+      { webhook_name: "a", webhook_url: "/hooks/1" },
+      "webhook_url must be an absolute http(s) URL",
+    ],
+    [
+      "a padded url",
+      CREATE,
+      { webhook_name: "a", webhook_url: " https://a.example" },
+      "webhook_url must be an absolute http(s) URL",
+    ],
+    [
+      "a long url",
+      CREATE,
+      { webhook_name: "a", webhook_url: `https://a.example/${"p".repeat(2048)}` },
+      "webhook_url must be at most 2048 characters",
+    ],
     ["a string limit", LIST, { limit: "10" }, "limit must be a non-negative integer"],
     ["a negative limit", LIST, { limit: -1 }, "limit must be a non-negative integer"],
     ["a numeric cursor", LIST, { cursor: 5 }, "cursor must be a string"],
@@ -103,7 +140,9 @@ describe("body validation", () => {
     const emulator = await start({ uniqueNames: true });
     const kept = emulator.addRecord(hook(1));
     for (const [, path, body] of cases) {
-      await call(emulator.url, path, undefined, { raw: typeof body === "string" ? body : JSON.stringify(body) });
+      await call(emulator.url, path, undefined, {
+        raw: typeof body === "string" ? body : JSON.stringify(body),
+      });
     }
     await create(emulator, hook(1));
     await create(emulator, hook(2), { authorization: null });
@@ -116,8 +155,15 @@ describe("body validation", () => {
 
   it("accepts extra fields and stores the name untrimmed", async () => {
     const emulator = await start();
-    const reply = await create(emulator, { webhook_name: " spaced ", webhook_url: "http://localhost:8080/x", extra: true });
-    expect(reply.json.data).toMatchObject({ webhook_name: " spaced ", webhook_url: "http://localhost:8080/x" });
+    const reply = await create(emulator, {
+      webhook_name: " spaced ",
+      webhook_url: "http://localhost:8080/x",
+      extra: true,
+    });
+    expect(reply.json.data).toMatchObject({
+      webhook_name: " spaced ",
+      webhook_url: "http://localhost:8080/x",
+    });
   });
 });
 
@@ -139,7 +185,11 @@ describe("name uniqueness", () => {
   });
 
   it("takenName existing: a create of a taken name answers 200 with the endpoint that has it, whoever made it, and creates nothing", async () => {
-    const emulator = await start({ uniqueNames: true, takenName: "existing", principals: [{ token: "other-team-token-0123", creator: { id: 200, name: "other" } }] });
+    const emulator = await start({
+      uniqueNames: true,
+      takenName: "existing",
+      principals: [{ token: "other-team-token-0123", creator: { id: 200, name: "other" } }],
+    });
     const theirs = await create(emulator, hook(1), { authorization: "other-team-token-0123" });
     const reply = await create(emulator, hook(1));
     expect(reply.status).toBe(200);
@@ -161,7 +211,12 @@ describe("error styles", () => {
       media: await list(emulator, {}, { contentType: "text/plain" }),
     };
     expect(Object.values(replies).map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    expect(Object.values(replies).map((r) => r.json.code as string)).toEqual(["40101", "40001", "40009", "41501"]);
+    expect(Object.values(replies).map((r) => r.json.code as string)).toEqual([
+      "40101",
+      "40001",
+      "40009",
+      "41501",
+    ]);
     for (const reply of Object.values(replies)) expect(reply.json.data).toBeNull();
   });
 

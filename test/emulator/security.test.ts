@@ -13,13 +13,21 @@ import { TOKEN, admin, create, emulators, hook, list } from "./helpers";
 const start = emulators();
 
 /** An admin request with a Host header of our choosing (fetch does not let us set it). */
-function withHost(emulator: Emulator, host: string, path = "records"): Promise<{ status: number; text: string }> {
+function withHost(
+  emulator: Emulator,
+  host: string,
+  path = "records",
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${emulator.url}/__emulator/${path}`, { headers: { host, authorization: emulator.adminToken } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      `${emulator.url}/__emulator/${path}`,
+      { headers: { host, authorization: emulator.adminToken } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -33,9 +41,17 @@ describe("admin credential", () => {
       await admin(emulator, "records", "GET", undefined, { authorization: null }),
       await admin(emulator, "reset", "POST", undefined, { authorization: null }),
       await admin(emulator, "records", "POST", hook(2), { authorization: "not-it" }),
-      await admin(emulator, "records/1", "DELETE", undefined, { authorization: `Bearer ${emulator.adminToken}x` }),
+      await admin(emulator, "records/1", "DELETE", undefined, {
+        authorization: `Bearer ${emulator.adminToken}x`,
+      }),
       await admin(emulator, "config", "POST", { paging: "none" }, { authorization: null }),
-      await admin(emulator, "inject", "POST", { route: "create", kind: "server-error" }, { authorization: null }),
+      await admin(
+        emulator,
+        "inject",
+        "POST",
+        { route: "create", kind: "server-error" },
+        { authorization: null },
+      ),
     ];
     for (const reply of attempts) {
       expect(reply.status).toBe(401);
@@ -50,7 +66,12 @@ describe("admin credential", () => {
   it("opens with the admin token (raw or Bearer) and with the API access token", async () => {
     const emulator = await start();
     expect(emulator.adminToken).toMatch(/^[0-9a-f]{32}$/);
-    for (const authorization of [emulator.adminToken, `Bearer ${emulator.adminToken}`, TOKEN, `bearer ${TOKEN}`]) {
+    for (const authorization of [
+      emulator.adminToken,
+      `Bearer ${emulator.adminToken}`,
+      TOKEN,
+      `bearer ${TOKEN}`,
+    ]) {
       expect((await admin(emulator, "counters", "GET", undefined, { authorization })).status).toBe(200);
     }
     expect((await admin(emulator, "records", "POST", hook(1), { authorization: TOKEN })).status).toBe(201);
@@ -80,27 +101,59 @@ describe("admin content type, Host and CORS", () => {
     const plain = await admin(emulator, "reset", "POST", undefined, { contentType: "text/plain" });
     expect(plain.status).toBe(415);
     expect(plain.json.error).toMatch(/application\/json/);
-    expect((await admin(emulator, "records", "POST", hook(2), { contentType: "text/plain" })).status).toBe(415);
-    expect((await admin(emulator, "config", "POST", undefined, { raw: '{"paging":"none"}', contentType: "text/plain" })).status).toBe(415);
+    expect((await admin(emulator, "records", "POST", hook(2), { contentType: "text/plain" })).status).toBe(
+      415,
+    );
+    expect(
+      (
+        await admin(emulator, "config", "POST", undefined, {
+          raw: '{"paging":"none"}',
+          contentType: "text/plain",
+        })
+      ).status,
+    ).toBe(415);
     expect((await admin(emulator, "records/1", "DELETE", undefined, { contentType: null })).status).toBe(415);
-    expect((await admin(emulator, "records", "POST", hook(3), { contentType: "application/x-www-form-urlencoded" })).status).toBe(415);
+    expect(
+      (
+        await admin(emulator, "records", "POST", hook(3), {
+          contentType: "application/x-www-form-urlencoded",
+        })
+      ).status,
+    ).toBe(415);
     expect(emulator.records().map((r) => r.webhook_name)).toEqual(["hook-1"]);
     expect(emulator.options().paging).toBe("cursor");
     // A GET without a body needs no content type; JSON with parameters is fine.
     expect((await admin(emulator, "records", "GET", undefined, { contentType: null })).status).toBe(200);
-    expect((await admin(emulator, "records", "POST", hook(4), { contentType: "application/json; charset=utf-8" })).status).toBe(201);
+    expect(
+      (await admin(emulator, "records", "POST", hook(4), { contentType: "application/json; charset=utf-8" }))
+        .status,
+    ).toBe(201);
   });
 
   it("answers only a loopback Host (403 otherwise: DNS rebinding)", async () => {
     const emulator = await start();
     emulator.addRecord(hook(1));
-    for (const host of ["evil.example", "evil.example:80", "localhost.evil.example", "127.0.0.1.evil.example", "10.0.0.5"]) {
+    for (const host of [
+      "evil.example",
+      "evil.example:80",
+      "localhost.evil.example",
+      "127.0.0.1.evil.example",
+      "10.0.0.5",
+    ]) {
       const reply = await withHost(emulator, host);
       expect(reply.status, host).toBe(403);
       expect(reply.text).not.toContain("sign_secret");
     }
     expect((await withHost(emulator, "evil.example", "health")).status).toBe(403);
-    for (const host of ["localhost", `localhost:${emulator.port}`, "127.0.0.1", `127.0.0.1:${emulator.port}`, "[::1]", `[::1]:${emulator.port}`, "LOCALHOST"]) {
+    for (const host of [
+      "localhost",
+      `localhost:${emulator.port}`,
+      "127.0.0.1",
+      `127.0.0.1:${emulator.port}`,
+      "[::1]",
+      `[::1]:${emulator.port}`,
+      "LOCALHOST",
+    ]) {
       expect((await withHost(emulator, host)).status, host).toBe(200);
     }
   });
@@ -113,7 +166,15 @@ describe("admin content type, Host and CORS", () => {
         const payload = JSON.stringify(body);
         const req = http.request(
           `${emulator.url}${path}`,
-          { method: "POST", headers: { host, authorization: TOKEN, "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+          {
+            method: "POST",
+            headers: {
+              host,
+              authorization: TOKEN,
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(payload),
+            },
+          },
           (res) => {
             let text = "";
             res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
@@ -124,14 +185,31 @@ describe("admin content type, Host and CORS", () => {
         req.end(payload);
       });
     const listBody = { cursor: "", limit: 10, webhook_name: "", webhook_url: "", ascending: "true" };
-    for (const host of ["evil.example", `evil.example:${emulator.port}`, "localhost.evil.example", "10.0.0.5"]) {
+    for (const host of [
+      "evil.example",
+      `evil.example:${emulator.port}`,
+      "localhost.evil.example",
+      "10.0.0.5",
+    ]) {
       const listed = await api(host, "/open-api/v1/webhooks", listBody);
       expect(listed.status, host).toBe(403);
       expect(listed.text).not.toContain("sign_secret");
-      expect((await api(host, "/open-api/v1/webhooks/create", { webhook_name: "x", webhook_url: "https://x.example" })).status, host).toBe(403);
+      expect(
+        (
+          await api(host, "/open-api/v1/webhooks/create", {
+            webhook_name: "x",
+            webhook_url: "https://x.example",
+          })
+        ).status,
+        host,
+      ).toBe(403);
     }
     expect(emulator.records()).toHaveLength(1);
-    for (const host of [`localhost:${emulator.port}`, `127.0.0.1:${emulator.port}`, `127.0.0.2:${emulator.port}`]) {
+    for (const host of [
+      `localhost:${emulator.port}`,
+      `127.0.0.1:${emulator.port}`,
+      `127.0.0.2:${emulator.port}`,
+    ]) {
       const listed = await api(host, "/open-api/v1/webhooks", listBody);
       expect(listed.status, host).toBe(200);
       expect(listed.text).toContain("sign_secret");
@@ -144,7 +222,13 @@ describe("admin content type, Host and CORS", () => {
     const raw = (path: string, hosts: string[], body: string) =>
       new Promise<string>((resolve, reject) => {
         const socket = net.connect(emulator.port, "127.0.0.1", () => {
-          const headers = [...hosts.map((host) => `Host: ${host}`), `Authorization: ${TOKEN}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
+          const headers = [
+            ...hosts.map((host) => `Host: ${host}`),
+            `Authorization: ${TOKEN}`,
+            "Content-Type: application/json",
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            "Connection: close",
+          ];
           socket.end(`POST ${path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n${body}`);
         });
         let text = "";
@@ -152,7 +236,13 @@ describe("admin content type, Host and CORS", () => {
         socket.on("end", () => resolve(text));
         socket.on("error", reject);
       });
-    const list = JSON.stringify({ cursor: "", limit: 10, webhook_name: "", webhook_url: "", ascending: "true" });
+    const list = JSON.stringify({
+      cursor: "",
+      limit: 10,
+      webhook_name: "",
+      webhook_url: "",
+      ascending: "true",
+    });
     for (const hosts of [
       ["localhost", "evil.example"],
       ["evil.example", "localhost"],
@@ -169,7 +259,11 @@ describe("admin content type, Host and CORS", () => {
     const emulator = await start();
     const preflight = await fetch(`${emulator.url}/__emulator/reset`, {
       method: "OPTIONS",
-      headers: { origin: "https://evil.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+      headers: {
+        origin: "https://evil.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization",
+      },
     });
     const normal = await admin(emulator, "records");
     for (const headers of [preflight.headers, normal.headers]) {
@@ -183,13 +277,26 @@ describe("bounded counts", () => {
   it("refuses inject count 1e8 with 400 and a clear message, queueing nothing", async () => {
     const emulator = await start();
     const heapBefore = process.memoryUsage().heapUsed;
-    const reply = await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1e8 });
+    const reply = await admin(emulator, "inject", "POST", {
+      route: "create",
+      kind: "server-error",
+      count: 1e8,
+    });
     expect(reply.status).toBe(400);
     expect(reply.json.error).toBe("inject.count must be an integer from 0 to 10000");
-    expect((await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", after: 1e8 })).status).toBe(400);
-    expect((await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1, extra: 1 })).json.error).toMatch(/inject\.extra is not/);
-    expect(() => emulator.injectNext("create", "server-error", 1e8)).toThrow("injectNext.count must be an integer from 0 to 10000");
-    expect(() => emulator.injectNext("create", "server-error", 1, { after: -1 })).toThrow(/injectNext\.after/);
+    expect(
+      (await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", after: 1e8 })).status,
+    ).toBe(400);
+    expect(
+      (await admin(emulator, "inject", "POST", { route: "create", kind: "server-error", count: 1, extra: 1 }))
+        .json.error,
+    ).toMatch(/inject\.extra is not/);
+    expect(() => emulator.injectNext("create", "server-error", 1e8)).toThrow(
+      "injectNext.count must be an integer from 0 to 10000",
+    );
+    expect(() => emulator.injectNext("create", "server-error", 1, { after: -1 })).toThrow(
+      /injectNext\.after/,
+    );
     expect(() => emulator.injectNext("create", "server-error", 1.5)).toThrow(/injectNext\.count/);
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(50 * 1024 * 1024);
     // Nothing was queued: the next create is not faulted.
@@ -200,7 +307,9 @@ describe("bounded counts", () => {
   it("bounds the whole queue of a route, not just each call", async () => {
     const emulator = await start();
     for (let i = 0; i < 10; i += 1) emulator.injectNext("list", "rate-limit", 10_000);
-    expect(() => emulator.injectNext("list", "rate-limit", 1)).toThrow(/list fault queue holds at most 100000 requests/);
+    expect(() => emulator.injectNext("list", "rate-limit", 1)).toThrow(
+      /list fault queue holds at most 100000 requests/,
+    );
     const refused = await admin(emulator, "inject", "POST", { route: "list", kind: "server-error" });
     expect(refused.status).toBe(400);
     expect(refused.json.error).toMatch(/at most 100000/);
@@ -217,12 +326,29 @@ describe("bounded counts", () => {
     [{ defaultPageSize: 1e9 }, /options\.defaultPageSize must be an integer from 1 to 10000/],
     [{ latencyMs: 60_001 }, /options\.latencyMs must be an integer from 0 to 60000/],
     [{ maxBodyBytes: 16 * 1024 * 1024 + 1 }, /options\.maxBodyBytes must be an integer from 1 to 16777216/],
-    [{ faults: { list: { rate: 0.5, slowMs: 600_000 } } }, /options\.faults\.list\.slowMs must be an integer from 0 to 60000/],
-    [{ faults: { create: { rate: 0.5, retryAfterSeconds: 1e7 } } }, /options\.faults\.create\.retryAfterSeconds must be an integer/],
+    [
+      { faults: { list: { rate: 0.5, slowMs: 600_000 } } },
+      /options\.faults\.list\.slowMs must be an integer from 0 to 60000/,
+    ],
+    [
+      { faults: { create: { rate: 0.5, retryAfterSeconds: 1e7 } } },
+      /options\.faults\.create\.retryAfterSeconds must be an integer/,
+    ],
     [{ maxNameLength: 1e9 }, /options\.maxNameLength must be an integer from 1 to 65536/],
     [{ seed: 2 ** 33 }, /options\.seed must be an integer from 0 to 4294967295/],
-    [{ principals: Array.from({ length: 101 }, (_, i) => ({ token: `t${i}`, creator: { id: i, name: "n" } })) }, /options\.principals must have at most 100 entries/],
-    [{ accessToken: "x".repeat(5000) }, /options\.accessToken must be a non-empty string of at most 4096 characters/],
+    [
+      {
+        principals: Array.from({ length: 101 }, (_, i) => ({
+          token: `t${i}`,
+          creator: { id: i, name: "n" },
+        })),
+      },
+      /options\.principals must have at most 100 entries/,
+    ],
+    [
+      { accessToken: "x".repeat(5000) },
+      /options\.accessToken must be a non-empty string of at most 4096 characters/,
+    ],
   ])("refuses %j", async (options, message) => {
     await expect(startEmulator({ accessToken: TOKEN, ...options })).rejects.toThrow(message);
   });

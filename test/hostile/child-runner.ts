@@ -39,7 +39,9 @@ export interface ChildRun {
   wallMs: number;
 }
 
-export type ChildCall = { face: "client"; op: "listAll" | "scan" | "list" | "create" } | { face: "dynamic"; op: "read" | "diff" | "create" };
+export type ChildCall =
+  | { face: "client"; op: "listAll" | "scan" | "list" | "create" }
+  | { face: "dynamic"; op: "read" | "diff" | "create" };
 
 /** Runs one call against `url`; the process is killed at `boundMs`. */
 export function runChild(call: ChildCall, url: string, boundMs: number): Promise<ChildRun> {
@@ -66,8 +68,14 @@ export function runChild(call: ChildCall, url: string, boundMs: number): Promise
       clearTimeout(timer);
       const output = Buffer.concat(chunks).toString("utf8");
       const line = output.split("\n").find((text) => text.startsWith("@@REPORT@@"));
-      const report = line === undefined ? undefined : (JSON.parse(line.slice("@@REPORT@@".length)) as ChildReport);
-      resolvePromise({ ...(report === undefined ? {} : { report }), output, killed, wallMs: Date.now() - started });
+      const report =
+        line === undefined ? undefined : (JSON.parse(line.slice("@@REPORT@@".length)) as ChildReport);
+      resolvePromise({
+        ...(report === undefined ? {} : { report }),
+        output,
+        killed,
+        wallMs: Date.now() - started,
+      });
     });
   });
 }

@@ -13,7 +13,8 @@ const { format, inspect } = require("node:util");
 const task = JSON.parse(process.argv[2]);
 const token = process.env.HOSTILE_TOKEN;
 const logs = [];
-for (const method of ["log", "info", "warn", "error", "debug"]) console[method] = (...args) => logs.push(format(...args));
+for (const method of ["log", "info", "warn", "error", "debug"])
+  console[method] = (...args) => logs.push(format(...args));
 
 const NAME = "orders";
 const URL_ = "https://example.com/hooks/orders";
@@ -42,7 +43,8 @@ function asSeen(error) {
     parts.push(inspect(current, { depth: 8, showHidden: true, maxStringLength: 100_000 }));
     current = current instanceof Error ? current.cause : undefined;
   }
-  const pick = (key) => (error !== null && typeof error === "object" && typeof error[key] === "string" ? error[key] : undefined);
+  const pick = (key) =>
+    error !== null && typeof error === "object" && typeof error[key] === "string" ? error[key] : undefined;
   return {
     name: pick("name") ?? typeof error,
     code: pick("code"),
@@ -136,5 +138,7 @@ async function main() {
   process.exit(0);
 }
 
-process.on("unhandledRejection", (reason) => logs.push(`unhandledRejection: ${inspect(reason, { depth: 2 }).slice(0, 2000)}`));
+process.on("unhandledRejection", (reason) =>
+  logs.push(`unhandledRejection: ${inspect(reason, { depth: 2 }).slice(0, 2000)}`),
+);
 void main();

@@ -15,7 +15,8 @@ import { TOKEN } from "../support/helpers";
 
 export type Json = unknown;
 export type Obj = Record<string, Json>;
-export const isObject = (value: Json): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: Json): value is Obj =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Known departures of the current client from the stated rules (see regressions.test.ts). */
 export const KNOWN_DEPARTURES = {
@@ -47,7 +48,9 @@ export const departuresMet: Record<keyof typeof KNOWN_DEPARTURES, number> = {
 // 1. The statements, as data.
 
 /** API document, section 2: the record's fields and their JSON types; the issue: the text caps. */
-type FieldRule = { field: string; camel: keyof WebhookEndpointRecord } & ({ type: "integer" } | { type: "text"; min: number; max: number });
+type FieldRule = { field: string; camel: keyof WebhookEndpointRecord } & (
+  { type: "integer" } | { type: "text"; min: number; max: number }
+);
 export const RECORD_RULES: readonly FieldRule[] = [
   { field: "webhook_id", camel: "webhookId", type: "integer" },
   { field: "webhook_name", camel: "webhookName", type: "text", min: 0, max: 4096 },
@@ -106,7 +109,12 @@ const CODE_TABLE: readonly [(code: string) => boolean, ErrorName][] = [
   [() => true, "WebhookRequestRefusedError"],
 ];
 /** docs/client.md: list is retried on 429, 5xx, connection failures and unusable bodies. */
-const LIST_RETRIES: ReadonlySet<ErrorName> = new Set(["WebhookRateLimitError", "WebhookServerError", "WebhookConnectionError", "WebhookInvalidResponseError"]);
+const LIST_RETRIES: ReadonlySet<ErrorName> = new Set([
+  "WebhookRateLimitError",
+  "WebhookServerError",
+  "WebhookConnectionError",
+  "WebhookInvalidResponseError",
+]);
 
 /**
  * What a failed create may have done (the issue): a refusal (4xx other than 429) is final; 429,
@@ -132,7 +140,10 @@ export interface Hostile {
 export const HEADER_LIMIT = 16 * 1024;
 
 function headerBytes(response: Hostile): number {
-  return Object.entries(response.headers).reduce((sum, [name, value]) => sum + name.length + (Array.isArray(value) ? value.join("") : value).length + 4, 0);
+  return Object.entries(response.headers).reduce(
+    (sum, [name, value]) => sum + name.length + (Array.isArray(value) ? value.join("") : value).length + 4,
+    0,
+  );
 }
 
 /** Statuses whose responses carry no body on the wire. */
@@ -142,7 +153,8 @@ const BODYLESS = new Set([204, 304]);
 // 3. What one response means.
 
 export type Verdict = "yes" | "no" | "unsure";
-const all = (verdicts: Verdict[]): Verdict => (verdicts.includes("no") ? "no" : verdicts.includes("unsure") ? "unsure" : "yes");
+const all = (verdicts: Verdict[]): Verdict =>
+  verdicts.includes("no") ? "no" : verdicts.includes("unsure") ? "unsure" : "yes";
 
 /**
  * "At most N characters": counted in UTF-16 code units or in code points, the two readings can
@@ -169,8 +181,9 @@ export function recordVerdict(value: Json): Verdict {
   );
 }
 
-// eslint-disable-next-line no-control-regex
-const INVISIBLE_OR_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+const INVISIBLE_OR_CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
 
 /**
  * The record in the package's camelCase: the documented fields, nothing else, with the client's
@@ -185,12 +198,25 @@ export function asRecord(value: Json): WebhookEndpointRecord {
     return shown.includes(TOKEN) ? shown.split(TOKEN).join("[REDACTED]") : name;
   };
   return Object.fromEntries(
-    RECORD_RULES.map((rule) => [rule.camel, rule.field === "creator_name" || rule.field === "operator_name" ? principal(source[rule.field]) : source[rule.field]]),
+    RECORD_RULES.map((rule) => [
+      rule.camel,
+      rule.field === "creator_name" || rule.field === "operator_name"
+        ? principal(source[rule.field])
+        : source[rule.field],
+    ]),
   ) as unknown as WebhookEndpointRecord;
 }
 
 export type Meaning =
-  | { kind: "list-page"; envelope: Obj; data: Obj; records: WebhookEndpointRecord[]; traceId: string; textLength: number; utf8Bytes: number }
+  | {
+      kind: "list-page";
+      envelope: Obj;
+      data: Obj;
+      records: WebhookEndpointRecord[];
+      traceId: string;
+      textLength: number;
+      utf8Bytes: number;
+    }
   | { kind: "created"; envelope: Obj; record: WebhookEndpointRecord; traceId: string }
   | {
       kind: "failure";
@@ -239,7 +265,8 @@ function parse(text: string): { ok: true; json: Json } | { ok: false } {
   return deepest > 64 || containers > 200_000 ? { ok: false } : { ok: true, json };
 }
 
-export const documentedTraceId = (value: Json): string | undefined => (typeof value === "string" && STATED.traceIdForm.test(value) ? value : undefined);
+export const documentedTraceId = (value: Json): string | undefined =>
+  typeof value === "string" && STATED.traceIdForm.test(value) ? value : undefined;
 
 function traceIdsIn(response: Hostile, text: string, json: Json): Set<string> {
   const found = new Set<string>();
@@ -255,10 +282,15 @@ function traceIdsIn(response: Hostile, text: string, json: Json): Set<string> {
 }
 
 /** What a failure of this class, with this status and code, may have done on the service. */
-function createKindOf(error: ErrorName, status: number | undefined, code: string | undefined): CreateFailureKind {
+function createKindOf(
+  error: ErrorName,
+  status: number | undefined,
+  code: string | undefined,
+): CreateFailureKind {
   if (error === "WebhookConnectionError" || error === "WebhookInvalidResponseError") return "ambiguous";
   if (error === "WebhookRateLimitError") return "not-processed";
-  if (error === "WebhookServerError") return status === 503 || (code ?? "").startsWith("503") ? "not-processed" : "ambiguous";
+  if (error === "WebhookServerError")
+    return status === 503 || (code ?? "").startsWith("503") ? "not-processed" : "ambiguous";
   return "refused";
 }
 
@@ -276,7 +308,13 @@ function codeText(json: Json): string | undefined {
  * list page with more records than the limit asked for is an invalid response".
  */
 export function meaningOf(response: Hostile, operation: "list" | "create", limit = Infinity): Meaning {
-  const failure = (error: ErrorName, why: string, status: number | undefined, text = "", json: Json = undefined): Meaning => {
+  const failure = (
+    error: ErrorName,
+    why: string,
+    status: number | undefined,
+    text = "",
+    json: Json = undefined,
+  ): Meaning => {
     const code = codeText(json);
     return {
       kind: "failure",
@@ -287,7 +325,12 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
       codeReadable: code !== undefined,
       // "a 2xx status and a success code whose data was unusable": a 2xx alone proves nothing on a
       // service that reports errors inside HTTP 200, nor does a body that could not be read.
-      processed: status !== undefined && status >= 200 && status < 300 && error === "WebhookInvalidResponseError" && code === "200",
+      processed:
+        status !== undefined &&
+        status >= 200 &&
+        status < 300 &&
+        error === "WebhookInvalidResponseError" &&
+        code === "200",
       create: createKindOf(error, status, code),
       why,
     };
@@ -295,11 +338,14 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
   // An error carries the HTTP status "when there was one": once the status line arrived, even if
   // the body then failed.
   const headers = headerBytes(response);
-  if (headers > HEADER_LIMIT) return failure("WebhookConnectionError", "headers past the parser's limit", undefined);
+  if (headers > HEADER_LIMIT)
+    return failure("WebhookConnectionError", "headers past the parser's limit", undefined);
   if (headers > HEADER_LIMIT - 512) return { kind: "unsure", why: "headers at the parser's limit" };
-  if (response.cut) return failure("WebhookConnectionError", "the connection dropped mid-body", response.status);
+  if (response.cut)
+    return failure("WebhookConnectionError", "the connection dropped mid-body", response.status);
   const wireBytes = BODYLESS.has(response.status) ? 0 : response.body.length;
-  if (wireBytes > STATED.maxBodyBytes) return failure("WebhookInvalidResponseError", "body over 8 MB", response.status);
+  if (wireBytes > STATED.maxBodyBytes)
+    return failure("WebhookInvalidResponseError", "body over 8 MB", response.status);
   if (wireBytes > STATED.ambiguousBodyBytes) return { kind: "unsure", why: "body between 8 MB and 8 MiB" };
 
   const text = receivedText(response);
@@ -309,21 +355,49 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
     const [, error] = STATUS_TABLE.find(([applies]) => applies(response.status))!;
     return failure(error, `HTTP ${response.status}`, response.status, text, json);
   }
-  if (!body.ok) return failure("WebhookInvalidResponseError", "a body that is not JSON", response.status, text);
+  if (!body.ok)
+    return failure("WebhookInvalidResponseError", "a body that is not JSON", response.status, text);
   if (isObject(json) && STATED.successCodes.has(json.code)) {
-    const envelopeShape: Verdict = typeof json.msg === "string" && typeof json.trace_id === "string" ? "yes" : "no";
+    const envelopeShape: Verdict =
+      typeof json.msg === "string" && typeof json.trace_id === "string" ? "yes" : "no";
     if (operation === "create") {
       const verdict = all([envelopeShape, recordVerdict(json.data)]);
       if (verdict === "unsure") return { kind: "unsure", why: "a record field at its length cap" };
-      if (verdict === "no") return failure("WebhookInvalidResponseError", "not the documented create shape", response.status, text, json);
-      return { kind: "created", envelope: json, record: asRecord(json.data), traceId: documentedTraceId(json.trace_id) ?? "" };
+      if (verdict === "no")
+        return failure(
+          "WebhookInvalidResponseError",
+          "not the documented create shape",
+          response.status,
+          text,
+          json,
+        );
+      return {
+        kind: "created",
+        envelope: json,
+        record: asRecord(json.data),
+        traceId: documentedTraceId(json.trace_id) ?? "",
+      };
     }
     const data = json.data;
     const items = isObject(data) && Array.isArray(data.data) ? (data.data as Json[]) : undefined;
     const verdict = all([envelopeShape, items === undefined ? "no" : all(items.map(recordVerdict))]);
     if (verdict === "unsure") return { kind: "unsure", why: "a record field at its length cap" };
-    if (verdict === "no") return failure("WebhookInvalidResponseError", "not the documented list shape", response.status, text, json);
-    if (items!.length > limit) return failure("WebhookInvalidResponseError", "more records than the limit", response.status, text, json);
+    if (verdict === "no")
+      return failure(
+        "WebhookInvalidResponseError",
+        "not the documented list shape",
+        response.status,
+        text,
+        json,
+      );
+    if (items!.length > limit)
+      return failure(
+        "WebhookInvalidResponseError",
+        "more records than the limit",
+        response.status,
+        text,
+        json,
+      );
     return {
       kind: "list-page",
       envelope: json,
@@ -335,7 +409,8 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
     };
   }
   const code = codeText(json);
-  if (code === undefined) return failure("WebhookInvalidResponseError", "no readable envelope code", response.status, text, json);
+  if (code === undefined)
+    return failure("WebhookInvalidResponseError", "no readable envelope code", response.status, text, json);
   const [, error] = CODE_TABLE.find(([applies]) => applies(code))!;
   return failure(error, `envelope code ${code}`, response.status, text, json);
 }
@@ -361,20 +436,32 @@ function decimal(value: number): string | undefined {
   return Number.isSafeInteger(value) ? String(value) : undefined;
 }
 
-export function continuationOf(data: Obj, records: readonly WebhookEndpointRecord[], limit: number): ContinuationReading {
+export function continuationOf(
+  data: Obj,
+  records: readonly WebhookEndpointRecord[],
+  limit: number,
+): ContinuationReading {
   // "first present wins": a field is present when it holds a cursor, i.e. a string or a number.
-  const cursorEntry = STATED.cursorFields.map((field) => data[field]).find((value) => typeof value === "string" || typeof value === "number");
-  const flag = STATED.flagFields.map((field) => data[field]).find((value): value is boolean => typeof value === "boolean");
+  const cursorEntry = STATED.cursorFields
+    .map((field) => data[field])
+    .find((value) => typeof value === "string" || typeof value === "number");
+  const flag = STATED.flagFields
+    .map((field) => data[field])
+    .find((value): value is boolean => typeof value === "boolean");
   const last = records.at(-1);
   const clauses: readonly { applies: boolean; reading: () => Omit<ContinuationReading, "departure"> }[] = [
     {
       // "follows a cursor field ... a number is used in decimal; an empty string means the listing ended"
       applies: cursorEntry !== undefined,
       reading: () => {
-        if (cursorEntry === "") return { next: { ends: true }, reported: { cursor: undefined, hasMore: "false-or-absent" } };
+        if (cursorEntry === "")
+          return { next: { ends: true }, reported: { cursor: undefined, hasMore: "false-or-absent" } };
         const text = typeof cursorEntry === "number" ? decimal(cursorEntry) : (cursorEntry as string);
         return text === undefined
-          ? { next: { unusable: `numeric cursor ${String(cursorEntry)}` }, reported: { cursor: undefined, hasMore: undefined } }
+          ? {
+              next: { unusable: `numeric cursor ${String(cursorEntry)}` },
+              reported: { cursor: undefined, hasMore: undefined },
+            }
           : { next: { cursor: text }, reported: { cursor: text, hasMore: undefined } };
       },
     },
@@ -391,7 +478,8 @@ export function continuationOf(data: Obj, records: readonly WebhookEndpointRecor
       // "else nothing (a page shorter than the limit, or empty, ends the listing; a full page continues past its last id)"
       applies: true,
       reading: () => ({
-        next: last === undefined || records.length < limit ? { ends: true } : { cursor: String(last.webhookId) },
+        next:
+          last === undefined || records.length < limit ? { ends: true } : { cursor: String(last.webhookId) },
         reported: { cursor: undefined, hasMore: undefined },
       }),
     },
@@ -420,7 +508,8 @@ function exactUrlForm(url: string): string | undefined {
   const scheme = parts[1]!.toLowerCase();
   const defaultPort = ({ https: ":443", http: ":80" } as Record<string, string>)[scheme];
   let authority = parts[2]!.toLowerCase();
-  if (defaultPort !== undefined && authority.endsWith(defaultPort)) authority = authority.slice(0, -defaultPort.length);
+  if (defaultPort !== undefined && authority.endsWith(defaultPort))
+    authority = authority.slice(0, -defaultPort.length);
   const path = parts[3]!.endsWith("/") ? parts[3]!.slice(0, -1) : parts[3]!;
   return `${scheme}://${authority}${escapesNormal(path)}${escapesNormal(parts[4]!)}`;
 }
@@ -445,9 +534,12 @@ function whatwgForm(url: string, loose: boolean): string | undefined {
   try {
     const parsed = new URL(url);
     const upper = escapesNormal;
-    const path = loose ? upper(parsed.pathname).replace(/\/+$/, "") : upper(parsed.pathname).replace(/\/$/, "");
+    const path = loose
+      ? upper(parsed.pathname).replace(/\/+$/, "")
+      : upper(parsed.pathname).replace(/\/$/, "");
     // Credentials and a fragment are part of the address.
-    const userinfo = parsed.username === "" && parsed.password === "" ? "" : `${parsed.username}:${parsed.password}@`;
+    const userinfo =
+      parsed.username === "" && parsed.password === "" ? "" : `${parsed.username}:${parsed.password}@`;
     const form = `${parsed.protocol}//${userinfo}${parsed.host}${path}${upper(parsed.search)}${parsed.hash}`;
     return loose ? form.toLowerCase() : form;
   } catch {
@@ -512,8 +604,14 @@ export function passesFilter(record: WebhookEndpointRecord, filter: Filter): Ver
   return all(checks);
 }
 
-export function mayBeSameEndpoint(record: WebhookEndpointRecord, wanted: { webhookName: string; webhookUrl: string }): Verdict {
-  return all([mayBeSameName(record.webhookName, wanted.webhookName), mayBeSameUrl(record.webhookUrl, wanted.webhookUrl)]);
+export function mayBeSameEndpoint(
+  record: WebhookEndpointRecord,
+  wanted: { webhookName: string; webhookUrl: string },
+): Verdict {
+  return all([
+    mayBeSameName(record.webhookName, wanted.webhookName),
+    mayBeSameUrl(record.webhookUrl, wanted.webhookUrl),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,7 +641,9 @@ export interface ForecastPage {
   nextCursor: string | undefined;
 }
 
-export type Ending = { ok: true } | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
+export type Ending =
+  | { ok: true }
+  | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
 
 export interface ListingForecast {
   /** The cursor of every list request, in order (a retried request repeats its cursor). */
@@ -558,7 +658,8 @@ export interface ListingForecast {
 /** The records a scan must return: every listed record passing the filter, each id once (its first such copy). */
 export function scanRecords(pages: readonly ForecastPage[]): WebhookEndpointRecord[] {
   const byId = new Map<number, WebhookEndpointRecord>();
-  for (const record of pages.flatMap((page) => page.records)) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+  for (const record of pages.flatMap((page) => page.records))
+    if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
   return [...byId.values()];
 }
 
@@ -566,7 +667,13 @@ export function scanRecords(pages: readonly ForecastPage[]): WebhookEndpointReco
  * One list page, as the client must fetch it: a response that is retryable (docs/client.md) is asked for
  * again, up to `maxRetries` times.
  */
-function fetchForecast(queue: ResponseQueue, cursor: string, limits: ListingLimits, cursors: string[], wasted: { textLength: number }): Meaning {
+function fetchForecast(
+  queue: ResponseQueue,
+  cursor: string,
+  limits: ListingLimits,
+  cursors: string[],
+  wasted: { textLength: number },
+): Meaning {
   let meaning: Meaning = { kind: "unsure", why: "no request" };
   for (let attempt = 0; attempt <= limits.maxRetries; attempt++) {
     cursors.push(cursor);
@@ -574,27 +681,44 @@ function fetchForecast(queue: ResponseQueue, cursor: string, limits: ListingLimi
     meaning = meaningOf(response, "list", limits.limit);
     if (meaning.kind !== "failure" || !LIST_RETRIES.has(meaning.error)) return meaning;
     // A response given up on still counts as "response bytes" in one reading of maxScanBytes.
-    if (!response.cut && response.body.length <= STATED.maxBodyBytes) wasted.textLength += receivedText(response).length;
+    if (!response.cut && response.body.length <= STATED.maxBodyBytes)
+      wasted.textLength += receivedText(response).length;
   }
   return meaning;
 }
 
 /** A fetched page as the client must hand it back: its records through the filter, its continuation read. */
-function readPage(meaning: Extract<Meaning, { kind: "list-page" }>, filter: Filter, limit: number): { page: ForecastPage; unsure?: string } | { unsure: string } {
+function readPage(
+  meaning: Extract<Meaning, { kind: "list-page" }>,
+  filter: Filter,
+  limit: number,
+): { page: ForecastPage; unsure?: string } | { unsure: string } {
   const records: WebhookEndpointRecord[] = [];
   for (const record of meaning.records) {
     const verdict = passesFilter(record, filter);
-    if (verdict === "unsure") return { unsure: `filter match of ${JSON.stringify(record.webhookUrl.slice(0, 60))}` };
+    if (verdict === "unsure")
+      return { unsure: `filter match of ${JSON.stringify(record.webhookUrl.slice(0, 60))}` };
     if (verdict === "yes") records.push(record);
   }
   const continuation = continuationOf(meaning.data, meaning.records, limit);
   const next = continuation.next;
-  const page: ForecastPage = { service: meaning.records, records, traceId: meaning.traceId, continuation, nextCursor: "cursor" in next ? next.cursor : undefined };
+  const page: ForecastPage = {
+    service: meaning.records,
+    records,
+    traceId: meaning.traceId,
+    continuation,
+    nextCursor: "cursor" in next ? next.cursor : undefined,
+  };
   return "unsure" in next ? { page, unsure: next.unsure } : { page };
 }
 
 /** One page as `list` must return it: fetched (with retries) and read. No paging rule applies to a single page. */
-export function forecastPage(queue: ResponseQueue, filter: Filter, limits: ListingLimits, cursor = ""): { cursors: string[]; page?: ForecastPage; meaning: Meaning; unsure?: string } {
+export function forecastPage(
+  queue: ResponseQueue,
+  filter: Filter,
+  limits: ListingLimits,
+  cursor = "",
+): { cursors: string[]; page?: ForecastPage; meaning: Meaning; unsure?: string } {
   const cursors: string[] = [];
   const meaning = fetchForecast(queue, cursor, limits, cursors, { textLength: 0 });
   if (meaning.kind === "unsure") return { cursors, meaning, unsure: meaning.why };
@@ -608,7 +732,11 @@ export function forecastPage(queue: ResponseQueue, filter: Filter, limits: Listi
  * 4096 characters, a cursor the service already returned, or a page that only repeats records
  * already listed". The first request's cursor is "".
  */
-export function forecastListing(queue: ResponseQueue, filter: Filter, limits: ListingLimits): ListingForecast {
+export function forecastListing(
+  queue: ResponseQueue,
+  filter: Filter,
+  limits: ListingLimits,
+): ListingForecast {
   const forecast: ListingForecast = { cursors: [], pages: [], ending: { ok: true }, departures: 0 };
   const sentCursors = new Set<string>();
   const listedIds = new Set<number>();
@@ -616,25 +744,33 @@ export function forecastListing(queue: ResponseQueue, filter: Filter, limits: Li
   const stop = (ending: Ending): ListingForecast => Object.assign(forecast, { ending });
   const unsure = (why: string): ListingForecast => Object.assign(forecast, { unsure: why });
   for (let cursor = ""; ;) {
-    if (forecast.pages.length === limits.maxPages) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    if (forecast.pages.length === limits.maxPages)
+      return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
     sentCursors.add(cursor);
     const meaning = fetchForecast(queue, cursor, limits, forecast.cursors, bytes.wasted);
     if (meaning.kind === "unsure") return unsure(meaning.why);
-    if (meaning.kind === "failure") return stop({ ok: false, error: meaning.error, failure: meaning, beforeYield: true });
+    if (meaning.kind === "failure")
+      return stop({ ok: false, error: meaning.error, failure: meaning, beforeYield: true });
     if (meaning.kind !== "list-page") throw new Error("a list forecast met a create meaning");
 
     const ids = meaning.records.map((record) => record.webhookId);
-    if (ids.length > 0 && ids.every((id) => listedIds.has(id))) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    if (ids.length > 0 && ids.every((id) => listedIds.has(id)))
+      return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
     for (const id of ids) listedIds.add(id);
     bytes.textLength += meaning.textLength;
     bytes.utf8 += meaning.utf8Bytes;
-    const readings = [bytes.textLength, bytes.utf8, bytes.textLength + bytes.wasted.textLength].map((total) => total > limits.maxScanBytes);
-    if (new Set(readings).size > 1) return unsure("maxScanBytes: characters, UTF-8 bytes and bytes of retried responses disagree");
-    if (listedIds.size > limits.maxScanRecords || readings[0]) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    const readings = [bytes.textLength, bytes.utf8, bytes.textLength + bytes.wasted.textLength].map(
+      (total) => total > limits.maxScanBytes,
+    );
+    if (new Set(readings).size > 1)
+      return unsure("maxScanBytes: characters, UTF-8 bytes and bytes of retried responses disagree");
+    if (listedIds.size > limits.maxScanRecords || readings[0])
+      return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
 
     const read = readPage(meaning, filter, limits.limit);
     if (!("page" in read)) return unsure(read.unsure);
-    if ("unusable" in read.page.continuation.next) return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    if ("unusable" in read.page.continuation.next)
+      return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
     forecast.pages.push(read.page);
     if (read.page.continuation.departure) forecast.departures++;
     const next = read.page.continuation.next;
@@ -660,7 +796,12 @@ export interface CreateSettings extends ListingLimits {
 
 export type CreateOutcome =
   | { kind: "created"; record: WebhookEndpointRecord; traceId: string; attempts: number }
-  | { kind: "recovered"; record: WebhookEndpointRecord; attempts: number; because: "the service said it processed the request" | "our principal created it" }
+  | {
+      kind: "recovered";
+      record: WebhookEndpointRecord;
+      attempts: number;
+      because: "the service said it processed the request" | "our principal created it";
+    }
   | { kind: "exists"; ids: number[] }
   | { kind: "uncertain"; ids: number[] | undefined }
   | { kind: "failed"; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }> };
@@ -680,7 +821,8 @@ export interface CreateForecast {
  */
 function nameLookups(name: string): string[] {
   const forms: string[] = [];
-  for (const form of [name, name.trim().normalize("NFC"), name.trim().normalize("NFC").toLowerCase()]) if (!forms.includes(form)) forms.push(form);
+  for (const form of [name, name.trim().normalize("NFC"), name.trim().normalize("NFC").toLowerCase()])
+    if (!forms.includes(form)) forms.push(form);
   return forms;
 }
 
@@ -697,7 +839,8 @@ function urlLookups(declared: string): string[] {
   if (!URL.canParse(declared)) return forms;
   const parsed = new URL(declared);
   add(parsed.href);
-  if (parsed.search === "" && parsed.hash === "") add(parsed.href.endsWith("/") ? parsed.href.replace(/\/+$/, "") : `${parsed.href}/`);
+  if (parsed.search === "" && parsed.hash === "")
+    add(parsed.href.endsWith("/") ? parsed.href.replace(/\/+$/, "") : `${parsed.href}/`);
   add(
     parsed.href.replace(/%[0-9A-Fa-f]{2}/g, (escape) => {
       const ch = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
@@ -708,13 +851,22 @@ function urlLookups(declared: string): string[] {
   return forms;
 }
 
-export function forecastCreate(params: { webhookName: string; webhookUrl: string }, creates: readonly Hostile[], lists: ResponseQueue, settings: CreateSettings): CreateForecast {
+export function forecastCreate(
+  params: { webhookName: string; webhookUrl: string },
+  creates: readonly Hostile[],
+  lists: ResponseQueue,
+  settings: CreateSettings,
+): CreateForecast {
   const forecast: CreateForecast = { listRequests: [], createPosts: 0, departures: 0 };
   const list = (filter: { webhookName?: string; webhookUrl?: string }) => {
     const listing = forecastListing(lists, { ...filter, match: "service" }, settings);
     forecast.departures += listing.departures;
     for (const cursor of listing.cursors) {
-      forecast.listRequests.push({ cursor, webhook_name: filter.webhookName ?? "", webhook_url: filter.webhookUrl ?? "" });
+      forecast.listRequests.push({
+        cursor,
+        webhook_name: filter.webhookName ?? "",
+        webhook_url: filter.webhookUrl ?? "",
+      });
     }
     return listing;
   };
@@ -726,12 +878,21 @@ export function forecastCreate(params: { webhookName: string; webhookUrl: string
   for (const form of nameLookups(params.webhookName)) {
     const before = list({ webhookName: form });
     if (before.unsure !== undefined) return unsure(`listing before the create: ${before.unsure}`);
-    if (!before.ending.ok) return done({ kind: "failed", error: before.ending.error, ...(before.ending.failure ? { failure: before.ending.failure } : {}) });
-    for (const record of scanRecords(before.pages)) if (!listedBefore.some((r) => r.webhookId === record.webhookId)) listedBefore.push(record);
+    if (!before.ending.ok)
+      return done({
+        kind: "failed",
+        error: before.ending.error,
+        ...(before.ending.failure ? { failure: before.ending.failure } : {}),
+      });
+    for (const record of scanRecords(before.pages))
+      if (!listedBefore.some((r) => r.webhookId === record.webhookId)) listedBefore.push(record);
   }
   const lookalikes = listedBefore.map((record) => ({ record, verdict: mayBeSameEndpoint(record, params) }));
-  if (lookalikes.some((entry) => entry.verdict === "unsure")) return unsure("a listed record is not settled as the same endpoint or not");
-  const existing = lookalikes.filter((entry) => entry.verdict === "yes").map((entry) => entry.record.webhookId);
+  if (lookalikes.some((entry) => entry.verdict === "unsure"))
+    return unsure("a listed record is not settled as the same endpoint or not");
+  const existing = lookalikes
+    .filter((entry) => entry.verdict === "yes")
+    .map((entry) => entry.record.webhookId);
   // "refuses with WebhookEndpointExistsError (nothing sent) when a listed record may be the same endpoint"
   if (existing.length > 0) return done({ kind: "exists", ids: existing });
   const idsBefore = new Set(listedBefore.map((record) => record.webhookId));
@@ -750,7 +911,8 @@ export function forecastCreate(params: { webhookName: string; webhookUrl: string
       if (idsBefore.has(record.webhookId)) return done({ kind: "exists", ids: [record.webhookId] });
       const same = mayBeSameEndpoint(record, params);
       if (same === "unsure") return unsure("a created record is not settled as the same endpoint or not");
-      if (same === "no" && record.createTime < settings.startedAt - settings.clockSkewMs) return done({ kind: "exists", ids: [record.webhookId] });
+      if (same === "no" && record.createTime < settings.startedAt - settings.clockSkewMs)
+        return done({ kind: "exists", ids: [record.webhookId] });
       return done({ kind: "created", record, traceId: meaning.traceId, attempts: attempt + 1 });
     }
     if (meaning.kind !== "failure") throw new Error("a create forecast met a list meaning");
@@ -760,19 +922,27 @@ export function forecastCreate(params: { webhookName: string; webhookUrl: string
       // "only records NOT in the pre-create listing, loosely the same endpoint, (and when found by the
       // URL listing, created since the attempt began minus clockSkewMs) count", and "created by our
       // own principal when that is known".
-      const ours = (record: WebhookEndpointRecord) => settings.ourCreatorIds.size === 0 || settings.ourCreatorIds.has(record.creatorId);
+      const ours = (record: WebhookEndpointRecord) =>
+        settings.ourCreatorIds.size === 0 || settings.ourCreatorIds.has(record.creatorId);
       const candidates = (records: WebhookEndpointRecord[], sinceAttempt: boolean): number[] | string => {
         const found: number[] = [];
         for (const record of records) {
           if (idsBefore.has(record.webhookId) || !ours(record)) continue;
           const verdict = mayBeSameEndpoint(record, params);
           if (verdict === "unsure") return "a new record is not settled as the same endpoint or not";
-          if (verdict === "yes" && (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs) && !found.includes(record.webhookId)) found.push(record.webhookId);
+          if (
+            verdict === "yes" &&
+            (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs) &&
+            !found.includes(record.webhookId)
+          )
+            found.push(record.webhookId);
         }
         return found;
       };
       // Each listing once per lookup form; any listing that fails leaves the create uncertain.
-      const listAll = (filters: { webhookName?: string; webhookUrl?: string }[]): WebhookEndpointRecord[] | { unsure: string } | "failed" => {
+      const listAll = (
+        filters: { webhookName?: string; webhookUrl?: string }[],
+      ): WebhookEndpointRecord[] | { unsure: string } | "failed" => {
         const records: WebhookEndpointRecord[] = [];
         for (const filter of filters) {
           const listing = list(filter);
@@ -801,14 +971,27 @@ export function forecastCreate(params: { webhookName: string; webhookUrl: string
       // WebhookCreateUncertainError naming them"
       if (found.length === 1) {
         const record = records.find((r) => r.webhookId === found[0])!;
-        if (meaning.processed) return done({ kind: "recovered", record, attempts: attempt + 1, because: "the service said it processed the request" });
-        if (settings.ourCreatorIds.has(record.creatorId)) return done({ kind: "recovered", record, attempts: attempt + 1, because: "our principal created it" });
+        if (meaning.processed)
+          return done({
+            kind: "recovered",
+            record,
+            attempts: attempt + 1,
+            because: "the service said it processed the request",
+          });
+        if (settings.ourCreatorIds.has(record.creatorId))
+          return done({
+            kind: "recovered",
+            record,
+            attempts: attempt + 1,
+            because: "our principal created it",
+          });
         return done({ kind: "uncertain", ids: found });
       }
       if (found.length > 1) return done({ kind: "uncertain", ids: found });
       // "none after createSettleMs -> retry" (the tests run with createSettleMs 0: one round)
     }
-    if (attempt === settings.maxRetries) return done({ kind: "failed", error: meaning.error, failure: meaning });
+    if (attempt === settings.maxRetries)
+      return done({ kind: "failed", error: meaning.error, failure: meaning });
   }
   throw new Error("unreachable");
 }

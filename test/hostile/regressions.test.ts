@@ -4,7 +4,13 @@
 // all off, so the property tests hold the client to the rules with no exception.
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { WebhookApiError, WebhookEndpointExistsError, WebhookPagingError, WebhookRequestRefusedError, WebhooksClient } from "../../src/client";
+import {
+  WebhookApiError,
+  WebhookEndpointExistsError,
+  WebhookPagingError,
+  WebhookRequestRefusedError,
+  WebhooksClient,
+} from "../../src/client";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
 import { runChild } from "./child-runner";
 import { hostileSpecs, startHostile } from "./servers";
@@ -24,7 +30,8 @@ const record = (id: number, over: Record<string, unknown> = {}) => ({
   operate_time: 1,
   ...over,
 });
-const page = (data: Record<string, unknown>, traceId = TRACE) => JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: traceId, data });
+const page = (data: Record<string, unknown>, traceId = TRACE) =>
+  JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: traceId, data });
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -40,7 +47,13 @@ async function serve(answer: (cursor: string, path: string, res: ServerResponse)
     if (req.url?.endsWith("/webhooks")) cursors.push(cursor);
     answer(cursor, req.url ?? "", res);
   });
-  const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0, retryBaseDelayMs: 1, createSettleMs: 0 });
+  const client = new WebhooksClient({
+    baseUrl: server.url,
+    accessToken: TOKEN,
+    maxRetries: 0,
+    retryBaseDelayMs: 1,
+    createSettleMs: 0,
+  });
   closers.push(
     () => server.close(),
     () => client.close(),
@@ -71,7 +84,13 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     // the token into CI logs through the error message.
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: `400${TOKEN.slice(0, 4)}\u200b${TOKEN.slice(4)}`, msg: `bad token ${TOKEN.slice(0, 12)}\n${TOKEN.slice(12)}`, trace_id: TRACE }));
+      res.end(
+        JSON.stringify({
+          code: `400${TOKEN.slice(0, 4)}\u200b${TOKEN.slice(4)}`,
+          msg: `bad token ${TOKEN.slice(0, 12)}\n${TOKEN.slice(12)}`,
+          trace_id: TRACE,
+        }),
+      );
     });
     const error = await captureError(client.list({}));
     expect(error).toBeInstanceOf(WebhookRequestRefusedError);
@@ -88,7 +107,9 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(path.endsWith("/create") ? "{}" : page({ data: [record(5, { creator_name: TOKEN })] }));
     });
-    const error = await captureError(client.create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }));
+    const error = await captureError(
+      client.create({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" }),
+    );
     expect(error).toBeInstanceOf(WebhookEndpointExistsError);
     expect((error as Error).message).not.toContain(TOKEN);
   });
@@ -100,10 +121,20 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
-        page({ data: Array.from({ length: 10 }, (_, i) => record(i + 1, { webhook_name: name.toUpperCase(), webhook_url: "https://example.com/hooks/orders/", creator_name: "c".repeat(80) })) }),
+        page({
+          data: Array.from({ length: 10 }, (_, i) =>
+            record(i + 1, {
+              webhook_name: name.toUpperCase(),
+              webhook_url: "https://example.com/hooks/orders/",
+              creator_name: "c".repeat(80),
+            }),
+          ),
+        }),
       );
     });
-    const error = await captureError(client.create({ webhookName: name, webhookUrl: "https://example.com/hooks/orders" }));
+    const error = await captureError(
+      client.create({ webhookName: name, webhookUrl: "https://example.com/hooks/orders" }),
+    );
     expect(error).toBeInstanceOf(WebhookEndpointExistsError);
     expect((error as Error).message.length).toBeLessThanOrEqual(2000);
   });
@@ -116,7 +147,11 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     // (zod int() accepts only safe integers); the cursor is not.
     const { client, cursors } = await serve((cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(cursor === "" ? `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[${JSON.stringify(record(1))}],"next_cursor":9007199254740993}}` : page({ data: [] }));
+      res.end(
+        cursor === ""
+          ? `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[${JSON.stringify(record(1))}],"next_cursor":9007199254740993}}`
+          : page({ data: [] }),
+      );
     });
     const outcome = await client.scan({ limit: 10 }).then(
       () => "resolved",

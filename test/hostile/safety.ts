@@ -17,8 +17,9 @@ export const MAX_QUOTED_CHARS = 301;
  * escape sequences), and the invisible or reordering ones: ALM, zero-width space/joiners, LRM/RLM,
  * bidi embeddings and overrides, word joiner and invisible operators, bidi isolates, BOM.
  */
-// eslint-disable-next-line no-control-regex
-export const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+export const UNSHOWABLE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
 export const TRACE_ID_FORM = /^[0-9a-fA-F]{32}$/;
 
 /** Why a known departure may explain a token found in an error (each counted when it does). */
@@ -50,20 +51,39 @@ export function errorProblems(error: unknown, token: string, excuses: LeakExcuse
   const problems: string[] = [];
   const { message } = error;
   if (message.length > MAX_MESSAGE_CHARS) {
-    if (KNOWN_DEPARTURES.cutMessageIs2001Chars && message.length === MAX_MESSAGE_CHARS + 1 && message.endsWith("…")) departuresMet.cutMessageIs2001Chars++;
+    if (
+      KNOWN_DEPARTURES.cutMessageIs2001Chars &&
+      message.length === MAX_MESSAGE_CHARS + 1 &&
+      message.endsWith("…")
+    )
+      departuresMet.cutMessageIs2001Chars++;
     else problems.push(`message of ${message.length} characters`);
   }
   const bad = UNSHOWABLE.exec(message);
-  if (bad) problems.push(`message holds U+${bad[0].codePointAt(0)!.toString(16).padStart(4, "0")} at ${bad.index}`);
-  if (error.msg !== undefined && error.msg.length > MAX_QUOTED_CHARS) problems.push(`msg of ${error.msg.length} characters`);
-  if (error.serviceCode !== undefined && error.serviceCode.length > MAX_QUOTED_CHARS) problems.push(`serviceCode of ${error.serviceCode.length} characters`);
-  if (KNOWN_DEPARTURES.pagingErrorTraceIdEmpty && error.code === "WEBHOOK_PAGING_FAILED" && error.traceId === "") departuresMet.pagingErrorTraceIdEmpty++;
-  else if (error.traceId !== undefined && !TRACE_ID_FORM.test(error.traceId)) problems.push(`traceId ${JSON.stringify(error.traceId.slice(0, 60))} not in the documented form`);
+  if (bad)
+    problems.push(`message holds U+${bad[0].codePointAt(0)!.toString(16).padStart(4, "0")} at ${bad.index}`);
+  if (error.msg !== undefined && error.msg.length > MAX_QUOTED_CHARS)
+    problems.push(`msg of ${error.msg.length} characters`);
+  if (error.serviceCode !== undefined && error.serviceCode.length > MAX_QUOTED_CHARS)
+    problems.push(`serviceCode of ${error.serviceCode.length} characters`);
+  if (
+    KNOWN_DEPARTURES.pagingErrorTraceIdEmpty &&
+    error.code === "WEBHOOK_PAGING_FAILED" &&
+    error.traceId === ""
+  )
+    departuresMet.pagingErrorTraceIdEmpty++;
+  else if (error.traceId !== undefined && !TRACE_ID_FORM.test(error.traceId))
+    problems.push(`traceId ${JSON.stringify(error.traceId.slice(0, 60))} not in the documented form`);
   if (everythingVisible(error).includes(token)) {
-    const rejoined = (excuses.serviceStrings ?? []).some((text) => !text.includes(token) && stripUnshowable(text).includes(token));
-    const quotedRecord = (error.code === "WEBHOOK_ENDPOINT_EXISTS" || error.code === "WEBHOOK_CREATE_UNCERTAIN") && (excuses.recordTexts ?? []).some((text) => text.includes(token));
+    const rejoined = (excuses.serviceStrings ?? []).some(
+      (text) => !text.includes(token) && stripUnshowable(text).includes(token),
+    );
+    const quotedRecord =
+      (error.code === "WEBHOOK_ENDPOINT_EXISTS" || error.code === "WEBHOOK_CREATE_UNCERTAIN") &&
+      (excuses.recordTexts ?? []).some((text) => text.includes(token));
     if (KNOWN_DEPARTURES.tokenRejoinedAfterStripping && rejoined) departuresMet.tokenRejoinedAfterStripping++;
-    else if (KNOWN_DEPARTURES.recordTextNotRedactedInCreateErrors && quotedRecord) departuresMet.recordTextNotRedactedInCreateErrors++;
+    else if (KNOWN_DEPARTURES.recordTextNotRedactedInCreateErrors && quotedRecord)
+      departuresMet.recordTextNotRedactedInCreateErrors++;
     else problems.push(`the token is visible in the ${error.name} (message: ${message.slice(0, 200)})`);
   }
   return problems;

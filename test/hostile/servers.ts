@@ -24,7 +24,11 @@ export interface HostileSpec {
   knownBug?: { id: string; kind: "token" | "rss" };
   /** The error class `list`, `listAll` and `scan` must end with (a name), when the server decides it. */
   listEnds?: string;
-  handle(request: { path: string; body: Record<string, unknown>; token: string }, res: ServerResponse, context: ServerContext): void;
+  handle(
+    request: { path: string; body: Record<string, unknown>; token: string },
+    res: ServerResponse,
+    context: ServerContext,
+  ): void;
 }
 
 export interface ServerContext {
@@ -46,9 +50,15 @@ export const record = (id: number, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-const envelope = (data: unknown, extra: Record<string, unknown> = {}) => JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, ...extra, data });
+const envelope = (data: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: TRACE, ...extra, data });
 
-function reply(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}): void {
+function reply(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string | string[]> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body);
 }
@@ -61,8 +71,12 @@ const lazy = <T>(build: () => T): (() => T) => {
 
 const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 const bodies = {
-  page5000: lazy(() => Buffer.from(envelope({ data: Array.from({ length: 5000 }, (_, i) => record(i + 1)) }))),
-  page50000: lazy(() => Buffer.from(envelope({ data: Array.from({ length: 50_000 }, (_, i) => record(i + 1)) }))),
+  page5000: lazy(() =>
+    Buffer.from(envelope({ data: Array.from({ length: 5000 }, (_, i) => record(i + 1)) })),
+  ),
+  page50000: lazy(() =>
+    Buffer.from(envelope({ data: Array.from({ length: 50_000 }, (_, i) => record(i + 1)) })),
+  ),
   trace10MB: lazy(() => ({
     list: Buffer.from(envelope({ data: [record(1)] }, { trace_id: "f".repeat(10 * 1024 * 1024) })),
     create: Buffer.from(envelope(record(1), { trace_id: "f".repeat(10 * 1024 * 1024) })),
@@ -71,7 +85,9 @@ const bodies = {
     list: Buffer.from(envelope({ data: [record(1)] }, { trace_id: "a".repeat(7 * 1024 * 1024) })),
     create: Buffer.from(envelope(record(2), { trace_id: "a".repeat(7 * 1024 * 1024) })),
   })),
-  msg10MB: lazy(() => Buffer.from(JSON.stringify({ code: "50001", msg: "m".repeat(10 * 1024 * 1024), trace_id: TRACE }))),
+  msg10MB: lazy(() =>
+    Buffer.from(JSON.stringify({ code: "50001", msg: "m".repeat(10 * 1024 * 1024), trace_id: TRACE })),
+  ),
   name5MB: lazy(() => ({
     list: Buffer.from(envelope({ data: [record(1, { webhook_name: "n".repeat(5 * 1024 * 1024) })] })),
     create: Buffer.from(envelope(record(2, { webhook_name: "n".repeat(5 * 1024 * 1024) }))),
@@ -81,19 +97,31 @@ const bodies = {
     create: Buffer.from(envelope(record(2), { padding: " ".repeat(9 * 1024 * 1024) })),
   })),
   deepInData: lazy(() => ({
-    list: Buffer.from(`{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":${deepArray(1_000_000)}}}`),
-    create: Buffer.from(`{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":${deepArray(1_000_000)}}`),
+    list: Buffer.from(
+      `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":${deepArray(1_000_000)}}}`,
+    ),
+    create: Buffer.from(
+      `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":${deepArray(1_000_000)}}`,
+    ),
   })),
   deepInExtra: lazy(() => ({
-    list: Buffer.from(`{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","extra":${deepArray(1_000_000)},"data":{"data":[${JSON.stringify(record(1))}]}}`),
-    create: Buffer.from(`{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","extra":${deepArray(1_000_000)},"data":${JSON.stringify(record(2))}}`),
+    list: Buffer.from(
+      `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","extra":${deepArray(1_000_000)},"data":{"data":[${JSON.stringify(record(1))}]}}`,
+    ),
+    create: Buffer.from(
+      `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","extra":${deepArray(1_000_000)},"data":${JSON.stringify(record(2))}}`,
+    ),
   })),
   /** Just under 8,000,000 bytes of empty objects: 2.6 million values for a JSON parser to build. */
   tinyValues: lazy(() => {
     const count = Math.floor((7_990_000 - 200) / 3);
     return {
-      list: Buffer.from(`{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[],"x":[${"{},".repeat(count - 1)}{}]}}`),
-      create: Buffer.from(`{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","x":[${"{},".repeat(count - 1)}{}],"data":${JSON.stringify(record(2))}}`),
+      list: Buffer.from(
+        `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","data":{"data":[],"x":[${"{},".repeat(count - 1)}{}]}}`,
+      ),
+      create: Buffer.from(
+        `{"code":"200","msg":"SUCCESS","trace_id":"${TRACE}","x":[${"{},".repeat(count - 1)}{}],"data":${JSON.stringify(record(2))}}`,
+      ),
     };
   }),
   /**
@@ -115,12 +143,15 @@ const bodies = {
 };
 
 /** Control characters and terminal escape sequences, as a service might let them through. */
-const ANSI_MSG = "\u001b[2J\u001b[H\u001b]0;owned\u0007\u009b31mname already taken\u009b0m\r\n\u202egnp.exe\u202c\u200b\u0000";
+const ANSI_MSG =
+  "\u001b[2J\u001b[H\u001b]0;owned\u0007\u009b31mname already taken\u009b0m\r\n\u202egnp.exe\u202c\u200b\u0000";
 const ANSI_NAME = "\u001b]8;;https://evil.example\u0007orders\u001b]8;;\u0007\u009b2J\u0085";
 
 export function hostileSpecs(token: string): HostileSpec[] {
-  const limitOf = (body: Record<string, unknown>) => (typeof body.limit === "number" && body.limit > 0 ? Math.min(body.limit, 10_000) : 100);
-  const pageNumber = (body: Record<string, unknown>) => (typeof body.cursor === "string" && body.cursor.startsWith("c") ? Number(body.cursor.slice(1)) : 0);
+  const limitOf = (body: Record<string, unknown>) =>
+    typeof body.limit === "number" && body.limit > 0 ? Math.min(body.limit, 10_000) : 100;
+  const pageNumber = (body: Record<string, unknown>) =>
+    typeof body.cursor === "string" && body.cursor.startsWith("c") ? Number(body.cursor.slice(1)) : 0;
   return [
     {
       name: "endless-cursors",
@@ -130,7 +161,14 @@ export function hostileSpecs(token: string): HostileSpec[] {
         if (path === CREATE_PATH) return reply(res, 200, envelope(record(1)));
         const page = pageNumber(body);
         const limit = limitOf(body);
-        reply(res, 200, envelope({ data: Array.from({ length: limit }, (_, i) => record(page * limit + i + 2)), next_cursor: `c${page + 1}` }));
+        reply(
+          res,
+          200,
+          envelope({
+            data: Array.from({ length: limit }, (_, i) => record(page * limit + i + 2)),
+            next_cursor: `c${page + 1}`,
+          }),
+        );
       },
     },
     {
@@ -142,7 +180,14 @@ export function hostileSpecs(token: string): HostileSpec[] {
         const page = pageNumber(body);
         const limit = limitOf(body);
         const fat = bodies.fatRecord();
-        reply(res, 200, envelope({ data: Array.from({ length: limit }, (_, i) => record(page * limit + i + 2, fat)), cursor: `c${page + 1}` }));
+        reply(
+          res,
+          200,
+          envelope({
+            data: Array.from({ length: limit }, (_, i) => record(page * limit + i + 2, fat)),
+            cursor: `c${page + 1}`,
+          }),
+        );
       },
     },
     {
@@ -191,7 +236,15 @@ export function hostileSpecs(token: string): HostileSpec[] {
       what: "HTTP 400: 2 MB msg of escape sequences and the token, code with ANSI",
       listEnds: "WebhookRequestRefusedError",
       handle(_request, res) {
-        reply(res, 400, JSON.stringify({ code: "\u001b[31m40001\u001b[0m", msg: `${ANSI_MSG} ${token} `.repeat(20_000), trace_id: TRACE }));
+        reply(
+          res,
+          400,
+          JSON.stringify({
+            code: "\u001b[31m40001\u001b[0m",
+            msg: `${ANSI_MSG} ${token} `.repeat(20_000),
+            trace_id: TRACE,
+          }),
+        );
       },
     },
     {
@@ -239,7 +292,9 @@ export function hostileSpecs(token: string): HostileSpec[] {
       what: "a valid body, 1 byte per 100 ms",
       listEnds: "WebhookTimeoutError",
       handle({ path }, res) {
-        const body = Buffer.from(path === CREATE_PATH ? envelope(record(2)) : envelope({ data: [record(1)] }));
+        const body = Buffer.from(
+          path === CREATE_PATH ? envelope(record(2)) : envelope({ data: [record(1)] }),
+        );
         res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
         let at = 0;
         const timer = setInterval(() => {
@@ -265,7 +320,9 @@ export function hostileSpecs(token: string): HostileSpec[] {
       handle({ path }, res) {
         const body = path === CREATE_PATH ? envelope(record(2)) : envelope({ data: [record(1)] });
         // Node checks Content-Length against what is written; write to the socket behind it.
-        res.socket?.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 20\r\n\r\n${body}`);
+        res.socket?.write(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 20\r\n\r\n${body}`,
+        );
         res.socket?.end();
       },
     },
@@ -281,8 +338,22 @@ export function hostileSpecs(token: string): HostileSpec[] {
       name: "ansi-c1-controls",
       what: "escape sequences and C1 controls in msg, code and names",
       handle({ path }, res) {
-        if (path === CREATE_PATH) return reply(res, 400, JSON.stringify({ code: "\u001b[31m40001\u009b", msg: ANSI_MSG, trace_id: TRACE }));
-        reply(res, 200, envelope({ data: [record(1, { webhook_name: ANSI_NAME, creator_name: ANSI_MSG }), record(3, { webhook_name: `${NAME}\u001b[8m`, webhook_url: URL_ })] }));
+        if (path === CREATE_PATH)
+          return reply(
+            res,
+            400,
+            JSON.stringify({ code: "\u001b[31m40001\u009b", msg: ANSI_MSG, trace_id: TRACE }),
+          );
+        reply(
+          res,
+          200,
+          envelope({
+            data: [
+              record(1, { webhook_name: ANSI_NAME, creator_name: ANSI_MSG }),
+              record(3, { webhook_name: `${NAME}\u001b[8m`, webhook_url: URL_ }),
+            ],
+          }),
+        );
       },
     },
     {
@@ -290,7 +361,10 @@ export function hostileSpecs(token: string): HostileSpec[] {
       what: "307 to another host, token in the query",
       listEnds: "WebhookRequestRefusedError",
       handle({ path }, res, context) {
-        res.writeHead(307, { location: `${context.otherHost}${path}?access_token=${encodeURIComponent(token)}`, "set-cookie": `t=${token}` });
+        res.writeHead(307, {
+          location: `${context.otherHost}${path}?access_token=${encodeURIComponent(token)}`,
+          "set-cookie": `t=${token}`,
+        });
         res.end(JSON.stringify({ code: "307", msg: `moved, bring ${token}` }));
       },
     },
@@ -299,10 +373,20 @@ export function hostileSpecs(token: string): HostileSpec[] {
       what: "401 echoing the token in msg, code, trace_id and headers",
       listEnds: "WebhookAuthError",
       handle(_request, res) {
-        reply(res, 401, JSON.stringify({ code: `401 ${token}`, msg: `invalid token ${token}`, message: token, trace_id: token }), {
-          "x-trace-id": token,
-          "www-authenticate": `Bearer ${token}`,
-        });
+        reply(
+          res,
+          401,
+          JSON.stringify({
+            code: `401 ${token}`,
+            msg: `invalid token ${token}`,
+            message: token,
+            trace_id: token,
+          }),
+          {
+            "x-trace-id": token,
+            "www-authenticate": `Bearer ${token}`,
+          },
+        );
       },
     },
     {
@@ -311,7 +395,15 @@ export function hostileSpecs(token: string): HostileSpec[] {
       knownBug: { id: "B2", kind: "token" },
       listEnds: "WebhookRequestRefusedError",
       handle(_request, res) {
-        reply(res, 400, JSON.stringify({ code: `4001${token.slice(0, 3)}\u200b${token.slice(3)}`, msg: `bad token ${token.slice(0, 12)}\n${token.slice(12)}`, trace_id: TRACE }));
+        reply(
+          res,
+          400,
+          JSON.stringify({
+            code: `4001${token.slice(0, 3)}\u200b${token.slice(3)}`,
+            msg: `bad token ${token.slice(0, 12)}\n${token.slice(12)}`,
+            trace_id: TRACE,
+          }),
+        );
       },
     },
     {
@@ -320,14 +412,27 @@ export function hostileSpecs(token: string): HostileSpec[] {
       knownBug: { id: "B3", kind: "token" },
       handle({ path }, res) {
         if (path === CREATE_PATH) return reply(res, 200, envelope(record(2)));
-        reply(res, 200, envelope({ data: [record(1, { creator_name: token }), record(4, { webhook_name: "ORDERS", creator_name: `${token} admin` })] }));
+        reply(
+          res,
+          200,
+          envelope({
+            data: [
+              record(1, { creator_name: token }),
+              record(4, { webhook_name: "ORDERS", creator_name: `${token} admin` }),
+            ],
+          }),
+        );
       },
     },
   ];
 }
 
 /** Starts one spec's server on loopback; requests are parsed and handed to the spec. */
-export async function startHostile(spec: HostileSpec, token: string, context: ServerContext): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+export async function startHostile(
+  spec: HostileSpec,
+  token: string,
+  context: ServerContext,
+): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
   let requests = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];

@@ -50,7 +50,14 @@ const SETTING_VALUES = {
   pageSize: (n: number) => 4_170 + n,
 } as const;
 type Setting = "baseUrl" | "accessToken" | keyof typeof SETTING_VALUES;
-const SETTINGS: Setting[] = ["baseUrl", "accessToken", "timeoutMs", "maxRetries", "createSettleMs", "pageSize"];
+const SETTINGS: Setting[] = [
+  "baseUrl",
+  "accessToken",
+  "timeoutMs",
+  "maxRetries",
+  "createSettleMs",
+  "pageSize",
+];
 
 describe("the native plugin keeps every secret the program marked secret (property-based, over gRPC)", () => {
   const emulators = new Map<string, Emulator>();
@@ -58,7 +65,10 @@ describe("the native plugin keeps every secret the program marked secret (proper
 
   beforeAll(async () => {
     for (const rewrite of ["none", "rewriting-lowercase"] as const) {
-      emulators.set(rewrite, await startEmulator({ accessToken: TOKEN, ...(rewrite === "none" ? {} : { profile: rewrite }) }));
+      emulators.set(
+        rewrite,
+        await startEmulator({ accessToken: TOKEN, ...(rewrite === "none" ? {} : { profile: rewrite }) }),
+      );
     }
     plugin = await ProviderHost.startNative({ WEBHOOKS_BASE_URL: "", WEBHOOKS_ACCESS_TOKEN: "" });
   });
@@ -90,7 +100,12 @@ describe("the native plugin keeps every secret the program marked secret (proper
           const url = `https://Hooks.Example.com/in/${nameCase === "lower" ? "tnt-url" : "Tnt-Url"}-${unique}?key=K${unique}`;
           const inputs: Record<string, unknown> = { webhookName: name, webhookUrl: url };
           for (const key of secretInputs) inputs[key] = wrap(inputs[key]);
-          const baseUrl = baseUrlSpelling === "as-is" ? emulator.url : baseUrlSpelling === "trailing-slash" ? `${emulator.url}/` : `${emulator.url.replace(/^http:/, "HTTP:")}//`;
+          const baseUrl =
+            baseUrlSpelling === "as-is"
+              ? emulator.url
+              : baseUrlSpelling === "trailing-slash"
+                ? `${emulator.url}/`
+                : `${emulator.url.replace(/^http:/, "HTTP:")}//`;
           const settings: Record<string, unknown> = { baseUrl, accessToken: TOKEN };
           for (const [key, make] of Object.entries(SETTING_VALUES)) settings[key] = make(run);
           for (const key of secretSettings) settings[key] = wrap(settings[key]);
@@ -99,7 +114,9 @@ describe("the native plugin keeps every secret the program marked secret (proper
           // (maxRetries, 0 to 100, cannot be told apart from an id in a text search: it is marked, not searched.)
           const secrets = [
             ...secretInputs.map((key) => String(key === "webhookName" ? name : url)),
-            ...secretSettings.filter((key) => key !== "accessToken" && key !== "maxRetries").map((key) => String((settings[key] as { value: unknown }).value)),
+            ...secretSettings
+              .filter((key) => key !== "accessToken" && key !== "maxRetries")
+              .map((key) => String((settings[key] as { value: unknown }).value)),
             // The service a secret base URL names, however it was spelled (its origin: the emulator has no path).
             ...(secretSettings.includes("baseUrl") ? [new URL(baseUrl).origin] : []),
             TOKEN,
@@ -107,30 +124,54 @@ describe("the native plugin keeps every secret the program marked secret (proper
           const answers: unknown[] = [];
           const messages: string[] = [];
           const shows = (texts: string[]) =>
-            secrets.filter((secret) => texts.some((text) => (/^\d+$/.test(secret) ? new RegExp(`(?<!\\d)${secret}(?!\\d)`).test(text) : text.toLowerCase().includes(secret.toLowerCase()))));
+            secrets.filter((secret) =>
+              texts.some((text) =>
+                /^\d+$/.test(secret)
+                  ? new RegExp(`(?<!\\d)${secret}(?!\\d)`).test(text)
+                  : text.toLowerCase().includes(secret.toLowerCase()),
+              ),
+            );
 
-          const checkedConfig = await plugin.callRaw("checkConfig", checkRequest(plugin, "urn:pulumi:dev::taint::pulumi:providers:webhooks::p", {}, settings));
+          const checkedConfig = await plugin.callRaw(
+            "checkConfig",
+            checkRequest(plugin, "urn:pulumi:dev::taint::pulumi:providers:webhooks::p", {}, settings),
+          );
           answers.push(checkedConfig.response?.getInputs().toJavaScript());
           // The token is a secret by the schema's word, set with --secret or not.
-          expect(isWrapped((checkedConfig.response?.getInputs().toJavaScript() as Record<string, unknown>).accessToken), "CheckConfig returns the token as a secret").toBe(true);
+          expect(
+            isWrapped(
+              (checkedConfig.response?.getInputs().toJavaScript() as Record<string, unknown>).accessToken,
+            ),
+            "CheckConfig returns the token as a secret",
+          ).toBe(true);
           await plugin.configure(settings, {});
 
           const checked = await plugin.check(URN(`r${run}`), {}, inputs);
           expect(checked.failures).toEqual([]);
           answers.push(checked.inputs);
-          for (const key of secretInputs) expect(isWrapped(checked.inputs[key]), `Check keeps ${key} secret`).toBe(true);
+          for (const key of secretInputs)
+            expect(isWrapped(checked.inputs[key]), `Check keeps ${key} secret`).toBe(true);
 
           // A service that stores another form of the URL: the endpoint exists, the create fails
           // saying so, and the engine records it from the failure's details: all of it answers.
           const attempt = await plugin.callRaw("create", createOf(plugin, URN(`r${run}`), checked.inputs));
           const created =
-            attempt.error === undefined ? { id: String(attempt.response.getId()), properties: attempt.response.getProperties().toJavaScript() as Record<string, unknown> } : initFailure(attempt.error);
+            attempt.error === undefined
+              ? {
+                  id: String(attempt.response.getId()),
+                  properties: attempt.response.getProperties().toJavaScript() as Record<string, unknown>,
+                }
+              : initFailure(attempt.error);
           if (attempt.error !== undefined) messages.push(String((attempt.error as Error).message));
           answers.push(created.properties);
-          for (const key of secretInputs) expect(isWrapped(created.properties[key]), `Create keeps ${key} secret`).toBe(true);
+          for (const key of secretInputs)
+            expect(isWrapped(created.properties[key]), `Create keeps ${key} secret`).toBe(true);
           expect(isWrapped(created.properties.signSecret)).toBe(true);
           // The service's base URL (its provenance) is secret when the program marked it so.
-          if (secretSettings.includes("baseUrl")) expect(isWrapped(created.properties.provenance), "provenance secret with a secret baseUrl").toBe(true);
+          if (secretSettings.includes("baseUrl"))
+            expect(isWrapped(created.properties.provenance), "provenance secret with a secret baseUrl").toBe(
+              true,
+            );
 
           // A second create of the same name and URL is refused, naming the endpoint: the message quotes nothing secret.
           const again = await plugin.callRaw("create", createOf(plugin, URN(`again${run}`), checked.inputs));
@@ -149,24 +190,46 @@ describe("the native plugin keeps every secret the program marked secret (proper
           if (diffed.error !== undefined) messages.push(String((diffed.error as Error).message));
           const updated = await plugin.update(created.id, URN(`r${run}`), created.properties, checked.inputs);
           answers.push(updated);
-          for (const key of secretInputs) expect(isWrapped(updated[key]), `Update keeps ${key} secret`).toBe(true);
+          for (const key of secretInputs)
+            expect(isWrapped(updated[key]), `Update keeps ${key} secret`).toBe(true);
           await plugin.delete(created.id, URN(`r${run}`), created.properties);
 
           // An invalid secret URL: the failure says why without showing it.
-          const bad = await plugin.check(URN(`bad${run}`), {}, { ...inputs, webhookUrl: secretInputs.includes("webhookUrl") ? wrap(`${url}#frag`) : `${url}#frag` });
+          const bad = await plugin.check(
+            URN(`bad${run}`),
+            {},
+            {
+              ...inputs,
+              webhookUrl: secretInputs.includes("webhookUrl") ? wrap(`${url}#frag`) : `${url}#frag`,
+            },
+          );
           expect(bad.failures.length).toBeGreaterThan(0);
           messages.push(...bad.failures.map((f) => f.reason));
-          const badConfig = await plugin.checkConfig({ ...settings, pageSize: secretSettings.includes("pageSize") ? wrap(0) : 0 });
+          const badConfig = await plugin.checkConfig({
+            ...settings,
+            pageSize: secretSettings.includes("pageSize") ? wrap(0) : 0,
+          });
           expect(badConfig.map((f) => f.property)).toContain("pageSize");
           messages.push(...badConfig.map((f) => f.reason));
 
-          const leaked = shows([...answers.flatMap(exposedTexts), ...messages, plugin.output.stdout, plugin.output.stderr]);
+          const leaked = shows([
+            ...answers.flatMap(exposedTexts),
+            ...messages,
+            plugin.output.stdout,
+            plugin.output.stderr,
+          ]);
           expect(leaked, `run ${run}: secret values shown outside a secret`).toEqual([]);
           // The scan sees real data: every value not marked secret does appear somewhere.
-          if (!secretInputs.includes("webhookName")) expect(answers.flatMap(exposedTexts).some((t) => t.toLowerCase().includes(name.toLowerCase()))).toBe(true);
+          if (!secretInputs.includes("webhookName"))
+            expect(
+              answers.flatMap(exposedTexts).some((t) => t.toLowerCase().includes(name.toLowerCase())),
+            ).toBe(true);
         },
       ),
-      { numRuns: Number(process.env.TAINT_RUNS ?? 40), ...(process.env.TAINT_SEED === undefined ? {} : { seed: Number(process.env.TAINT_SEED) }) },
+      {
+        numRuns: Number(process.env.TAINT_RUNS ?? 40),
+        ...(process.env.TAINT_SEED === undefined ? {} : { seed: Number(process.env.TAINT_SEED) }),
+      },
     );
     expect(run).toBeGreaterThanOrEqual(Number(process.env.TAINT_RUNS ?? 40));
   });
@@ -180,7 +243,8 @@ const providerPb = pulumiRequire("./proto/provider_pb");
 /** The id and properties a failed create hands the engine (ErrorResourceInitFailed in the status details). */
 function initFailure(error: any): { id: string; properties: Record<string, unknown> } {
   const details = error.metadata?.get("grpc-status-details-bin")[0] as Buffer | undefined;
-  if (details === undefined) throw new Error(`create failed without recording the endpoint: ${String(error.message)}`);
+  if (details === undefined)
+    throw new Error(`create failed without recording the endpoint: ${String(error.message)}`);
   const status = statusPb.Status.deserializeBinary(new Uint8Array(details));
   const failure = providerPb.ErrorResourceInitFailed.deserializeBinary(status.getDetailsList()[0].getValue());
   return { id: failure.getId(), properties: failure.getProperties().toJavaScript() };

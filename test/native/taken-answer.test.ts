@@ -23,20 +23,40 @@ describe("the native plugin: a create answered with another principal's endpoint
   });
 
   it("after a Diff of an endpoint the stack created, the other team's answer is refused and nothing is recorded", async () => {
-    const base = await plugin.create(URN("base"), { webhookName: "base", webhookUrl: "https://victim.example/base" });
+    const base = await plugin.create(URN("base"), {
+      webhookName: "base",
+      webhookUrl: "https://victim.example/base",
+    });
     expect(base.properties.provenance).toMatchObject({ how: "created", stack: "shop/dev" });
-    expect(await plugin.diff(base.id, URN("base"), base.properties, { webhookName: "base", webhookUrl: "https://victim.example/base" })).toEqual({ changes: "none", replaces: [] });
+    expect(
+      await plugin.diff(base.id, URN("base"), base.properties, {
+        webhookName: "base",
+        webhookUrl: "https://victim.example/base",
+      }),
+    ).toEqual({ changes: "none", replaces: [] });
 
     service.injectNext("create", "latency");
-    const pending = plugin.create(URN("x"), { webhookName: "x", webhookUrl: "https://victim.example/x" }).catch((error: unknown) => error);
-    await waitUntil("the plugin's create reaches the service", () => service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes('"x"')));
-    await createAs(service.url, OTHER_TEAM.token, { webhookName: "x", webhookUrl: "https://victim.example/x" });
+    const pending = plugin
+      .create(URN("x"), { webhookName: "x", webhookUrl: "https://victim.example/x" })
+      .catch((error: unknown) => error);
+    await waitUntil("the plugin's create reaches the service", () =>
+      service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes('"x"')),
+    );
+    await createAs(service.url, OTHER_TEAM.token, {
+      webhookName: "x",
+      webhookUrl: "https://victim.example/x",
+    });
     const outcome = await pending;
     expect(outcome).toBeInstanceOf(Error);
     expect(String((outcome as Error).message)).toMatch(/created by creator 200/);
-    expect(String((outcome as Error).message)).toMatch(/pulumi import webhooks:index:WebhookEndpoint <resource name> \d+/);
+    expect(String((outcome as Error).message)).toMatch(
+      /pulumi import webhooks:index:WebhookEndpoint <resource name> \d+/,
+    );
     // No ErrorResourceInitFailed: the engine records nothing of theirs.
-    expect((outcome as { metadata?: { get(key: string): unknown[] } }).metadata?.get("grpc-status-details-bin") ?? []).toEqual([]);
+    expect(
+      (outcome as { metadata?: { get(key: string): unknown[] } }).metadata?.get("grpc-status-details-bin") ??
+        [],
+    ).toEqual([]);
     expect(
       service
         .records()

@@ -5,7 +5,8 @@ import { TOKEN, waitUntil } from "../support/helpers";
 import { ProviderHost } from "../support/provider-host";
 import { registerUnderMocks } from "../support/provider-text";
 
-const URN = (name: string) => `urn:pulumi:dev::host-test::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::${name}`;
+const URN = (name: string) =>
+  `urn:pulumi:dev::host-test::pulumi-nodejs:dynamic/webhooks:WebhookEndpoint::${name}`;
 
 describe("the real dynamic-provider host, driven over gRPC like the engine drives it", () => {
   let emulator: Emulator;
@@ -14,7 +15,8 @@ describe("the real dynamic-provider host, driven over gRPC like the engine drive
 
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN });
-    providerText = registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!.inputs.__provider;
+    providerText = registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!.inputs
+      .__provider;
     host = await ProviderHost.start();
     await host.configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
   });
@@ -48,14 +50,26 @@ describe("the real dynamic-provider host, driven over gRPC like the engine drive
     state = created.properties;
     expect(emulator.counters().create).toBe(1);
     const stored = emulator.records().find((r) => String(r.webhook_id) === id)!;
-    expect(state).toMatchObject({ webhookId: stored.webhook_id, signSecret: stored.sign_secret, webhookName: "host-orders" });
+    expect(state).toMatchObject({
+      webhookId: stored.webhook_id,
+      signSecret: stored.sign_secret,
+      webhookName: "host-orders",
+    });
     expect(state.__provider).toBe(providerText);
   });
 
   it("Diff: no change, a changed URL, an unknown URL, a vanished endpoint", async () => {
-    expect(await host.diff(id, URN("a"), state, withProvider(inputs))).toEqual({ changes: "none", replaces: [] });
-    expect(await host.diff(id, URN("a"), state, withProvider({ ...inputs, webhookUrl: "https://example.com/v2" }))).toEqual({ changes: "some", replaces: ["webhookUrl"] });
-    expect(await host.diff(id, URN("a"), state, withProvider({ ...inputs, webhookUrl: UNKNOWN }))).toEqual({ changes: "some", replaces: ["webhookUrl"] });
+    expect(await host.diff(id, URN("a"), state, withProvider(inputs))).toEqual({
+      changes: "none",
+      replaces: [],
+    });
+    expect(
+      await host.diff(id, URN("a"), state, withProvider({ ...inputs, webhookUrl: "https://example.com/v2" })),
+    ).toEqual({ changes: "some", replaces: ["webhookUrl"] });
+    expect(await host.diff(id, URN("a"), state, withProvider({ ...inputs, webhookUrl: UNKNOWN }))).toEqual({
+      changes: "some",
+      replaces: ["webhookUrl"],
+    });
   });
 
   it("Read returns fresh outputs and inputs; Update keeps every output", async () => {
@@ -94,7 +108,8 @@ describe("the real dynamic-provider host, driven over gRPC like the engine drive
 describe("the host's configure race", () => {
   it("concurrent first calls right after Configure all see the configuration", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 5 });
-    const providerText = registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!.inputs.__provider;
+    const providerText = registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!
+      .inputs.__provider;
     const host = await ProviderHost.start({ WEBHOOKS_BASE_URL: "", WEBHOOKS_ACCESS_TOKEN: "" });
     try {
       await host.configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
@@ -102,8 +117,20 @@ describe("the host's configure race", () => {
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           i % 2 === 0
-            ? host.create(URN(`race-${i}`), { webhookName: `race-${i}`, webhookUrl: `https://example.com/race/${i}`, __provider: providerText })
-            : host.check(URN(`race-${i}`), {}, { webhookName: `race-${i}`, webhookUrl: `https://example.com/race/${i}`, __provider: providerText }),
+            ? host.create(URN(`race-${i}`), {
+                webhookName: `race-${i}`,
+                webhookUrl: `https://example.com/race/${i}`,
+                __provider: providerText,
+              })
+            : host.check(
+                URN(`race-${i}`),
+                {},
+                {
+                  webhookName: `race-${i}`,
+                  webhookUrl: `https://example.com/race/${i}`,
+                  __provider: providerText,
+                },
+              ),
         ),
       );
       expect(results).toHaveLength(20);

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { LINKED_DIR, REPO } from "../support/global-setup";
 import { TOKEN } from "../support/helpers";
-import { builtProviderText, declareUnderMocks, loadProviderText, type Registered } from "../support/provider-text";
+import {
+  builtProviderText,
+  declareUnderMocks,
+  loadProviderText,
+  type Registered,
+} from "../support/provider-text";
 
 /**
  * What the engine stores in `__provider` is captured under Pulumi's mocks, then loaded from its
@@ -27,9 +32,15 @@ describe("the serialized provider", () => {
   });
 
   it("uses the product's type token and a fresh props object per resource", () => {
-    expect(registered.map((r) => r.type)).toEqual(["pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint"]);
+    expect(registered.map((r) => r.type)).toEqual([
+      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
+      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
+    ]);
     const byName = Object.fromEntries(registered.map((r) => [r.name, r.inputs]));
-    expect(byName["caller-options"]).toMatchObject({ webhookName: "named-b", webhookUrl: "https://example.com/b" });
+    expect(byName["caller-options"]).toMatchObject({
+      webhookName: "named-b",
+      webhookUrl: "https://example.com/b",
+    });
     // webhookName defaults to the resource name.
     expect(byName["with-connection"]).toMatchObject({ webhookName: "with-connection" });
   });
@@ -59,13 +70,21 @@ describe("the serialized provider", () => {
   });
 
   it("stores a resource's connection input as a secret", () => {
-    const connection = registered.find((r) => r.name === "with-connection")!.inputs.connection as Record<string, unknown>;
+    const connection = registered.find((r) => r.name === "with-connection")!.inputs.connection as Record<
+      string,
+      unknown
+    >;
     expect(connection[SECRET_MARKER]).toBeDefined();
   });
 
   it("loaded from its text, drives the whole lifecycle against the emulator", async () => {
     const provider = loadProviderText(registered[0]!.inputs.__provider);
-    await provider.configure!({ config: { get: (k: string) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN })[k], require: () => "" } });
+    await provider.configure!({
+      config: {
+        get: (k: string) => ({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN })[k],
+        require: () => "",
+      },
+    });
     const inputs = { webhookName: "from-text", webhookUrl: "https://example.com/from-text" };
     expect((await provider.check!({}, inputs)).failures).toBeUndefined();
     const created = await provider.create(inputs);
@@ -76,7 +95,9 @@ describe("the serialized provider", () => {
     expect((await provider.update!(created.id, created.outs, inputs)).outs).toEqual(created.outs);
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     await provider.delete!(created.id, created.outs);
-    expect(log).toHaveBeenCalledWith(expect.stringContaining(`webhook endpoint ${created.id} ("from-text") still exists on the service`));
+    expect(log).toHaveBeenCalledWith(
+      expect.stringContaining(`webhook endpoint ${created.id} ("from-text") still exists on the service`),
+    );
     log.mockRestore();
     expect(emulator.records()).toHaveLength(1);
   });
@@ -87,7 +108,12 @@ describe("the serialized provider", () => {
    * calls `check` `times` times and prints how often the package's provider entry was resolved and
    * what the calls answered or threw.
    */
-  function runText(text: string, cwd: string, times: number, env: NodeJS.ProcessEnv = process.env): { resolutions: number; results: string[] } {
+  function runText(
+    text: string,
+    cwd: string,
+    times: number,
+    env: NodeJS.ProcessEnv = process.env,
+  ): { resolutions: number; results: string[] } {
     const scratch = mkdtempSync(join(tmpdir(), "pwe-shim-"));
     try {
       const file = join(scratch, "provider.txt");
@@ -112,7 +138,10 @@ describe("the serialized provider", () => {
           }
           process.stdout.write(JSON.stringify({ resolutions, results }));
         })();`;
-      return JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd, env, encoding: "utf8" })) as { resolutions: number; results: string[] };
+      return JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd, env, encoding: "utf8" })) as {
+        resolutions: number;
+        results: string[];
+      };
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
@@ -138,7 +167,11 @@ describe("the serialized provider", () => {
         process.stdout.write(JSON.stringify({ afterDelete, afterCheck: deps(), logged, failures: checked.failures.length }));
       })();`;
     const out = JSON.parse(
-      execFileSync(process.execPath, ["-e", script], { cwd: LINKED_DIR, env: { ...process.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN }, encoding: "utf8" }),
+      execFileSync(process.execPath, ["-e", script], {
+        cwd: LINKED_DIR,
+        env: { ...process.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+        encoding: "utf8",
+      }),
     ) as { afterDelete: string[]; afterCheck: string[]; logged: string[]; failures: number };
     expect(out.afterDelete).toEqual([]);
     expect(out.logged).toHaveLength(3);
@@ -150,7 +183,8 @@ describe("the serialized provider", () => {
   it("finds the package once per provider host process, not on every engine call", () => {
     const { resolutions, results } = runText(builtProviderText(REPO), LINKED_DIR, 25);
     expect(results).toHaveLength(25);
-    for (const result of results) expect(JSON.parse(result)).toMatchObject({ inputs: { webhookName: expect.any(String) } });
+    for (const result of results)
+      expect(JSON.parse(result)).toMatchObject({ inputs: { webhookName: expect.any(String) } });
     expect(resolutions).toBe(1);
   });
 
@@ -158,9 +192,25 @@ describe("the serialized provider", () => {
   /** A copy whose exports map has ./provider (true), lacks it (false), or that has no exports map at all ("none"). */
   function impostor(dir: string, exportsProvider: boolean | "none"): void {
     mkdirSync(join(dir, "lib"), { recursive: true });
-    const exportsMap = exportsProvider === "none" ? undefined : exportsProvider ? { ".": "./lib/provider.js", "./provider": "./lib/provider.js" } : { ".": "./lib/provider.js" };
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "pulumi-webhook-endpoints", version: "9.9.9", main: "./lib/provider.js", exports: exportsMap }));
-    writeFileSync(join(dir, "lib", "provider.js"), "exports.provider = { check: async () => ({ inputs: { impostor: true } }) };");
+    const exportsMap =
+      exportsProvider === "none"
+        ? undefined
+        : exportsProvider
+          ? { ".": "./lib/provider.js", "./provider": "./lib/provider.js" }
+          : { ".": "./lib/provider.js" };
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({
+        name: "pulumi-webhook-endpoints",
+        version: "9.9.9",
+        main: "./lib/provider.js",
+        exports: exportsMap,
+      }),
+    );
+    writeFileSync(
+      join(dir, "lib", "provider.js"),
+      "exports.provider = { check: async () => ({ inputs: { impostor: true } }) };",
+    );
   }
 
   /** A usable copy in Node's global folders (~/.node_modules under a HOME in `root`, also NODE_PATH): the environment that points there. */
@@ -200,13 +250,18 @@ describe("the serialized provider", () => {
       const found = runText(builtProviderText(REPO), program, 1, env);
       expect(JSON.parse(found.results[0]!)).toMatchObject({ inputs: { webhookName: "n0" } });
       const { results } = runText(builtProviderText(join(root, "gone")), program, 1, env);
-      expect(results[0]).toContain(`copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it).`);
+      expect(results[0]).toContain(
+        `copies found but unusable: ${join(program, "node_modules", "pulumi-webhook-endpoints")} (no ./provider in it).`,
+      );
       expect(results[0]).not.toContain("[with a stack]");
       // A global folder inside that copy (NODE_PATH at its own node_modules): what Node would find
       // there sits inside the copy's directory, and still does not count.
       const nested = join(program, "node_modules", "pulumi-webhook-endpoints", "node_modules");
       impostor(join(nested, "pulumi-webhook-endpoints"), true);
-      const inside = runText(builtProviderText(join(root, "gone")), program, 1, { ...process.env, NODE_PATH: nested });
+      const inside = runText(builtProviderText(join(root, "gone")), program, 1, {
+        ...process.env,
+        NODE_PATH: nested,
+      });
       expect(inside.results[0]).toContain("(no ./provider in it)");
       expect(inside.results[0]).not.toContain("impostor");
     } finally {

@@ -30,7 +30,10 @@ describe("an endpoint is its id on the service it was made on", () => {
     await a.close();
   });
   beforeAll(async () => {
-    b = await startEmulator({ accessToken: B_STACK, principals: [{ token: THEIRS, creator: { id: 77, name: "other-team" } }] });
+    b = await startEmulator({
+      accessToken: B_STACK,
+      principals: [{ token: THEIRS, creator: { id: 77, name: "other-team" } }],
+    });
     // Another team on B creates exactly our name and URL: id 1 on B, like ours on A.
     const response = await fetch(`${b.url}/open-api/v1/webhooks/create`, {
       method: "POST",
@@ -45,7 +48,11 @@ describe("an endpoint is its id on the service it was made on", () => {
 
   function core(face: "dynamic" | "native", baseUrl?: string, accessToken?: string): ProviderCore {
     const provider = new ProviderCore({ face, env: {}, notify: () => {} });
-    provider.configure({ values: baseUrl === undefined ? {} : { baseUrl, accessToken }, describe: (name) => name, howToSet: (name) => name });
+    provider.configure({
+      values: baseUrl === undefined ? {} : { baseUrl, accessToken },
+      describe: (name) => name,
+      howToSet: (name) => name,
+    });
     return provider;
   }
 
@@ -60,7 +67,10 @@ describe("an endpoint is its id on the service it was made on", () => {
       expect(diff).toMatchObject({ changes: true, replaces: ["connection"], updates: [] });
       expect(diff.drift).toMatch(/created by creator 77/);
       // A token rotated on the same service is still an update, no replacement.
-      const rotated = await provider.diff(created.id, created.state, { ...inputs, connection: { baseUrl: a.url, accessToken: OURS } });
+      const rotated = await provider.diff(created.id, created.state, {
+        ...inputs,
+        connection: { baseUrl: a.url, accessToken: OURS },
+      });
       expect(rotated).toMatchObject({ replaces: [] });
     } finally {
       await provider.close();
@@ -100,7 +110,9 @@ describe("an endpoint is its id on the service it was made on", () => {
       try {
         const read = await back.read(created.id, earlier, undefined, "shop/dev");
         expect(read?.state.creatorId).toBe(created.state.creatorId);
-        expect(await back.diff(created.id, earlier as WebhookEndpointOutputs, ENDPOINT)).toMatchObject({ changes: false });
+        expect(await back.diff(created.id, earlier as WebhookEndpointOutputs, ENDPOINT)).toMatchObject({
+          changes: false,
+        });
       } finally {
         await back.close();
       }
@@ -113,13 +125,22 @@ describe("an endpoint is its id on the service it was made on", () => {
     const onA = core("native", a.url, OURS);
     const created = await onA.create(ENDPOINT, undefined, "shop/dev");
     // Another service whose principal has our creator id and name; its endpoint 1, same name and URL, made a minute later.
-    const same = await startEmulator({ accessToken: B_STACK, creator: { id: created.state.creatorId, name: created.state.creatorName }, now: () => created.state.createTime + 60_000 });
+    const same = await startEmulator({
+      accessToken: B_STACK,
+      creator: { id: created.state.creatorId, name: created.state.creatorName },
+      now: () => created.state.createTime + 60_000,
+    });
     try {
       same.addRecord({ webhook_name: ENDPOINT.webhookName, webhook_url: ENDPOINT.webhookUrl });
       const onOther = core("native", same.url, B_STACK);
       try {
-        expect(await onOther.diff(created.id, created.state, ENDPOINT)).toMatchObject({ changes: true, replaces: ["webhookId"] });
-        await expect(onOther.read(created.id, created.state, undefined, "shop/dev")).rejects.toThrow(/another time/);
+        expect(await onOther.diff(created.id, created.state, ENDPOINT)).toMatchObject({
+          changes: true,
+          replaces: ["webhookId"],
+        });
+        await expect(onOther.read(created.id, created.state, undefined, "shop/dev")).rejects.toThrow(
+          /another time/,
+        );
       } finally {
         await onOther.close();
       }
@@ -140,7 +161,10 @@ describe("an endpoint is its id on the service it was made on", () => {
       expect(diff.drift).toMatch(/was created at another time than the stack's endpoint 1/);
       expect(diff.drift).not.toMatch(/undefined/);
       // What else changed is still said (here adoptWebhookId added for the id held): only a changed connection turns into the replacement.
-      const adopting = await onB.diff(created.id, withoutCreator as WebhookEndpointOutputs, { ...ENDPOINT, adoptWebhookId: Number(created.id) });
+      const adopting = await onB.diff(created.id, withoutCreator as WebhookEndpointOutputs, {
+        ...ENDPOINT,
+        adoptWebhookId: Number(created.id),
+      });
       expect(adopting).toMatchObject({ replaces: ["webhookId"], updates: ["adoptWebhookId"] });
     } finally {
       await onB.close();
@@ -160,8 +184,13 @@ describe("an endpoint is its id on the service it was made on", () => {
       const onAgain = core("native", again.url, OURS);
       try {
         expect(again.url).not.toBe(first.url);
-        expect(await onAgain.diff(created.id, created.state, ENDPOINT)).toMatchObject({ changes: false, replaces: [] });
-        expect((await onAgain.read(created.id, created.state, undefined, "shop/dev"))?.state.signSecret).toBe(created.state.signSecret);
+        expect(await onAgain.diff(created.id, created.state, ENDPOINT)).toMatchObject({
+          changes: false,
+          replaces: [],
+        });
+        expect((await onAgain.read(created.id, created.state, undefined, "shop/dev"))?.state.signSecret).toBe(
+          created.state.signSecret,
+        );
       } finally {
         await onAgain.close();
         await again.close();

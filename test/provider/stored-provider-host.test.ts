@@ -32,7 +32,9 @@ describe("the built stored text in Pulumi's dynamic-provider host", () => {
 
   it("is the text a program stores, and round-trips a create and a read against the service", async () => {
     const text = builtProviderText(REPO);
-    expect(registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!.inputs.__provider).toBe(text);
+    expect(
+      registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!.inputs.__provider,
+    ).toBe(text);
 
     const inputs = { webhookName: "contract", webhookUrl: "https://example.com/contract" };
     const created = await host.create(URN, { ...inputs, __provider: text });
@@ -62,9 +64,17 @@ describe("the built stored text in Pulumi's dynamic-provider host", () => {
     const fresh = await ProviderHost.start();
     try {
       await fresh.configure({ "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN });
-      const created = await fresh.create(URN, { webhookName: "older", webhookUrl: "https://example.com/older", __provider: text });
+      const created = await fresh.create(URN, {
+        webhookName: "older",
+        webhookUrl: "https://example.com/older",
+        __provider: text,
+      });
       const record = emulator.records().find((r) => String(r.webhook_id) === created.id);
-      expect(created.properties).toMatchObject({ webhookName: "older", signSecret: record!.sign_secret, __provider: text });
+      expect(created.properties).toMatchObject({
+        webhookName: "older",
+        signSecret: record!.sign_secret,
+        __provider: text,
+      });
       const read = await fresh.read(created.id, URN, created.properties);
       expect(read.id).toBe(created.id);
       expect(read.properties).toEqual(created.properties);

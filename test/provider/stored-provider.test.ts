@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,8 +23,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
  * name to the package itself (self-reference) before looking anywhere else.
  */
 const REPO = resolve(__dirname, "../..");
-const requireFromString = createRequire(join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"))("require-from-string") as (code: string) => unknown;
-const { handler, locateProvider } = requireFromString(readFileSync(join(REPO, "src/dynamic/stored-provider.js"), "utf8")) as typeof import("../../src/dynamic/stored-provider");
+const requireFromString = createRequire(
+  join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"),
+)("require-from-string") as (code: string) => unknown;
+const { handler, locateProvider } = requireFromString(
+  readFileSync(join(REPO, "src/dynamic/stored-provider.js"), "utf8"),
+) as typeof import("../../src/dynamic/stored-provider");
 const PACKAGE = "pulumi-webhook-endpoints";
 const FOUND = Symbol.for(`${PACKAGE}/provider`);
 
@@ -33,11 +45,27 @@ afterEach(() => {
  * is false), false exports only ".", "none" has no exports map. Its provider answers `check` with
  * `tag`, so a test can tell copies apart. Returns the file its ./provider resolves to.
  */
-function copyAt(dir: string, tag: string, { exportsProvider = true, built = true }: { exportsProvider?: boolean | "none"; built?: boolean } = {}): string {
+function copyAt(
+  dir: string,
+  tag: string,
+  { exportsProvider = true, built = true }: { exportsProvider?: boolean | "none"; built?: boolean } = {},
+): string {
   mkdirSync(join(dir, "lib"), { recursive: true });
-  const exportsMap = exportsProvider === "none" ? undefined : exportsProvider ? { ".": "./lib/index.js", "./provider": "./lib/provider.js" } : { ".": "./lib/index.js" };
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PACKAGE, version: "1.0.0", main: "./lib/provider.js", exports: exportsMap }));
-  if (built) writeFileSync(join(dir, "lib", "provider.js"), `exports.provider = { check: async (olds, news) => ({ inputs: { ...news, copy: ${JSON.stringify(tag)} } }) };`);
+  const exportsMap =
+    exportsProvider === "none"
+      ? undefined
+      : exportsProvider
+        ? { ".": "./lib/index.js", "./provider": "./lib/provider.js" }
+        : { ".": "./lib/index.js" };
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: PACKAGE, version: "1.0.0", main: "./lib/provider.js", exports: exportsMap }),
+  );
+  if (built)
+    writeFileSync(
+      join(dir, "lib", "provider.js"),
+      `exports.provider = { check: async (olds, news) => ({ inputs: { ...news, copy: ${JSON.stringify(tag)} } }) };`,
+    );
   return join(dir, "lib", "provider.js");
 }
 
@@ -77,7 +105,9 @@ describe("where the stored text looks for the package", () => {
     copyAt(stored, "hoisted");
     mkdirSync(join(program, "node_modules", ".pnpm", "node_modules"), { recursive: true });
     symlinkSync(stored, join(program, "node_modules", ".pnpm", "node_modules", PACKAGE), "dir");
-    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(join(stored, "lib", "provider.js"));
+    expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(
+      join(stored, "lib", "provider.js"),
+    );
     // A copy in node_modules, even two directories up, comes before any hoisted store.
     const direct = copyAt(join(root, "node_modules", PACKAGE), "direct");
     expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(direct);
@@ -110,7 +140,12 @@ describe("where the stored text looks for the package", () => {
     const error = thrown(() => locateProvider(program, join(root, "gone", "provider.js")));
     // JSON.parse's own words (they vary with Node's version) after the broken copy's SyntaxError.
     const shown = error.message.replace(/\(SyntaxError: .+\)\. Install it/, "(SyntaxError). Install it");
-    expect(shown).toBe(notInstalled(program, `; copies found but unusable: ${noProvider} (no ./provider in it), ${notBuilt} (MODULE_NOT_FOUND), ${broken} (SyntaxError)`));
+    expect(shown).toBe(
+      notInstalled(
+        program,
+        `; copies found but unusable: ${noProvider} (no ./provider in it), ${notBuilt} (MODULE_NOT_FOUND), ${broken} (SyntaxError)`,
+      ),
+    );
     expect(error.stack).toBe(error.message);
   });
 
@@ -136,13 +171,27 @@ describe("the provider object the host gets", () => {
     copyAt(copy, "first");
     process.chdir(program);
     const provider = handler();
-    expect(Object.keys(provider).sort()).toEqual(["check", "configure", "create", "delete", "diff", "read", "update"]);
+    expect(Object.keys(provider).sort()).toEqual([
+      "check",
+      "configure",
+      "create",
+      "delete",
+      "diff",
+      "read",
+      "update",
+    ]);
     expect((globalThis as Record<symbol, unknown>)[FOUND]).toBeUndefined();
-    expect(await provider.check({}, { webhookName: "a" })).toEqual({ inputs: { webhookName: "a", copy: "first" } });
+    expect(await provider.check({}, { webhookName: "a" })).toEqual({
+      inputs: { webhookName: "a", copy: "first" },
+    });
     // Found once: with the copy gone, this text and another resource's text still reach it.
     rmSync(copy, { recursive: true });
-    expect(await provider.check({}, { webhookName: "b" })).toEqual({ inputs: { webhookName: "b", copy: "first" } });
-    expect(await handler().check({}, { webhookName: "c" })).toEqual({ inputs: { webhookName: "c", copy: "first" } });
+    expect(await provider.check({}, { webhookName: "b" })).toEqual({
+      inputs: { webhookName: "b", copy: "first" },
+    });
+    expect(await handler().check({}, { webhookName: "c" })).toEqual({
+      inputs: { webhookName: "c", copy: "first" },
+    });
   });
 
   it("fails on the first call, not when the text is evaluated, when the package is nowhere", () => {

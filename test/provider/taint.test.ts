@@ -23,7 +23,10 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
   const emulators = new Map<string, Emulator>();
   beforeAll(async () => {
     for (const rewrite of ["none", "rewriting-lowercase"] as const) {
-      emulators.set(rewrite, await startEmulator({ accessToken: TOKEN, ...(rewrite === "none" ? {} : { profile: rewrite }) }));
+      emulators.set(
+        rewrite,
+        await startEmulator({ accessToken: TOKEN, ...(rewrite === "none" ? {} : { profile: rewrite }) }),
+      );
     }
   });
   afterAll(async () => {
@@ -49,14 +52,26 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
           const name = `Dyn-Name-${unique}`;
           const url = `https://Hooks.Example.com/in/Dyn-Url-${unique}?key=K${unique}`;
           const said: string[] = [];
-          const core = new ProviderCore({ face: "dynamic", notify: (message) => said.push(message), env: {} });
+          const core = new ProviderCore({
+            face: "dynamic",
+            notify: (message) => said.push(message),
+            env: {},
+          });
           const provider = createDynamicProvider(core);
           const ascending = `true`;
           const config: Record<string, string> = viaConnection
             ? { "webhooks:ascending": ascending }
-            : { "webhooks:baseUrl": emulator.url, "webhooks:accessToken": TOKEN, "webhooks:ascending": ascending };
-          await provider.configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key] ?? "" } });
-          const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void said.push(args.map(String).join(" ")));
+            : {
+                "webhooks:baseUrl": emulator.url,
+                "webhooks:accessToken": TOKEN,
+                "webhooks:ascending": ascending,
+              };
+          await provider.configure({
+            config: { get: (key: string) => config[key], require: (key: string) => config[key] ?? "" },
+          });
+          const log = vi
+            .spyOn(console, "log")
+            .mockImplementation((...args: unknown[]) => void said.push(args.map(String).join(" ")));
           try {
             const inputs: WebhookEndpointInputs = {
               webhookName: name,
@@ -65,7 +80,11 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
               ...(viaConnection ? { connection: { baseUrl: emulator.url, accessToken: TOKEN } } : {}),
             };
             // What must never show: each marked input and config value, the connection's values, the token.
-            const secrets = [...secretInputs.map((key) => inputs[key]), ...(secretConfig.includes("webhooks:baseUrl") || viaConnection ? [emulator.url] : []), TOKEN];
+            const secrets = [
+              ...secretInputs.map((key) => inputs[key]),
+              ...(secretConfig.includes("webhooks:baseUrl") || viaConnection ? [emulator.url] : []),
+              TOKEN,
+            ];
             const errors: string[] = [];
             const attempt = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
               try {
@@ -78,7 +97,11 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
 
             const checked = await provider.check({} as WebhookEndpointInputs, inputs);
             expect(checked.failures ?? []).toEqual([]);
-            const bad = await provider.check({} as WebhookEndpointInputs, { ...inputs, webhookUrl: `${url}#frag`, webhookName: ` ${name}` });
+            const bad = await provider.check({} as WebhookEndpointInputs, {
+              ...inputs,
+              webhookUrl: `${url}#frag`,
+              webhookName: ` ${name}`,
+            });
             errors.push(...(bad.failures ?? []).map((f) => f.reason));
             expect(bad.failures?.length).toBeGreaterThan(0);
 
@@ -87,29 +110,49 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
             let id = created?.id;
             if (created === undefined) {
               // The service stored another form: the endpoint is recorded from the failure.
-              const record = emulator.records().find((r) => r.webhook_name.toLowerCase() === name.toLowerCase())!;
+              const record = emulator
+                .records()
+                .find((r) => r.webhook_name.toLowerCase() === name.toLowerCase())!;
               id = String(record.webhook_id);
-              state = { ...(await provider.read(id, { ...inputs } as unknown as WebhookEndpointOutputs)).props } as WebhookEndpointOutputs;
+              state = {
+                ...(await provider.read(id, { ...inputs } as unknown as WebhookEndpointOutputs)).props,
+              } as WebhookEndpointOutputs;
             }
             await attempt(() => provider.create(inputs));
-            if (drift) emulator.updateRecord(Number(id), { webhook_name: `${name}-renamed`, webhook_url: `${url}&v=2` });
-            await attempt(() => provider.diff(id!, { ...state!, __secretInputs: inputs.__secretInputs! }, inputs));
+            if (drift)
+              emulator.updateRecord(Number(id), {
+                webhook_name: `${name}-renamed`,
+                webhook_url: `${url}&v=2`,
+              });
+            await attempt(() =>
+              provider.diff(id!, { ...state!, __secretInputs: inputs.__secretInputs! }, inputs),
+            );
             await attempt(() => provider.read(id!, { ...state!, __secretInputs: inputs.__secretInputs! }));
-            await attempt(() => provider.update(id!, { ...state!, __secretInputs: inputs.__secretInputs! }, inputs));
+            await attempt(() =>
+              provider.update(id!, { ...state!, __secretInputs: inputs.__secretInputs! }, inputs),
+            );
             await attempt(() => provider.delete(id!, { ...state!, __secretInputs: inputs.__secretInputs! }));
 
             expect(said.length + errors.length, "the run said something to check").toBeGreaterThan(0);
-            const shown = secrets.filter((secret) => [...said, ...errors].some((text) => text.toLowerCase().includes(secret.toLowerCase())));
+            const shown = secrets.filter((secret) =>
+              [...said, ...errors].some((text) => text.toLowerCase().includes(secret.toLowerCase())),
+            );
             expect(shown, `run ${run}: secret values in messages`).toEqual([]);
             // Values not marked secret are still named: the scan sees real text.
-            if (!secretInputs.includes("webhookName") && !viaConnection) expect([...said, ...errors].some((text) => text.toLowerCase().includes(name.toLowerCase()))).toBe(true);
+            if (!secretInputs.includes("webhookName") && !viaConnection)
+              expect(
+                [...said, ...errors].some((text) => text.toLowerCase().includes(name.toLowerCase())),
+              ).toBe(true);
           } finally {
             log.mockRestore();
             await core.close();
           }
         },
       ),
-      { numRuns: Number(process.env.TAINT_RUNS ?? 40), ...(process.env.TAINT_SEED === undefined ? {} : { seed: Number(process.env.TAINT_SEED) }) },
+      {
+        numRuns: Number(process.env.TAINT_RUNS ?? 40),
+        ...(process.env.TAINT_SEED === undefined ? {} : { seed: Number(process.env.TAINT_SEED) }),
+      },
     );
   });
 });
@@ -121,17 +164,34 @@ describe("what the red team found: a form of a secret value is as secret as the 
 
   it("check never quotes the canonical form, a prefix or the NFC or visible form of a secret name or URL", () => {
     const cases: [Record<string, unknown>, typeof secretUrl, string[]][] = [
-      [{ webhookName: "n", webhookUrl: "https://hooks.example.com:443/a/./Secret1Path?key=Key1Secret" }, secretUrl, ["Secret1Path", "Key1Secret"]],
-      [{ webhookName: "n", webhookUrl: `not-a-url/${"x".repeat(120)}Secret2` }, secretUrl, ["not-a-url", "xxxxxxxxxx"]],
-      [{ webhookName: "Cafe\u0301-Secret3-name", webhookUrl: "https://example.com/h" }, secretName, ["Secret3", "Caf"]],
-      [{ webhookName: "Zw\u200bSecret4-name", webhookUrl: "https://example.com/h" }, secretName, ["Secret4", "ZwSecret4"]],
+      [
+        { webhookName: "n", webhookUrl: "https://hooks.example.com:443/a/./Secret1Path?key=Key1Secret" },
+        secretUrl,
+        ["Secret1Path", "Key1Secret"],
+      ],
+      [
+        { webhookName: "n", webhookUrl: `not-a-url/${"x".repeat(120)}Secret2` },
+        secretUrl,
+        ["not-a-url", "xxxxxxxxxx"],
+      ],
+      [
+        { webhookName: "Cafe\u0301-Secret3-name", webhookUrl: "https://example.com/h" },
+        secretName,
+        ["Secret3", "Caf"],
+      ],
+      [
+        { webhookName: "Zw\u200bSecret4-name", webhookUrl: "https://example.com/h" },
+        secretName,
+        ["Secret4", "ZwSecret4"],
+      ],
     ];
     for (const [news, taint, fragments] of cases) {
       const marked = { ...taint, values: [String(news[taint.names[0]!])] };
       const { failures } = core.check(news, marked);
       expect(failures.length, JSON.stringify(news)).toBeGreaterThan(0);
       const text = failures.map((f) => f.reason).join(" | ");
-      for (const fragment of fragments) expect(text, `${JSON.stringify(news)} shows ${fragment}`).not.toContain(fragment);
+      for (const fragment of fragments)
+        expect(text, `${JSON.stringify(news)} shows ${fragment}`).not.toContain(fragment);
       // Not secret, the same input is told the form to declare.
       expect(
         core
@@ -156,11 +216,24 @@ describe("what the red team found: a form of a secret value is as secret as the 
     ];
     for (const { baseUrl, hidden } of cases) {
       const connection = { baseUrl, accessToken: TOKEN };
-      const olds = { webhookId: 1, webhookName: "orders", webhookUrl: "https://example.com/hooks/orders", connection, __secretInputs: ["connection"] } as unknown as WebhookEndpointOutputs;
-      const error = await provider.diff("1", olds, { webhookName: "orders", webhookUrl: "https://example.com/hooks/orders", connection, __secretInputs: ["connection"] }).then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+      const olds = {
+        webhookId: 1,
+        webhookName: "orders",
+        webhookUrl: "https://example.com/hooks/orders",
+        connection,
+        __secretInputs: ["connection"],
+      } as unknown as WebhookEndpointOutputs;
+      const error = await provider
+        .diff("1", olds, {
+          webhookName: "orders",
+          webhookUrl: "https://example.com/hooks/orders",
+          connection,
+          __secretInputs: ["connection"],
+        })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
       expect(error, baseUrl).toBeInstanceOf(Error);
       const text = `${(error as Error).message} ${(error as Error).stack ?? ""}`;
       for (const form of [baseUrl, ...hidden]) expect(text, baseUrl).not.toContain(form);
@@ -171,18 +244,32 @@ describe("what the red team found: a form of a secret value is as secret as the 
   it("the forms of a secret base URL: the service a provenance records, and an IPv6 peer as Node.js names it on the scheme's default port", () => {
     // Node.js names a peer "<address>:<port>", an IPv6 address without brackets, the port the
     // scheme's default when the URL gives none.
-    expect(secretForms("https://[2001:db8::1]/api/")).toEqual(expect.arrayContaining(["https://[2001:db8::1]/api", "2001:db8::1:443", "[2001:db8::1]"]));
+    expect(secretForms("https://[2001:db8::1]/api/")).toEqual(
+      expect.arrayContaining(["https://[2001:db8::1]/api", "2001:db8::1:443", "[2001:db8::1]"]),
+    );
     expect(secretForms("http://[2001:db8::1]/")).toEqual(expect.arrayContaining(["2001:db8::1:80"]));
-    expect(secretForms("HTTP://Hooks.Example.COM:8443//")).toEqual(expect.arrayContaining(["http://hooks.example.com:8443", "hooks.example.com"]));
+    expect(secretForms("HTTP://Hooks.Example.COM:8443//")).toEqual(
+      expect.arrayContaining(["http://hooks.example.com:8443", "hooks.example.com"]),
+    );
     // An address alone too: a TLS error names it without the port ("IP: 127.0.0.2 is not in the cert's list").
     expect(secretForms("https://127.0.0.2:18643/")).toContain("127.0.0.2");
-    expect(secretForms("https://[::ffff:192.0.2.2]:18643/")).toEqual(expect.arrayContaining(["::ffff:c000:202", "::ffff:c000:202:18643"]));
+    expect(secretForms("https://[::ffff:192.0.2.2]:18643/")).toEqual(
+      expect.arrayContaining(["::ffff:c000:202", "::ffff:c000:202:18643"]),
+    );
     expect(secretForms("http://localhost:9/")).not.toContain("localhost");
     expect(secretForms("not a url")).toEqual(["not a url"]);
   });
 
   it("a secret base URL refused as plain http, or a secret setting out of range, is not repeated in the message", () => {
-    expect(baseUrlProblem("http://internal-secret-host.corp.example/open/gateway", false, "stack config webhooks:baseUrl")).not.toContain("internal-secret-host");
-    expect(settingValueProblem("timeoutMs", "45000-plus-a-long-secret-suffix-01234567")).not.toContain("45000");
+    expect(
+      baseUrlProblem(
+        "http://internal-secret-host.corp.example/open/gateway",
+        false,
+        "stack config webhooks:baseUrl",
+      ),
+    ).not.toContain("internal-secret-host");
+    expect(settingValueProblem("timeoutMs", "45000-plus-a-long-secret-suffix-01234567")).not.toContain(
+      "45000",
+    );
   });
 });

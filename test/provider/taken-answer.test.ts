@@ -35,8 +35,14 @@ describe("a create answered with another principal's endpoint (a unique-names se
   /** The other team creates `endpoint` while the stack's create of it (by `on`) is held by the service; returns the stack's outcome. */
   async function raced(on: ProviderCore, endpoint: typeof X, viaConnection = true): Promise<unknown> {
     service.injectNext("create", "latency");
-    const pending = on.create({ ...endpoint, ...(viaConnection ? { connection: connection() } : {}) }, NO_TAINT, STACK).catch((error: unknown) => error);
-    await waitUntil("the stack's create reaches the service", () => service.requests().some((r) => r.route === "create" && JSON.stringify(r.body).includes(`"${endpoint.webhookName}"`)));
+    const pending = on
+      .create({ ...endpoint, ...(viaConnection ? { connection: connection() } : {}) }, NO_TAINT, STACK)
+      .catch((error: unknown) => error);
+    await waitUntil("the stack's create reaches the service", () =>
+      service
+        .requests()
+        .some((r) => r.route === "create" && JSON.stringify(r.body).includes(`"${endpoint.webhookName}"`)),
+    );
     expect((await createAs(service.url, THEIRS, endpoint)).creator_id).toBe(200);
     return pending;
   }
@@ -45,7 +51,9 @@ describe("a create answered with another principal's endpoint (a unique-names se
     const base = await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK);
     expect(base.state.provenance).toMatchObject({ how: "created", stack: STACK });
     // A preview or an up diffs what the stack holds before it creates what is new.
-    expect((await core.diff(base.id, base.state, { ...BASE, connection: connection() }, NO_TAINT, STACK)).changes).toBe(false);
+    expect(
+      (await core.diff(base.id, base.state, { ...BASE, connection: connection() }, NO_TAINT, STACK)).changes,
+    ).toBe(false);
 
     const outcome = await raced(core, X);
     expect(outcome).toBeInstanceOf(Error);
@@ -67,12 +75,25 @@ describe("a create answered with another principal's endpoint (a unique-names se
   });
 
   it("with principalId configured, the answer is refused with no endpoint looked at first (up --target, a stack's first endpoint)", async () => {
-    const ourCreator = (await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK)).state.creatorId;
-    const configured = new ProviderCore({ face: "native", notify: () => {}, env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: OURS, WEBHOOKS_PRINCIPAL_ID: String(ourCreator) } });
+    const ourCreator = (await core.create({ ...BASE, connection: connection() }, NO_TAINT, STACK)).state
+      .creatorId;
+    const configured = new ProviderCore({
+      face: "native",
+      notify: () => {},
+      env: {
+        WEBHOOKS_BASE_URL: service.url,
+        WEBHOOKS_ACCESS_TOKEN: OURS,
+        WEBHOOKS_PRINCIPAL_ID: String(ourCreator),
+      },
+    });
     try {
       const outcome = await raced(configured, X, false);
       expect(outcome).toBeInstanceOf(Error);
-      expect((outcome as Error).message).toMatch(new RegExp(`created by creator 200, but the principal configured for this token \\(principalId\\) is creator ${ourCreator}:`));
+      expect((outcome as Error).message).toMatch(
+        new RegExp(
+          `created by creator 200, but the principal configured for this token \\(principalId\\) is creator ${ourCreator}:`,
+        ),
+      );
       expect(
         service
           .records()
@@ -80,9 +101,25 @@ describe("a create answered with another principal's endpoint (a unique-names se
           .map((r) => r.creator_id),
       ).toEqual([200]);
       // Its own creates go through.
-      expect((await configured.create({ webhookName: "w", webhookUrl: "https://victim.example/w" }, NO_TAINT, STACK)).state.creatorId).toBe(ourCreator);
+      expect(
+        (
+          await configured.create(
+            { webhookName: "w", webhookUrl: "https://victim.example/w" },
+            NO_TAINT,
+            STACK,
+          )
+        ).state.creatorId,
+      ).toBe(ourCreator);
       // A resource's own token is another principal's: the configured principalId does not judge it.
-      const own = await configured.create({ webhookName: "v", webhookUrl: "https://victim.example/v", connection: { baseUrl: service.url, accessToken: THEIRS } }, NO_TAINT, STACK);
+      const own = await configured.create(
+        {
+          webhookName: "v",
+          webhookUrl: "https://victim.example/v",
+          connection: { baseUrl: service.url, accessToken: THEIRS },
+        },
+        NO_TAINT,
+        STACK,
+      );
       expect(own.state.creatorId).toBe(200);
     } finally {
       await configured.close();
@@ -111,24 +148,59 @@ describe("a create answered with another principal's endpoint (a unique-names se
 
   it("an endpoint the stack only adopted or imported, or one another stack created, teaches no principal", async () => {
     // The other team's endpoint, held by the stack without having created it.
-    const theirsId = (await createAs(service.url, THEIRS, { webhookName: "theirs", webhookUrl: "https://victim.example/theirs" })).webhook_id;
-    const held = await core.create({ webhookName: "theirs", webhookUrl: "https://victim.example/theirs", adoptWebhookId: theirsId, connection: connection() }, NO_TAINT, STACK);
+    const theirsId = (
+      await createAs(service.url, THEIRS, {
+        webhookName: "theirs",
+        webhookUrl: "https://victim.example/theirs",
+      })
+    ).webhook_id;
+    const held = await core.create(
+      {
+        webhookName: "theirs",
+        webhookUrl: "https://victim.example/theirs",
+        adoptWebhookId: theirsId,
+        connection: connection(),
+      },
+      NO_TAINT,
+      STACK,
+    );
     expect(held.state).toMatchObject({ creatorId: 200, provenance: { how: "adopted" } });
     // pulumi import: a read with no state, its connection from the settings.
-    const importer = new ProviderCore({ face: "native", notify: () => {}, env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: OURS } });
-    const imported = await importer.read(String(theirsId), undefined, NO_TAINT, STACK).finally(() => importer.close());
+    const importer = new ProviderCore({
+      face: "native",
+      notify: () => {},
+      env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: OURS },
+    });
+    const imported = await importer
+      .read(String(theirsId), undefined, NO_TAINT, STACK)
+      .finally(() => importer.close());
     expect(imported!.state.provenance).toMatchObject({ how: "imported" });
-    const variants = [held.state.provenance, imported!.state.provenance, { ...held.state.provenance, how: "created", stack: "shop/other" }, undefined];
+    const variants = [
+      held.state.provenance,
+      imported!.state.provenance,
+      { ...held.state.provenance, how: "created", stack: "shop/other" },
+      undefined,
+    ];
     for (const [i, provenance] of variants.entries()) {
       const other = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
       try {
         const olds = { ...held.state, provenance } as typeof held.state;
-        const outcome = await other.diff(String(theirsId), olds, { webhookName: "theirs", webhookUrl: "https://victim.example/theirs", connection: connection() }, NO_TAINT, STACK);
+        const outcome = await other.diff(
+          String(theirsId),
+          olds,
+          { webhookName: "theirs", webhookUrl: "https://victim.example/theirs", connection: connection() },
+          NO_TAINT,
+          STACK,
+        );
         // Not replaced, and on the same connection: the endpoint was looked up, so a principal could have been learnt.
         expect(outcome.replaces, JSON.stringify(provenance)).toEqual([]);
         expect(outcome.updates).not.toContain("connection");
         // Were creator 200 believed to be the stack's principal, the stack's own create would be refused.
-        const made = await other.create({ webhookName: `y${i}`, webhookUrl: `https://victim.example/y${i}`, connection: connection() }, NO_TAINT, STACK);
+        const made = await other.create(
+          { webhookName: `y${i}`, webhookUrl: `https://victim.example/y${i}`, connection: connection() },
+          NO_TAINT,
+          STACK,
+        );
         expect(made.state.creatorId, JSON.stringify(provenance)).not.toBe(200);
       } finally {
         await other.close();
@@ -144,9 +216,13 @@ describe("a create answered with another principal's endpoint (a unique-names se
         NO_TAINT,
         STACK,
       );
-      await expect(taught.create({ webhookName: "z", webhookUrl: "https://victim.example/z", connection: connection() }, NO_TAINT, STACK)).rejects.toThrow(
-        /created by creator (?!200)\d+, .*created by 200:/,
-      );
+      await expect(
+        taught.create(
+          { webhookName: "z", webhookUrl: "https://victim.example/z", connection: connection() },
+          NO_TAINT,
+          STACK,
+        ),
+      ).rejects.toThrow(/created by creator (?!200)\d+, .*created by 200:/);
     } finally {
       await taught.close();
     }

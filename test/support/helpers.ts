@@ -6,7 +6,11 @@ import type { EmulatorOptions } from "../../src/emulator";
 /** A bare HTTP server on port 0 for responses no faithful emulator would send. */
 export async function rawServer(
   handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
-): Promise<{ url: string; requests: { path: string; headers: IncomingMessage["headers"]; body: string }[]; close(): Promise<void> }> {
+): Promise<{
+  url: string;
+  requests: { path: string; headers: IncomingMessage["headers"]; body: string }[];
+  close(): Promise<void>;
+}> {
   const requests: { path: string; headers: IncomingMessage["headers"]; body: string }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -117,7 +121,10 @@ export interface ApiRecordFields {
 }
 
 /** The other team of the taken-name tests: its token and the creator the service gives it. */
-export const OTHER_TEAM = { token: "tok_other_team_5f8a0c3e7d", creator: { id: 200, name: "other-team" } } as const;
+export const OTHER_TEAM = {
+  token: "tok_other_team_5f8a0c3e7d",
+  creator: { id: 200, name: "other-team" },
+} as const;
 
 /**
  * Emulator options for a service that keeps names unique and answers a create of a taken name with
@@ -135,7 +142,11 @@ export function takenNameService(accessToken: string, slowMs = 2_000): EmulatorO
 }
 
 /** A create sent over HTTP with `token` (another team's client); resolves to the record the service answered. */
-export async function createAs(baseUrl: string, token: string, endpoint: { webhookName: string; webhookUrl: string }): Promise<{ webhook_id: number; creator_id: number }> {
+export async function createAs(
+  baseUrl: string,
+  token: string,
+  endpoint: { webhookName: string; webhookUrl: string },
+): Promise<{ webhook_id: number; creator_id: number }> {
   const response = await fetch(`${baseUrl}/open-api/v1/webhooks/create`, {
     method: "POST",
     headers: { Authorization: token, "Content-Type": "application/json" },

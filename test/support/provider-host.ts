@@ -28,7 +28,10 @@ export class ProviderHost {
     private readonly client: any,
   ) {}
 
-  static async start(env: Record<string, string> = {}, entry = join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js")): Promise<ProviderHost> {
+  static async start(
+    env: Record<string, string> = {},
+    entry = join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"),
+  ): Promise<ProviderHost> {
     return ProviderHost.spawn(process.execPath, [entry], { ...process.env, ...env });
   }
 
@@ -47,7 +50,10 @@ export class ProviderHost {
     const output: HostOutput = { stdout: "", stderr: "" };
     child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
     const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`provider host did not print its port: ${output.stderr}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`provider host did not print its port: ${output.stderr}`)),
+        30_000,
+      );
       child.stdout.on("data", (chunk: Buffer) => {
         output.stdout += chunk.toString();
         const first = output.stdout.split("\n")[0];
@@ -68,7 +74,9 @@ export class ProviderHost {
 
   private call<T>(method: string, request: unknown): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.client[method](request, (error: Error | null, response: T) => (error ? reject(error) : resolve(response)));
+      this.client[method](request, (error: Error | null, response: T) =>
+        error ? reject(error) : resolve(response),
+      );
     });
   }
 
@@ -77,7 +85,10 @@ export class ProviderHost {
     return ProviderHost.start(env, join(REPO, "dist/native/bin.js"));
   }
 
-  async configure(config: Record<string, unknown>, variables: Record<string, string> = config as Record<string, string>): Promise<Record<string, unknown>> {
+  async configure(
+    config: Record<string, unknown>,
+    variables: Record<string, string> = config as Record<string, string>,
+  ): Promise<Record<string, unknown>> {
     const request = new provproto.ConfigureRequest();
     request.setArgs(structproto.Struct.fromJavaScript(config));
     const map = request.getVariablesMap();
@@ -120,7 +131,11 @@ export class ProviderHost {
     return { provproto, structproto, grpc };
   }
 
-  async check(urn: string, olds: object, news: object): Promise<{ inputs: Record<string, unknown>; failures: { property: string; reason: string }[] }> {
+  async check(
+    urn: string,
+    olds: object,
+    news: object,
+  ): Promise<{ inputs: Record<string, unknown>; failures: { property: string; reason: string }[] }> {
     const request = new provproto.CheckRequest();
     request.setUrn(urn);
     request.setOlds(structproto.Struct.fromJavaScript(olds));
@@ -128,11 +143,18 @@ export class ProviderHost {
     const response: any = await this.call("check", request);
     return {
       inputs: response.getInputs().toJavaScript(),
-      failures: response.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+      failures: response
+        .getFailuresList()
+        .map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
     };
   }
 
-  async diff(id: string, urn: string, olds: object, news: object): Promise<{ changes: "none" | "some" | "unknown"; replaces: string[] }> {
+  async diff(
+    id: string,
+    urn: string,
+    olds: object,
+    news: object,
+  ): Promise<{ changes: "none" | "some" | "unknown"; replaces: string[] }> {
     const request = new provproto.DiffRequest();
     request.setId(id);
     request.setUrn(urn);
@@ -140,11 +162,19 @@ export class ProviderHost {
     request.setNews(structproto.Struct.fromJavaScript(news));
     const response: any = await this.call("diff", request);
     const kinds = provproto.DiffResponse.DiffChanges;
-    const changes = response.getChanges() === kinds.DIFF_SOME ? "some" : response.getChanges() === kinds.DIFF_NONE ? "none" : "unknown";
+    const changes =
+      response.getChanges() === kinds.DIFF_SOME
+        ? "some"
+        : response.getChanges() === kinds.DIFF_NONE
+          ? "none"
+          : "unknown";
     return { changes, replaces: response.getReplacesList() };
   }
 
-  async create(urn: string, properties: object): Promise<{ id: string; properties: Record<string, unknown> }> {
+  async create(
+    urn: string,
+    properties: object,
+  ): Promise<{ id: string; properties: Record<string, unknown> }> {
     const request = new provproto.CreateRequest();
     request.setUrn(urn);
     request.setProperties(structproto.Struct.fromJavaScript(properties));
@@ -152,13 +182,25 @@ export class ProviderHost {
     return { id: response.getId(), properties: response.getProperties().toJavaScript() };
   }
 
-  async read(id: string, urn: string, properties: object): Promise<{ id: string; properties: Record<string, unknown>; inputs: Record<string, unknown> | undefined }> {
+  async read(
+    id: string,
+    urn: string,
+    properties: object,
+  ): Promise<{
+    id: string;
+    properties: Record<string, unknown>;
+    inputs: Record<string, unknown> | undefined;
+  }> {
     const request = new provproto.ReadRequest();
     request.setId(id);
     request.setUrn(urn);
     request.setProperties(structproto.Struct.fromJavaScript(properties));
     const response: any = await this.call("read", request);
-    return { id: response.getId(), properties: response.getProperties()?.toJavaScript() ?? {}, inputs: response.getInputs()?.toJavaScript() };
+    return {
+      id: response.getId(),
+      properties: response.getProperties()?.toJavaScript() ?? {},
+      inputs: response.getInputs()?.toJavaScript(),
+    };
   }
 
   async update(id: string, urn: string, olds: object, news: object): Promise<Record<string, unknown>> {

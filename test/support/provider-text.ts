@@ -15,7 +15,9 @@ export interface Registered {
  * is src/dynamic/stored-provider.js as the build minified it, with `packageDir`'s install path in it.
  */
 export function builtProviderText(packageDir: string): string {
-  const shim = createRequire(__filename)(join(REPO, "dist", "dynamic", "shim.js")) as typeof import("../../src/dynamic/shim");
+  const shim = createRequire(__filename)(
+    join(REPO, "dist", "dynamic", "shim.js"),
+  ) as typeof import("../../src/dynamic/shim");
   return shim.providerText(packageDir);
 }
 
@@ -28,7 +30,10 @@ export function registerUnderMocks(env: Record<string, string>): Registered[] {
  * Declares resources under Pulumi's mocks in a plain node process: what was registered, and the
  * files of zod and undici that declaring them loaded.
  */
-export function declareUnderMocks(env: Record<string, string>): { registered: Registered[]; loaded: string[] } {
+export function declareUnderMocks(env: Record<string, string>): {
+  registered: Registered[];
+  loaded: string[];
+} {
   const out = execFileSync(process.execPath, [join(REPO, "test/provider/fixtures/serialize-provider.cjs")], {
     cwd: LINKED_DIR,
     env: { ...process.env, ...env, NODE_PATH: join(LINKED_DIR, "node_modules") },
@@ -40,7 +45,10 @@ export function declareUnderMocks(env: Record<string, string>): { registered: Re
 /** Loads a serialized provider the way the dynamic-provider host does: from text, in LINKED_DIR. */
 export function loadProviderText(text: string): dynamic.ResourceProvider {
   const filename = join(LINKED_DIR, "serialized-provider.js");
-  const mod = new Module(filename) as Module & { _compile(code: string, filename: string): void; paths: string[] };
+  const mod = new Module(filename) as Module & {
+    _compile(code: string, filename: string): void;
+    paths: string[];
+  };
   mod.filename = filename;
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(LINKED_DIR);
   mod._compile(text, filename);

@@ -11,7 +11,10 @@ export interface ScriptedServiceOptions {
   /** What the service keeps for what it was sent (a rewriting service); as sent by default. */
   store?: (name: string, url: string) => { name: string; url: string };
   /** Answers a create otherwise than by storing it, when it returns an answer. */
-  onCreate?: (body: { webhook_name: string; webhook_url: string }, records: Stored[]) => { status: number; body: unknown } | undefined;
+  onCreate?: (
+    body: { webhook_name: string; webhook_url: string },
+    records: Stored[],
+  ) => { status: number; body: unknown } | undefined;
   /** Answers a create after storing it (an answer lost or spoiled after the commit), when it returns an answer. */
   afterStore?: (record: Stored) => { status: number; body: unknown } | undefined;
   /** Answers a list request otherwise than by listing, when it returns an answer. */
@@ -43,7 +46,10 @@ export async function scriptedService(options: ScriptedServiceOptions = {}) {
     if (req.url?.endsWith("/create")) {
       const special = options.onCreate?.(body as { webhook_name: string; webhook_url: string }, records);
       if (special !== undefined) return send(special.status, special.body);
-      const stored = options.store?.(body.webhook_name!, body.webhook_url!) ?? { name: body.webhook_name!, url: body.webhook_url! };
+      const stored = options.store?.(body.webhook_name!, body.webhook_url!) ?? {
+        name: body.webhook_name!,
+        url: body.webhook_url!,
+      };
       const time = now();
       const record: Stored = {
         webhook_id: next++,
@@ -64,11 +70,18 @@ export async function scriptedService(options: ScriptedServiceOptions = {}) {
     }
     const special = options.onList?.(body);
     if (special !== undefined) return send(special.status, special.body);
-    const data = records.filter((r) => (body.webhook_name ? r.webhook_name === body.webhook_name : true) && (body.webhook_url ? r.webhook_url === body.webhook_url : true));
+    const data = records.filter(
+      (r) =>
+        (body.webhook_name ? r.webhook_name === body.webhook_name : true) &&
+        (body.webhook_url ? r.webhook_url === body.webhook_url : true),
+    );
     return send(200, { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data } });
   });
   /** The body of every list request, in order. */
-  const listings = () => server.requests.filter((r) => !r.path.endsWith("/create")).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+  const listings = () =>
+    server.requests
+      .filter((r) => !r.path.endsWith("/create"))
+      .map((r) => JSON.parse(r.body) as Record<string, unknown>);
   /** How many create requests were sent. */
   const creates = () => server.requests.filter((r) => r.path.endsWith("/create")).length;
   return { ...server, records, listings, creates };

@@ -27,7 +27,11 @@ export type Tier = (typeof TIERS)[number];
 export function tierTags(tier: Tier): { name: string; description: string; skip?: boolean }[] {
   return [
     { name: "deep", description: "runs only in npm run test:deep (PWE_TIER=deep)", skip: tier !== "deep" },
-    { name: "budgeted", description: "runs in npm test and in npm run test:deep, sized for the tier by sized() or a time budget" },
+    {
+      name: "budgeted",
+      description:
+        "runs in npm test and in npm run test:deep, sized for the tier by sized() or a time budget",
+    },
   ];
 }
 
@@ -35,7 +39,9 @@ export function tierTags(tier: Tier): { name: string; description: string; skip?
 export function tierFromEnv(value: string | undefined = process.env.PWE_TIER): Tier {
   if (value === undefined || value === "") return "ci";
   if ((TIERS as readonly string[]).includes(value)) return value as Tier;
-  throw new Error(`PWE_TIER is "${value}": use "ci" (npm test, the default) or "deep" (npm run test:deep), or leave it unset`);
+  throw new Error(
+    `PWE_TIER is "${value}": use "ci" (npm test, the default) or "deep" (npm run test:deep), or leave it unset`,
+  );
 }
 
 /**
@@ -52,7 +58,9 @@ export const PACKAGE_STAGE = ["test/types/package.test.ts", "test/hostile/hostil
 export function requireSupportedNode(version: string = process.versions.node): void {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   if (major > 22 || (major === 22 && minor >= 19)) return;
-  throw new Error(`the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`);
+  throw new Error(
+    `the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
+  );
 }
 
 /** The tier this test process runs in. */

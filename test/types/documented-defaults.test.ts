@@ -41,13 +41,19 @@ const PROSE_DEFAULTS: Record<string, (actual: unknown) => void | Promise<void>> 
 /** Each optional field of an interface and the text of its `@default` tag (undefined without one). */
 function documentedDefaults(file: string, interfaceName: string): Map<string, string | undefined> {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-  const declaration = source.statements.find((node): node is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(node) && node.name.text === interfaceName);
+  const declaration = source.statements.find(
+    (node): node is ts.InterfaceDeclaration =>
+      ts.isInterfaceDeclaration(node) && node.name.text === interfaceName,
+  );
   if (declaration === undefined) throw new Error(`no interface ${interfaceName} in ${file}`);
   const defaults = new Map<string, string | undefined>();
   for (const member of declaration.members) {
     if (!ts.isPropertySignature(member) || member.questionToken === undefined) continue;
     const tag = ts.getJSDocTags(member).find((candidate) => candidate.tagName.text === "default");
-    defaults.set(member.name.getText(source), tag === undefined ? undefined : ts.getTextOfJSDocComment(tag.comment)?.trim());
+    defaults.set(
+      member.name.getText(source),
+      tag === undefined ? undefined : ts.getTextOfJSDocComment(tag.comment)?.trim(),
+    );
   }
   return defaults;
 }

@@ -22,7 +22,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONSUMER_PROGRAM, ESM_CONSUMER_PROGRAM } from "./consumer";
 
 const REPO = resolve(__dirname, "../..");
-const CACHE = process.env.PWE_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-webhook-endpoints");
+const CACHE =
+  process.env.PWE_CACHE_DIR ??
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-webhook-endpoints");
 const TOOLS = join(CACHE, "tools");
 const BUILD_INFO = join(CACHE, "types-check");
 
@@ -68,18 +70,44 @@ interface TypeCheckCase {
 }
 
 const CASES: TypeCheckCase[] = [
-  { id: "ts5.9-classic", typescript: "5.9", settings: "classic (commonjs, node10, strict)", compilerOptions: CLASSIC },
-  { id: "ts6.0-classic", typescript: "6.0", settings: 'classic (commonjs, node10, strict) + ignoreDeprecations "6.0"', compilerOptions: { ...CLASSIC, ignoreDeprecations: "6.0" } },
-  { id: "ts5.9-template", typescript: "5.9", settings: "Pulumi's template tsconfig, unchanged", compilerOptions: PULUMI_TEMPLATE },
+  {
+    id: "ts5.9-classic",
+    typescript: "5.9",
+    settings: "classic (commonjs, node10, strict)",
+    compilerOptions: CLASSIC,
+  },
+  {
+    id: "ts6.0-classic",
+    typescript: "6.0",
+    settings: 'classic (commonjs, node10, strict) + ignoreDeprecations "6.0"',
+    compilerOptions: { ...CLASSIC, ignoreDeprecations: "6.0" },
+  },
+  {
+    id: "ts5.9-template",
+    typescript: "5.9",
+    settings: "Pulumi's template tsconfig, unchanged",
+    compilerOptions: PULUMI_TEMPLATE,
+  },
   // The advice in docs/dynamic-resource.md for TypeScript 6.0 users of Pulumi's template, each half proven here:
-  { id: "ts6.0-template", typescript: "6.0", settings: "Pulumi's template tsconfig, unchanged", compilerOptions: PULUMI_TEMPLATE, expectErrors: ["TS5107"] },
+  {
+    id: "ts6.0-template",
+    typescript: "6.0",
+    settings: "Pulumi's template tsconfig, unchanged",
+    compilerOptions: PULUMI_TEMPLATE,
+    expectErrors: ["TS5107"],
+  },
   {
     id: "ts6.0-template-ignore-deprecations",
     typescript: "6.0",
     settings: 'Pulumi\'s template tsconfig + ignoreDeprecations "6.0"',
     compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" },
   },
-  { id: "ts6.0-template-no-resolution", typescript: "6.0", settings: "Pulumi's template tsconfig without moduleResolution", compilerOptions: PULUMI_TEMPLATE_WITHOUT_RESOLUTION },
+  {
+    id: "ts6.0-template-no-resolution",
+    typescript: "6.0",
+    settings: "Pulumi's template tsconfig without moduleResolution",
+    compilerOptions: PULUMI_TEMPLATE_WITHOUT_RESOLUTION,
+  },
   // ... and why `ignoreDeprecations: "6.0"` is advice for 6.0 only.
   {
     id: "ts5.9-template-ignore-deprecations",
@@ -88,8 +116,20 @@ const CASES: TypeCheckCase[] = [
     compilerOptions: { ...PULUMI_TEMPLATE, ignoreDeprecations: "6.0" },
     expectErrors: ["TS5103"],
   },
-  { id: "ts5.9-nodenext", typescript: "5.9", settings: "nodenext (CommonJS and ES module programs)", compilerOptions: NODENEXT, esm: true },
-  { id: "ts6.0-nodenext", typescript: "6.0", settings: "nodenext (CommonJS and ES module programs)", compilerOptions: NODENEXT, esm: true },
+  {
+    id: "ts5.9-nodenext",
+    typescript: "5.9",
+    settings: "nodenext (CommonJS and ES module programs)",
+    compilerOptions: NODENEXT,
+    esm: true,
+  },
+  {
+    id: "ts6.0-nodenext",
+    typescript: "6.0",
+    settings: "nodenext (CommonJS and ES module programs)",
+    compilerOptions: NODENEXT,
+    esm: true,
+  },
 ];
 
 interface Run {
@@ -99,16 +139,27 @@ interface Run {
 
 function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<Run> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-      done({ code, output: `${stdout}${stderr}`.replace(/^npm warn Unknown user config.*\n/gm, "") });
-    });
+    execFile(
+      command,
+      args,
+      {
+        cwd,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+        done({ code, output: `${stdout}${stderr}`.replace(/^npm warn Unknown user config.*\n/gm, "") });
+      },
+    );
   });
 }
 
 async function mustRun(command: string, args: string[], cwd: string): Promise<string> {
   const result = await run(command, args, cwd);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${result.code}:\n${result.output}`);
+  if (result.code !== 0)
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${result.code}:\n${result.output}`);
   return result.output;
 }
 
@@ -120,7 +171,20 @@ async function cachedTool(spec: string): Promise<string> {
   await mkdir(TOOLS, { recursive: true });
   const staging = await mkdtemp(join(TOOLS, ".staging-"));
   try {
-    await mustRun("npm", ["install", "--prefix", staging, "--no-audit", "--no-fund", "--loglevel=error", "--no-package-lock", spec], staging);
+    await mustRun(
+      "npm",
+      [
+        "install",
+        "--prefix",
+        staging,
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        "--no-package-lock",
+        spec,
+      ],
+      staging,
+    );
     await writeFile(join(staging, ".installed"), `${spec}\n`);
     if (existsSync(prefix) && !existsSync(ready)) await rm(prefix, { recursive: true, force: true }); // not ours: unfinished
     await rename(staging, prefix).catch((error: unknown) => {
@@ -145,7 +209,11 @@ function toolBin(prefix: string, pkg: string, bin: string): string {
 }
 
 async function installedVersion(prefix: string, pkg: string): Promise<string> {
-  return (JSON.parse(await readFile(join(prefix, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  return (
+    JSON.parse(await readFile(join(prefix, "node_modules", pkg, "package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
 }
 
 /** A line of `tsc --listFiles` naming a file of the program (an absolute path), not a diagnostic. */
@@ -168,7 +236,9 @@ describe("the packed package, as a user project sees it", () => {
   beforeAll(async () => {
     // dist/ is built by the suite's global setup.
     work = await mkdtemp(join(tmpdir(), "pwe-types-"));
-    const packed = JSON.parse(await mustRun("npm", ["pack", "--json", "--loglevel=error", "--pack-destination", work], REPO)) as {
+    const packed = JSON.parse(
+      await mustRun("npm", ["pack", "--json", "--loglevel=error", "--pack-destination", work], REPO),
+    ) as {
       filename: string;
       files: { path: string }[];
     }[];
@@ -177,11 +247,27 @@ describe("the packed package, as a user project sees it", () => {
 
     consumer = join(work, "consumer");
     await mkdir(consumer);
-    await writeFile(join(consumer, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
+    await writeFile(
+      join(consumer, "package.json"),
+      JSON.stringify({ name: "consumer", version: "1.0.0", private: true }),
+    );
     await writeFile(join(consumer, "index.ts"), CONSUMER_PROGRAM);
     await writeFile(join(consumer, "esm.mts"), ESM_CONSUMER_PROGRAM);
     const [, ...prefixes] = await Promise.all([
-      mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "--no-package-lock", tarball, NODE_TYPES], consumer),
+      mustRun(
+        "npm",
+        [
+          "install",
+          "--no-audit",
+          "--no-fund",
+          "--prefer-offline",
+          "--loglevel=error",
+          "--no-package-lock",
+          tarball,
+          NODE_TYPES,
+        ],
+        consumer,
+      ),
       ...TYPESCRIPT_VERSIONS.map((version) => cachedTool(`typescript@${version}`)),
     ]);
     TYPESCRIPT_VERSIONS.forEach((version, index) => typescript.set(version, prefixes[index]!));
@@ -193,11 +279,15 @@ describe("the packed package, as a user project sees it", () => {
   });
 
   for (const check of CASES) {
-    const expectation = check.expectErrors === undefined ? "type-checks" : `fails only with ${check.expectErrors.join(", ")}`;
+    const expectation =
+      check.expectErrors === undefined ? "type-checks" : `fails only with ${check.expectErrors.join(", ")}`;
     it(`TypeScript ${check.typescript}, ${check.settings}: ${expectation}`, async () => {
       const name = `tsconfig.${check.id}.json`;
       const files = check.esm === true ? ["index.ts", "esm.mts"] : ["index.ts"];
-      await writeFile(join(consumer, name), JSON.stringify({ compilerOptions: { ...check.compilerOptions, noEmit: true }, files }, null, 2));
+      await writeFile(
+        join(consumer, name),
+        JSON.stringify({ compilerOptions: { ...check.compilerOptions, noEmit: true }, files }, null, 2),
+      );
       const prefix = typescript.get(check.typescript)!;
       const tsc = toolBin(prefix, "typescript", "bin/tsc");
       const version = await installedVersion(prefix, "typescript");
@@ -206,7 +296,21 @@ describe("the packed package, as a user project sees it", () => {
       const cachedBuildInfo = join(BUILD_INFO, `${check.id}.json`);
       await mkdir(dirname(buildInfo), { recursive: true });
       if (existsSync(cachedBuildInfo)) await copyFile(cachedBuildInfo, buildInfo);
-      const result = await run(process.execPath, [tsc, "-p", name, "--pretty", "false", "--listFiles", "--incremental", "--tsBuildInfoFile", buildInfo], consumer);
+      const result = await run(
+        process.execPath,
+        [
+          tsc,
+          "-p",
+          name,
+          "--pretty",
+          "false",
+          "--listFiles",
+          "--incremental",
+          "--tsBuildInfoFile",
+          buildInfo,
+        ],
+        consumer,
+      );
       if (result.code === 0 && existsSync(buildInfo)) await keepBuildInfo(buildInfo, cachedBuildInfo);
       const lines = result.output.split("\n");
       const diagnostics = lines
@@ -236,27 +340,39 @@ describe("the packed package, as a user project sees it", () => {
     const queue: string[] = [];
     for (const entry of ENTRY_POINTS) {
       const target = manifest.exports[entry];
-      expect(typeof target === "object" ? target.types : undefined, `exports["${entry}"].types`).toBeDefined();
+      expect(
+        typeof target === "object" ? target.types : undefined,
+        `exports["${entry}"].types`,
+      ).toBeDefined();
       queue.push(join(installedPackage, (target as { types: string }).types));
       // node10 resolution ignores "exports": typesVersions must name the same file.
-      if (entry !== ".") expect(manifest.typesVersions["*"]![entry.slice(2)]).toEqual([(target as { types: string }).types]);
+      if (entry !== ".")
+        expect(manifest.typesVersions["*"]![entry.slice(2)]).toEqual([(target as { types: string }).types]);
     }
     while (queue.length > 0) {
       const file = queue.pop()!;
       if (seen.has(file)) continue;
       seen.add(file);
-      const { importedFiles, typeReferenceDirectives } = ts.preProcessFile(await readFile(file, "utf8"), true, true);
+      const { importedFiles, typeReferenceDirectives } = ts.preProcessFile(
+        await readFile(file, "utf8"),
+        true,
+        true,
+      );
       for (const { fileName: specifier } of importedFiles) {
         if (specifier.startsWith(".")) {
           const base = resolve(dirname(file), specifier);
           const next = [`${base}.d.ts`, join(base, "index.d.ts")].find((candidate) => existsSync(candidate));
-          expect(next, `${relative(installedPackage, file)} imports ${specifier}, which has no declaration file`).toBeDefined();
+          expect(
+            next,
+            `${relative(installedPackage, file)} imports ${specifier}, which has no declaration file`,
+          ).toBeDefined();
           queue.push(next!);
         } else if (!ALLOWED_EXTERNAL_IMPORTS.test(specifier)) {
           outside.push(`${relative(installedPackage, file)} imports ${specifier}`);
         }
       }
-      for (const { fileName } of typeReferenceDirectives) outside.push(`${relative(installedPackage, file)} references types ${fileName}`);
+      for (const { fileName } of typeReferenceDirectives)
+        outside.push(`${relative(installedPackage, file)} references types ${fileName}`);
     }
     expect(outside).toEqual([]);
   });
@@ -286,10 +402,17 @@ describe("the packed package, as a user project sees it", () => {
         unmapped.push(`${file} has no map`);
         continue;
       }
-      const map = JSON.parse(await readFile(join(installedPackage, `${file}.map`), "utf8")) as { sources: string[]; sourceRoot?: string };
+      const map = JSON.parse(await readFile(join(installedPackage, `${file}.map`), "utf8")) as {
+        sources: string[];
+        sourceRoot?: string;
+      };
       for (const source of map.sources) {
-        const target = relative(installedPackage, resolve(installedPackage, dirname(file), map.sourceRoot ?? "", source));
-        if (!shipped.has(target)) unmapped.push(`${file}.map points at ${target}, which is not in the tarball`);
+        const target = relative(
+          installedPackage,
+          resolve(installedPackage, dirname(file), map.sourceRoot ?? "", source),
+        );
+        if (!shipped.has(target))
+          unmapped.push(`${file}.map points at ${target}, which is not in the tarball`);
       }
     }
     expect(unmapped).toEqual([]);
@@ -300,17 +423,31 @@ describe("the packed package, as a user project sees it", () => {
     // --no-definitely-typed: the package ships its own types, and no @types lookup needs the network.
     const result = await run(
       process.execPath,
-      [toolBin(prefix, "@arethetypeswrong/cli", "dist/index.js"), tarball, "--profile", "strict", "--format", "ascii", "--no-color", "--no-definitely-typed"],
+      [
+        toolBin(prefix, "@arethetypeswrong/cli", "dist/index.js"),
+        tarball,
+        "--profile",
+        "strict",
+        "--format",
+        "ascii",
+        "--no-color",
+        "--no-definitely-typed",
+      ],
       work,
     );
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain("No problems found");
-    for (const entry of ENTRY_POINTS) expect(result.output).toContain(`"pulumi-webhook-endpoints${entry === "." ? "" : entry.slice(1)}"`);
+    for (const entry of ENTRY_POINTS)
+      expect(result.output).toContain(`"pulumi-webhook-endpoints${entry === "." ? "" : entry.slice(1)}"`);
   }, 600_000);
 
   it("publint --strict finds nothing", async () => {
     const prefix = await cachedTool(PUBLINT);
-    const result = await run(process.execPath, [toolBin(prefix, "publint", "src/cli.js"), "run", tarball, "--strict"], work);
+    const result = await run(
+      process.execPath,
+      [toolBin(prefix, "publint", "src/cli.js"), "run", tarball, "--strict"],
+      work,
+    );
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain("All good!");
   }, 600_000);

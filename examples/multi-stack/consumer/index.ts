@@ -5,7 +5,9 @@ import * as pulumi from "@pulumi/pulumi";
 const config = new pulumi.Config();
 const producerStack = config.get("producerStack") ?? process.env.PRODUCER_STACK;
 if (!producerStack) {
-  throw new Error("set the producer stack: `pulumi config set producerStack organization/webhooks-producer/dev`, or PRODUCER_STACK");
+  throw new Error(
+    "set the producer stack: `pulumi config set producerStack organization/webhooks-producer/dev`, or PRODUCER_STACK",
+  );
 }
 const producer = new pulumi.StackReference(producerStack);
 
@@ -16,4 +18,6 @@ const signSecret = producer.requireOutput("signSecret") as pulumi.Output<string>
 // only re-exported (still secret) together with facts that reveal nothing of it.
 export const receivedSignSecret = signSecret;
 export const producerWebhookId = producer.requireOutput("webhookId");
-export const secretArrivedAsSecret = pulumi.output(producer.getOutputDetails("signSecret")).apply((details) => details.secretValue !== undefined && details.value === undefined);
+export const secretArrivedAsSecret = pulumi
+  .output(producer.getOutputDetails("signSecret"))
+  .apply((details) => details.secretValue !== undefined && details.value === undefined);

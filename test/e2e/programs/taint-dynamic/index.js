@@ -9,7 +9,9 @@ const value = (key) => (secretKeys.includes(key) ? config.requireSecret(key) : c
 const hook = new WebhookEndpoint("hook", {
   webhookName: value("name"),
   webhookUrl: value("url"),
-  ...(config.getBoolean("useConnection") ? { connection: { baseUrl: value("connBaseUrl"), accessToken: config.requireSecret("connToken") } } : {}),
+  ...(config.getBoolean("useConnection")
+    ? { connection: { baseUrl: value("connBaseUrl"), accessToken: config.requireSecret("connToken") } }
+    : {}),
 });
 exports.name = hook.webhookName;
 exports.url = hook.webhookUrl;

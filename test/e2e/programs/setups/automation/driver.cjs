@@ -43,7 +43,12 @@ async function program() {
 
 /** @param {Record<string, { value: unknown, secret: boolean }>} outputs */
 function describeOutputs(outputs) {
-  return Object.fromEntries(Object.entries(outputs).map(([key, output]) => [key, output.secret ? { secret: true, sha256: sha256(output.value) } : { secret: false, value: output.value }]));
+  return Object.fromEntries(
+    Object.entries(outputs).map(([key, output]) => [
+      key,
+      output.secret ? { secret: true, sha256: sha256(output.value) } : { secret: false, value: output.value },
+    ]),
+  );
 }
 
 /** @param {import("@pulumi/pulumi/automation").Stack} stack */
@@ -51,13 +56,19 @@ async function webhookIds(stack) {
   const state = await stack.exportStack();
   /** @type {{ type: string, id?: string }[]} */
   const resources = state.deployment.resources ?? [];
-  return resources.filter((r) => r.type === "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint").map((r) => r.id);
+  return resources
+    .filter((r) => r.type === "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint")
+    .map((r) => r.id);
 }
 
 async function main() {
   let stack;
   if (mode === "inline") {
-    stack = await LocalWorkspace.createOrSelectStack({ stackName: "dev", projectName: env("DRIVER_PROJECT"), program });
+    stack = await LocalWorkspace.createOrSelectStack({
+      stackName: "dev",
+      projectName: env("DRIVER_PROJECT"),
+      program,
+    });
   } else if (mode === "local" && workDir) {
     stack = await LocalWorkspace.createOrSelectStack({ stackName: "dev", workDir });
   } else {
@@ -80,7 +91,11 @@ async function main() {
   const report = {
     mode,
     workDir: stack.workspace.workDir,
-    up: { result: up.summary.result, changes: up.summary.resourceChanges, outputs: describeOutputs(up.outputs) },
+    up: {
+      result: up.summary.result,
+      changes: up.summary.resourceChanges,
+      outputs: describeOutputs(up.outputs),
+    },
     outputs: describeOutputs(outputs),
     preview: preview.changeSummary,
     refresh: { result: refresh.summary.result, changes: refresh.summary.resourceChanges },
