@@ -12,15 +12,15 @@ const tier = tierFromEnv();
  * their global setup when it is missing or older than its sources. A new file of that kind goes here.
  */
 const NEEDS_DIST = [
-  "test/provider/serialized.test.ts",
-  "test/provider/host.test.ts",
+  "test/dynamic/serialized.test.ts",
+  "test/dynamic/host.test.ts",
   "test/native/server.test.ts",
   "test/emulator/bin-process.test.ts",
   "test/cli/main.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",
-  "test/provider/stored-provider-host.test.ts",
+  "test/dynamic/stored-provider-host.test.ts",
   "test/cli/plugin-archive.test.ts",
   "test/docs/numbers.test.ts",
 ];

@@ -11,9 +11,9 @@ export default defineConfig({
     // MUTATION_TESTS=a.test.ts,b.test.ts narrows the set for a focused run on one file's mutants.
     include: process.env.MUTATION_TESTS?.split(",") ?? [
       "test/client/**/*.test.ts",
-      "test/provider/provider.test.ts",
-      "test/provider/check.test.ts",
-      "test/provider/trust.test.ts",
+      "test/core/provider.test.ts",
+      "test/core/check.test.ts",
+      "test/core/trust.test.ts",
       "test/hostile/regressions.test.ts",
       "test/emulator/rewrite.test.ts",
     ],

@@ -9,17 +9,17 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { WebhooksClient } from "../client";
 import { serviceOf } from "../core/settings";
 import { redact, showable, unsupportedNode } from "../text";
-import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./adopt";
-import { resolveCliConnection, type CliConnection } from "./config";
+import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./commands/adopt";
+import { resolveCliConnection, type CliConnection } from "./stack/config";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
-import type { ListingClient } from "./listing";
-import { LIST_USAGE, runList } from "./list";
-import { ORPHANS_USAGE, runOrphans } from "./orphans";
-import { redactShown, type Sink } from "./output";
-import { PLUGIN_ARCHIVE_USAGE, pluginArchiveCommand } from "./plugin-archive";
-import { pulumiCli, type PulumiRunner } from "./pulumi";
-import { RECOVER_USAGE, runRecover } from "./recover";
-import { parsePicks } from "./recover-plan";
+import type { ListingClient } from "./commands/listing";
+import { LIST_USAGE, runList } from "./commands/list";
+import { ORPHANS_USAGE, runOrphans } from "./commands/orphans";
+import { redactShown, type Sink } from "./output/output";
+import { PLUGIN_ARCHIVE_USAGE, pluginArchiveCommand } from "./commands/plugin-archive";
+import { pulumiCli, type PulumiRunner } from "./stack/pulumi";
+import { RECOVER_USAGE, runRecover } from "./commands/recover";
+import { parsePicks } from "./commands/recover-plan";
 
 export const MAIN_USAGE = `Usage: webhooks <command> [flags]
 

@@ -7,9 +7,9 @@ import {
   resourceNames,
   runAdopt,
   type AdoptOptions,
-} from "../../src/cli/adopt";
+} from "../../src/cli/commands/adopt";
 import { CliError, EXIT } from "../../src/cli/exit";
-import { memorySink } from "../../src/cli/output";
+import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { readAdoptYaml, readTsDeclarations, readYamlDoubleQuoted, runShellCommands } from "./consumers";
 import { TOKEN, allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";

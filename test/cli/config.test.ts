@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveCliConnection, type ResolveOptions } from "../../src/cli/config";
+import { resolveCliConnection, type ResolveOptions } from "../../src/cli/stack/config";
 import { CliError, EXIT } from "../../src/cli/exit";
 import { fakePulumi } from "./helpers";
 

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
-import type { PulumiResult, PulumiRunner } from "../../src/cli/pulumi";
-import { PulumiMissingError } from "../../src/cli/pulumi";
+import type { PulumiResult, PulumiRunner } from "../../src/cli/stack/pulumi";
+import { PulumiMissingError } from "../../src/cli/stack/pulumi";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
 
 export const TOKEN = "cli_tok_7d41c2e9a05f4b3c8e6d1a2b";

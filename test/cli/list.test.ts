@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhooksClient } from "../../src/client/client";
-import { runList } from "../../src/cli/list";
-import { memorySink } from "../../src/cli/output";
+import { runList } from "../../src/cli/commands/list";
+import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { TOKEN, allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
 

@@ -5,7 +5,7 @@ import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main, type MainIo } from "../../src/cli/main";
-import { memorySink } from "../../src/cli/output";
+import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { rawServer } from "../support/helpers";
 import { TOKEN, cliEmulator, fakePulumi } from "./helpers";

@@ -5,11 +5,11 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhooksClient } from "../../src/client/client";
 import { CliError, EXIT } from "../../src/cli/exit";
-import { runOrphans } from "../../src/cli/orphans";
-import { memorySink } from "../../src/cli/output";
+import { runOrphans } from "../../src/cli/commands/orphans";
+import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { allSecrets, cliEmulator, clientFor, expectGolden, fakePulumi } from "./helpers";
-import type { StateResource } from "../../src/cli/deployment";
+import type { StateResource } from "../../src/cli/stack/deployment";
 import { baseResources, exportText, heldResource } from "./recover-fixtures";
 import { stackConfig } from "../../src/core/settings";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cell, isoTime, jsonText, quoted, redactShown, table } from "../../src/cli/output";
+import { cell, isoTime, jsonText, quoted, redactShown, table } from "../../src/cli/output/output";
 import { TOKEN } from "./helpers";
 
 describe("output helpers", () => {

@@ -5,8 +5,8 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main";
-import { memorySink } from "../../src/cli/output";
-import { installCommand, selectPlatforms } from "../../src/cli/plugin-archive";
+import { memorySink } from "../../src/cli/output/output";
+import { installCommand, selectPlatforms } from "../../src/cli/commands/plugin-archive";
 import { archiveFileName, buildPluginArchive, hostPlatform } from "../../src/native/archive";
 import { fakePulumi } from "./helpers";
 

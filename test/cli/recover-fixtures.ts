@@ -1,8 +1,14 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { OrphanProvider, ProcessProbe } from "../../src/cli/lock";
-import { DYNAMIC_TYPE, NATIVE_TYPE, SECRET_SIG, SIG_KEY, type StateResource } from "../../src/cli/deployment";
+import type { OrphanProvider, ProcessProbe } from "../../src/cli/stack/lock";
+import {
+  DYNAMIC_TYPE,
+  NATIVE_TYPE,
+  SECRET_SIG,
+  SIG_KEY,
+  type StateResource,
+} from "../../src/cli/stack/deployment";
 import { fakePulumi, type FakeCall } from "./helpers";
 
 /** A state as `pulumi stack export` prints it, for project `shop`, stack `dev`. */

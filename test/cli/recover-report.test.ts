@@ -1,8 +1,8 @@
 // What recover prints for a pending create whose name or URL the state holds secret: `[secret]`, not
 // an empty cell that reads as "no name" (second outside attack on issue 20, F6).
 import { describe, expect, it } from "vitest";
-import { memorySink } from "../../src/cli/output";
-import { printReport, type RecoverReport } from "../../src/cli/recover-report";
+import { memorySink } from "../../src/cli/output/output";
+import { printReport, type RecoverReport } from "../../src/cli/commands/recover-report";
 
 describe("recover's report", () => {
   it("shows a name or URL the state holds secret as [secret] in every section", () => {

@@ -9,11 +9,11 @@ import {
   SECRET_SIG,
   SIG_KEY,
   type StateResource,
-} from "../../src/cli/deployment";
+} from "../../src/cli/stack/deployment";
 import { CliError, EXIT } from "../../src/cli/exit";
-import type { ListingClient } from "../../src/cli/listing";
-import { memorySink } from "../../src/cli/output";
-import { runRecover, type RecoverOptions } from "../../src/cli/recover";
+import type { ListingClient } from "../../src/cli/commands/listing";
+import { memorySink } from "../../src/cli/output/output";
+import { runRecover, type RecoverOptions } from "../../src/cli/commands/recover";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { stackConfig } from "../../src/core/settings";
 import { TOKEN } from "./helpers";

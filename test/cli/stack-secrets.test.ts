@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main";
-import { memorySink } from "../../src/cli/output";
+import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { TOKEN, cliEmulator, fakePulumi } from "./helpers";
-import { DYNAMIC_TYPE, SECRET_SIG, SIG_KEY } from "../../src/cli/deployment";
+import { DYNAMIC_TYPE, SECRET_SIG, SIG_KEY } from "../../src/cli/stack/deployment";
 
 const URN = (name: string) => `urn:pulumi:dev::shop::${DYNAMIC_TYPE}::${name}`;
 const revealedSecret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });

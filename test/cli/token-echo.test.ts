@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main, type MainIo } from "../../src/cli/main";
-import { memorySink } from "../../src/cli/output";
+import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { CLOCK_START, TOKEN, cliEmulator, fakePulumi } from "./helpers";
 import { FakeStack, baseResources, exportText, heldResource, pendingCreate } from "./recover-fixtures";

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ENDPOINT_TYPES } from "../../src/cli/deployment";
-import { localProcesses } from "../../src/cli/lock";
+import { ENDPOINT_TYPES } from "../../src/cli/stack/deployment";
+import { localProcesses } from "../../src/cli/stack/lock";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { PASSPHRASE } from "../../scripts/harness/pulumi.mjs";
 import { runProcess } from "../../scripts/harness/process.mjs";

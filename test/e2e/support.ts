@@ -2,7 +2,7 @@
 // backends live, and one transcript per test file for the plaintext-secret sweeps.
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { localProcesses } from "../../src/cli/lock";
+import { localProcesses } from "../../src/cli/stack/lock";
 import type { Emulator } from "../../src/emulator";
 import {
   Project,

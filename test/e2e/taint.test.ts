@@ -5,7 +5,7 @@
 // notices), in a refusal's message, or in what the operator CLI prints in the project; and the
 // outputs of the secret inputs read back as secrets. Each run walks one stack through preview, up,
 // a no-change preview, drift on the service, refresh, a refused replacement, a replacement and
-// destroy. The in-process property tests (test/native/taint.test.ts, test/provider/taint.test.ts)
+// destroy. The in-process property tests (test/native/taint.test.ts, test/core/taint.test.ts)
 // cover many more programs; this one proves the engine's half: what it stores and shows.
 //
 // TAINT_ENGINE_RUNS generated programs per face (default: 1 in npm test, 4 in npm run test:deep),

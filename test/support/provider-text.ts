@@ -34,7 +34,7 @@ export function declareUnderMocks(env: Record<string, string>): {
   registered: Registered[];
   loaded: string[];
 } {
-  const out = execFileSync(process.execPath, [join(REPO, "test/provider/fixtures/serialize-provider.cjs")], {
+  const out = execFileSync(process.execPath, [join(REPO, "test/dynamic/fixtures/serialize-provider.cjs")], {
     cwd: LINKED_DIR,
     env: { ...process.env, ...env, NODE_PATH: join(LINKED_DIR, "node_modules") },
     encoding: "utf8",

@@ -1,5 +1,5 @@
-import type { WebhookEndpointRecord } from "../client";
-import { charOrEscape } from "../text";
+import type { WebhookEndpointRecord } from "../../client";
+import { charOrEscape } from "../../text";
 
 /**
  * Where a command writes, and what it may know about the terminal. Results go to stdout (a table

@@ -1,6 +1,6 @@
-import { sameEndpoint, type WebhookEndpointRecord } from "../client";
-import { usageError } from "./exit";
-import type { PendingCreate } from "./deployment";
+import { sameEndpoint, type WebhookEndpointRecord } from "../../client";
+import { usageError } from "../exit";
+import type { PendingCreate } from "../stack/deployment";
 
 /**
  * Matching the pending creates of a killed `pulumi up` to endpoints on the service, written so that

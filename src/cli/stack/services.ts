@@ -1,6 +1,6 @@
-import { WebhookConfigError, type WebhooksClientOptions } from "../client";
-import { resolveConnection, serviceOf, type Connection, type ProviderConfig } from "../core/settings";
-import { nativeConfig } from "../native/config";
+import { WebhookConfigError, type WebhooksClientOptions } from "../../client";
+import { resolveConnection, serviceOf, type Connection, type ProviderConfig } from "../../core/settings";
+import { nativeConfig } from "../../native/config";
 import {
   DYNAMIC_TYPE,
   provenanceIn,
@@ -9,7 +9,7 @@ import {
   type Deployment,
   type StateResource,
 } from "./deployment";
-import type { ListingClient } from "./listing";
+import type { ListingClient } from "../commands/listing";
 
 /**
  * Which service each endpoint of a stack talks to. A stack may hold endpoints on several services

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../client";
-import { EMPTY_CONFIG, serviceOf } from "../core/settings";
-import { stackOfUrn, type Provenance } from "../core/state";
-import { findProject } from "./config";
+import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
+import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
+import { stackOfUrn, type Provenance } from "../../core/state";
+import { findProject } from "../stack/project";
 import {
   endpointResources,
   heldId,
@@ -17,8 +17,8 @@ import {
   type Deployment,
   type PendingCreate,
   type UntypedDeployment,
-} from "./deployment";
-import { CliError, EXIT, usageError } from "./exit";
+} from "../stack/deployment";
+import { CliError, EXIT, usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import {
   judgeLock,
@@ -28,14 +28,27 @@ import {
   type LockInfo,
   type LockVerdict,
   type ProcessProbe,
-} from "./lock";
-import { Progress, type Sink } from "./output";
-import { backendUrl, parsePulumiJson, pulumiFailure, pulumiOk, stackArgs, type PulumiRunner } from "./pulumi";
+} from "../stack/lock";
+import { Progress, type Sink } from "../output/output";
+import {
+  backendUrl,
+  parsePulumiJson,
+  pulumiFailure,
+  pulumiOk,
+  stackArgs,
+  type PulumiRunner,
+} from "../stack/pulumi";
 import { matchPendingCreates, type Outcome } from "./recover-plan";
 import { printReport, type RecoverReport } from "./recover-report";
-import { recordInHistory } from "./history";
-import { brokenCheckpoints, repairCheckpoint } from "./repair";
-import { ServiceClients, heldService, serviceTarget, type HomeService, type ServiceTarget } from "./services";
+import { recordInHistory } from "../stack/history";
+import { brokenCheckpoints, repairCheckpoint } from "../stack/repair";
+import {
+  ServiceClients,
+  heldService,
+  serviceTarget,
+  type HomeService,
+  type ServiceTarget,
+} from "../stack/services";
 
 /**
  * `webhooks recover`: after a killed `pulumi up`, records in state the endpoints its creates made

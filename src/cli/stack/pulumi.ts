@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { showable } from "../text";
-import { CliError, EXIT } from "./exit";
+import { showable } from "../../text";
+import { CliError, EXIT } from "../exit";
 
 /**
  * Running the Pulumi CLI. Every command runs with `--non-interactive`, in the project directory,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main";
-import { memorySink } from "../../src/cli/output";
+import { memorySink } from "../../src/cli/output/output";
 import {
   createDynamicProvider,
   EndpointCreatedButFailedError,

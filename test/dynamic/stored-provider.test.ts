@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 /**
  * The source of the text every WebhookEndpoint stores (src/dynamic/stored-provider.js, not its
  * minified build), exercised directly on real directory layouts: the lookup order, the skipping
- * and the error that the text's documentation and the README promise. test/provider/serialized.test.ts
+ * and the error that the text's documentation and the README promise. test/dynamic/serialized.test.ts
  * runs the built text the same way in child processes, with Node's global folders set.
  *
  * Evaluated as Pulumi's dynamic-provider host evaluates the stored text, by require-from-string

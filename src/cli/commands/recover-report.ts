@@ -1,6 +1,6 @@
-import { shellQuote } from "../text";
+import { shellQuote } from "../../text";
 import { resourceNameProblem } from "./adopt";
-import { MAX_CELL, cell, isoTime, jsonText, table, type Sink } from "./output";
+import { MAX_CELL, cell, isoTime, jsonText, table, type Sink } from "../output/output";
 
 /** What `recover` found and did; `--json` prints it as it is. */
 export interface RecoverReport {

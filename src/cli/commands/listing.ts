@@ -1,5 +1,5 @@
-import type { ListFilter, WebhookEndpointRecord, WebhooksClient } from "../client";
-import { Progress } from "./output";
+import type { ListFilter, WebhookEndpointRecord, WebhooksClient } from "../../client";
+import { Progress } from "../output/output";
 
 /** The part of the client the commands use: listing. Commands never create. */
 export type ListingClient = Pick<WebhooksClient, "listAll">;

@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { WebhookConfigError } from "../client";
-import { secretForms } from "../text";
+import { WebhookConfigError } from "../../client";
+import { secretForms } from "../../text";
 import {
   SETTINGS,
   SETTING_NAMES,
@@ -12,7 +10,7 @@ import {
   type Connection,
   type ProviderConfig,
   type SettingName,
-} from "../core/settings";
+} from "../../core/settings";
 import {
   SECRET_SIG,
   SIG_KEY,
@@ -25,9 +23,10 @@ import {
   urnStackProject,
   type UntypedDeployment,
 } from "./deployment";
-import type { SecretFields } from "./output";
+import type { SecretFields } from "../output/output";
 import { historyCheckpoints } from "./history";
-import { CliError, EXIT } from "./exit";
+import { findProject, type ProjectDir } from "./project";
+import { CliError, EXIT } from "../exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
 
 /**
@@ -43,22 +42,6 @@ import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRu
 export interface ConnectionFlags {
   baseUrl?: string | undefined;
   accessToken?: string | undefined;
-}
-
-/** A Pulumi project directory: where Pulumi.yaml is, here or above. */
-export interface ProjectDir {
-  dir: string;
-  file: string;
-}
-
-export function findProject(cwd: string): ProjectDir | undefined {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
-      const file = join(dir, name);
-      if (existsSync(file)) return { dir, file };
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 export interface CliConnection {

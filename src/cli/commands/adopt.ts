@@ -1,6 +1,6 @@
-import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../client";
-import { shellQuote } from "../text";
-import { CliError, EXIT, usageError } from "./exit";
+import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../../client";
+import { shellQuote } from "../../text";
+import { CliError, EXIT, usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import {
   HIDDEN,
@@ -18,7 +18,7 @@ import {
   redactShown,
   type SecretFields,
   type Sink,
-} from "./output";
+} from "../output/output";
 
 /**
  * `webhooks adopt`: for each selected endpoint, ready-to-paste declarations that take it over

@@ -59,7 +59,7 @@ describe("the built stored text in Pulumi's dynamic-provider host", () => {
   it("the hand-written text of 0.2.0, in a fresh host, reaches today's package for a create and a read", async () => {
     // Written by 0.2.0's providerText for an install that is gone since: the host finds today's
     // package in its working directory's node_modules.
-    const text = readFileSync(join(REPO, "test/provider/fixtures/handwritten-provider-0.2.0.txt"), "utf8");
+    const text = readFileSync(join(REPO, "test/dynamic/fixtures/handwritten-provider-0.2.0.txt"), "utf8");
     expect(text).toContain('"/gone/node_modules/pulumi-webhook-endpoints/dist/dynamic/provider.js"');
     const fresh = await ProviderHost.start();
     try {

@@ -1,14 +1,14 @@
-import type { WebhookEndpointRecord } from "../client";
+import type { WebhookEndpointRecord } from "../../client";
 import {
   createdByItsStack,
   mayBeHeldEndpoint,
   provenanceOf,
   stateAfterCreate,
   type Provenance,
-} from "../core/state";
-import { showsTainted } from "../core/taint";
-import { CliError, EXIT } from "./exit";
-import type { SecretField, SecretFields } from "./output";
+} from "../../core/state";
+import { showsTainted } from "../../core/taint";
+import { CliError, EXIT } from "../exit";
+import type { SecretField, SecretFields } from "../output/output";
 
 /**
  * Reading a stack's state as `pulumi stack export` prints it (and the checkpoints a file backend

@@ -1,4 +1,4 @@
-import type { ListFilter, WebhookEndpointRecord } from "../client";
+import type { ListFilter, WebhookEndpointRecord } from "../../client";
 import { listEndpoints, type ListingClient } from "./listing";
 import {
   MAX_CELL,
@@ -12,7 +12,7 @@ import {
   table,
   type SecretFields,
   type Sink,
-} from "./output";
+} from "../output/output";
 
 /**
  * `webhooks list`: the endpoints on the service, sorted by id. Filters match exactly by default

@@ -6,10 +6,10 @@ import {
   hostPlatform,
   type ArchiveResult,
   type Platform,
-} from "../native/archive";
-import { shellQuote } from "../text";
-import { CliError, EXIT, usageError, type ExitCode } from "./exit";
-import { jsonText, type Sink } from "./output";
+} from "../../native/archive";
+import { shellQuote } from "../../text";
+import { CliError, EXIT, usageError, type ExitCode } from "../exit";
+import { jsonText, type Sink } from "../output/output";
 
 /**
  * `webhooks plugin-archive`: the native plugin as archives for `pulumi plugin install`, made from this
@@ -42,7 +42,7 @@ export interface PackageFiles {
   bundle: string;
 }
 
-export function installedPackage(root: string = join(__dirname, "..", "..")): PackageFiles {
+export function installedPackage(root: string = join(__dirname, "..", "..", "..")): PackageFiles {
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string })
     .version;
   return { version, bundle: join(root, "dist", "plugin", "pulumi-resource-webhooks.js") };

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { sameName, type WebhookEndpointRecord } from "../client";
-import { EMPTY_CONFIG, serviceOf } from "../core/settings";
-import { createdByItsStack, mayBeHeldEndpoint, type Provenance } from "../core/state";
+import { sameName, type WebhookEndpointRecord } from "../../client";
+import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
+import { createdByItsStack, mayBeHeldEndpoint, type Provenance } from "../../core/state";
 import {
   SecretFieldIndex,
   endpointResources,
@@ -12,10 +12,10 @@ import {
   stackCreators,
   type StateResource,
   type UntypedDeployment,
-} from "./deployment";
-import { usageError } from "./exit";
+} from "../stack/deployment";
+import { usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
-import { historyCheckpoints } from "./history";
+import { historyCheckpoints } from "../stack/history";
 import {
   MAX_CELL,
   Progress,
@@ -27,9 +27,9 @@ import {
   recordView,
   table,
   type Sink,
-} from "./output";
-import { backendUrl, pulumiOk, type PulumiRunner } from "./pulumi";
-import { heldService, serviceTarget, type HomeService } from "./services";
+} from "../output/output";
+import { backendUrl, pulumiOk, type PulumiRunner } from "../stack/pulumi";
+import { heldService, serviceTarget, type HomeService } from "../stack/services";
 
 /**
  * `webhooks orphans`: the endpoints on the service that none of the given stacks holds, and which of

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { findProject } from "./config";
+import { findProject } from "./project";
 import { parseState, urnStackProject, type UntypedDeployment } from "./deployment";
-import { CliError, EXIT } from "./exit";
+import { CliError, EXIT } from "../exit";
 import { readdirSafe } from "./files";
 import { localBackendPath } from "./lock";
 
