@@ -1,5 +1,5 @@
 import { baseUrlProblem } from "../client";
-import { UNKNOWN } from "../core/inputs";
+import { UNKNOWN } from "../core/wire";
 import {
   CONFIG_NAMESPACE,
   SETTINGS,

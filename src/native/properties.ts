@@ -1,12 +1,10 @@
-import { UNKNOWN } from "../core/inputs";
+import { SECRET_SIG, SIG_KEY, UNKNOWN } from "../core/wire";
 
 /**
  * Property values as the engine sends them to a provider that accepts secrets: plain JSON, with
  * secrets wrapped as `{ [SIG]: SECRET_SIG, value }` and values not known yet (preview) as the
  * unknown marker string.
  */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 /** The value with every secret wrapper removed (the engine keeps them secret on its side). */
 export function unwrapSecrets(value: unknown): unknown {

@@ -6,7 +6,9 @@ import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { EndpointCreatedButFailedError } from "../core/errors";
-import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
+import type { WebhookEndpointInputs } from "../core/inputs";
+import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, TYPE_TOKENS } from "../core/resource";
+import { UNKNOWN } from "../core/wire";
 import { ProviderCore } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
@@ -37,7 +39,7 @@ import { packageVersion } from "./version";
  * `pulumi import` (Read without properties).
  */
 export const PACKAGE_NAME = "webhooks";
-export const RESOURCE_TYPE = "webhooks:index:WebhookEndpoint";
+export const RESOURCE_TYPE = TYPE_TOKENS.native;
 
 /** The methods the plugin implements; the others answer UNIMPLEMENTED. */
 type Handlers = Pick<
@@ -59,19 +61,7 @@ type Handlers = Pick<
 >;
 
 /** Outputs secret whatever the program marked: the signing secret. */
-const ALWAYS_SECRET = new Set(["signSecret"]);
-
-/** Outputs only the service can tell (unknown during a preview). */
-const COMPUTED_OUTPUTS = [
-  "webhookId",
-  "signSecret",
-  "creatorId",
-  "creatorName",
-  "createTime",
-  "operatorId",
-  "operatorName",
-  "operateTime",
-] as const;
+const ALWAYS_SECRET = new Set<string>(ALWAYS_SECRET_OUTPUTS);
 
 const DIFF_NONE: pb.DiffResponse.DiffChanges = 1;
 const DIFF_SOME: pb.DiffResponse.DiffChanges = 2;

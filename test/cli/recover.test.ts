@@ -3,13 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
-import {
-  recordedResource,
-  pendingCreates,
-  SECRET_SIG,
-  SIG_KEY,
-  type StateResource,
-} from "../../src/cli/stack/deployment";
+import { recordedResource, pendingCreates, type StateResource } from "../../src/cli/stack/deployment";
 import { CliError, EXIT } from "../../src/cli/exit";
 import type { ListingClient } from "../../src/cli/commands/listing";
 import { memorySink } from "../../src/cli/output/output";
@@ -27,6 +21,7 @@ import {
   heldResource,
   pendingCreate,
 } from "./recover-fixtures";
+import { SECRET_SIG, SIG_KEY } from "../../src/core/wire";
 
 const HOUR = 3_600_000;
 /** When the interrupted update started (the lock's timestamp). */

@@ -10,7 +10,8 @@ import { main } from "../../src/cli/main";
 import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { TOKEN, cliEmulator, fakePulumi } from "./helpers";
-import { DYNAMIC_TYPE, SECRET_SIG, SIG_KEY } from "../../src/cli/stack/deployment";
+import { DYNAMIC_TYPE } from "../../src/cli/stack/deployment";
+import { SECRET_SIG, SIG_KEY } from "../../src/core/wire";
 
 const URN = (name: string) => `urn:pulumi:dev::shop::${DYNAMIC_TYPE}::${name}`;
 const revealedSecret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });

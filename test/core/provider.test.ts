@@ -4,12 +4,13 @@ import {
   provider,
   type WebhookEndpointOutputs,
 } from "../../src/dynamic/provider";
-import { UNKNOWN, type WebhookEndpointInputs } from "../../src/core/inputs";
+import { type WebhookEndpointInputs } from "../../src/core/inputs";
 import { ProviderCore } from "../../src/core/provider-core";
 import { stackConfig } from "../../src/core/settings";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError, everythingVisible, rawServer, waitUntil } from "../support/helpers";
 import { TRACE, scriptedService } from "../support/scripted-service";
+import { UNKNOWN } from "../../src/core/wire";
 
 function configure(values: Record<string, string | undefined>): Promise<void> {
   return provider.configure({

@@ -8,7 +8,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { installPlugin, noNodeBin, nodeOn, pathWarnings } from "./plugin";
-import { SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, type Project } from "./support";
+import {
+  isSecretValue,
+  backendFor,
+  createProject,
+  leaks,
+  readTree,
+  transcript,
+  type Project,
+} from "./support";
 
 const TOKEN = "e2e_native_tok_3c9d1f27";
 const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
@@ -66,7 +74,7 @@ describe("a YAML program through the native provider", () => {
     const state = await project.exportState();
     const [hook] = nativeResources(state);
     expect(hook?.id).toBe(String(emulator.records()[0]!.webhook_id));
-    expect((hook?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+    expect(isSecretValue(hook?.outputs?.signSecret)).toBe(true);
     expect(hook?.outputs?.__provider).toBeUndefined();
     expect(state.text).not.toContain(emulator.records()[0]!.sign_secret);
     expect(state.text).not.toContain(TOKEN);
@@ -118,7 +126,7 @@ describe("a YAML program through the native provider", () => {
     expect(emulator.counters().create).toBe(creates);
     const state = await project.exportState();
     const imported = nativeResources(state).find((r) => r.id === String(legacy.webhook_id));
-    expect((imported?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+    expect(isSecretValue(imported?.outputs?.signSecret)).toBe(true);
     expect(state.text).not.toContain(legacy.sign_secret);
     // The program now declares it, exactly as pulumi import generated it.
     const program = readFileSync(join(project.dir, "Pulumi.yaml"), "utf8").replace(

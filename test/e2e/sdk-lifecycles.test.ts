@@ -14,7 +14,7 @@ import { runProcess, type RunResult } from "../../scripts/harness/process.mjs";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { E2E_DIR, REPO } from "./paths";
 import { installPlugin, noNodeBin, nodeOn, pathWarnings } from "./plugin";
-import { SECRET_SIG, backendFor, leaks, readTree } from "./support";
+import { isSecretValue, backendFor, leaks, readTree } from "./support";
 
 type Step = "up" | "preview" | "refresh" | "destroy";
 type Config = Record<string, { value: string | null; secret: boolean }>;
@@ -202,8 +202,7 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
       expect(held.map((r) => r.id).sort()).toEqual(
         [main, eu, us].map((e) => String(e.records()[0]!.webhook_id)).sort(),
       );
-      for (const r of held)
-        expect((r.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+      for (const r of held) expect(isSecretValue(r.outputs?.signSecret)).toBe(true);
       expect(
         leaks(
           [...Object.values(tokens), ...[main, eu, us].map((e) => e.records()[0]!.sign_secret)],
@@ -258,7 +257,7 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
       expect(report.outputs.legacyId?.value).toBe(legacy.webhook_id);
       expect(report.outputs.legacySecret).toEqual({ secret: true, sha256: sha256(legacy.sign_secret) });
       const imported = endpoints().find((r) => r.id === String(legacy.webhook_id));
-      expect((imported?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+      expect(isSecretValue(imported?.outputs?.signSecret)).toBe(true);
       expect(stateText()).not.toContain(legacy.sign_secret);
       expect(Object.keys((await step("preview")).report.changes)).toEqual(["same"]);
     });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { UNKNOWN } from "../../src/core/inputs";
+import { UNKNOWN } from "../../src/core/wire";
 import { SETTING_NAMES } from "../../src/core/settings";
 import { REPO } from "../support/global-setup";
 import { TOKEN, waitUntil } from "../support/helpers";

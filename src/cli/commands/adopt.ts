@@ -1,4 +1,5 @@
 import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../../client";
+import { TYPE_TOKENS } from "../../core/resource";
 import { shellQuote } from "../../text";
 import { CliError, EXIT, usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
@@ -34,7 +35,7 @@ import {
  * at all (no declaration of it could avoid printing the token), and a lone UTF-16 surrogate cannot
  * reach Pulumi's engine, whose messages are UTF-8.
  */
-export const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
+export const NATIVE_TYPE = TYPE_TOKENS.native;
 export const FORMATS = ["ts", "yaml", "import", "all"] as const;
 export type AdoptFormat = (typeof FORMATS)[number];
 

@@ -12,8 +12,6 @@ import {
   type SettingName,
 } from "../../core/settings";
 import {
-  SECRET_SIG,
-  SIG_KEY,
   SecretFieldIndex,
   endpointResources,
   isSecret,
@@ -28,6 +26,7 @@ import { historyCheckpoints } from "./history";
 import { findProject, type ProjectDir } from "./project";
 import { CliError, EXIT } from "../exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
+import { SECRET_SIG, SIG_KEY } from "../../core/wire";
 
 /**
  * Where `webhooks` finds its connection, like the provider does, each setting on its own, first

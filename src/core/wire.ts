@@ -1,0 +1,20 @@
+/**
+ * The engine's markers in property values, as Pulumi's wire format has them: a secret is an object
+ * whose {@link SIG_KEY} field holds {@link SECRET_SIG} (with `value`, or in a state export
+ * `ciphertext` or `plaintext`), and a value not known yet (a preview) is the string {@link UNKNOWN}.
+ *
+ * `@pulumi/pulumi` exports the same three from `runtime/rpc` (`specialSigKey`, `specialSecretSig`,
+ * `unknownValue`); they are written here rather than imported because that module loads the SDK's
+ * gRPC stack (about 190 modules and 75 ms), which the CLI, the core and a `destroy` never need.
+ * test/core/wire.test.ts holds them equal to the SDK's.
+ */
+export const SIG_KEY = "4dabf18193072939515e22adb298388d";
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Whether a property value is the engine's secret wrapper. */
+export function isSecretWrapper(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" && value !== null && (value as Record<string, unknown>)[SIG_KEY] === SECRET_SIG
+  );
+}
