@@ -1,4 +1,10 @@
-export { ProviderCore, type DiffOutcome, type ProviderCoreOptions, type ReadOutcome } from "./provider-core";
+export {
+  ProviderCore,
+  driftNotice,
+  type DiffOutcome,
+  type ProviderCoreOptions,
+  type ReadOutcome,
+} from "./provider-core";
 export { EndpointCreatedButFailedError, ProviderError } from "./errors";
 export { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 export type { WebhookEndpointOutputs } from "./state";

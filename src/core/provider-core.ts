@@ -79,6 +79,13 @@ export interface DiffOutcome {
   drift?: string;
 }
 
+/** What both faces tell the user when a diff found the endpoint drifted or vanished on the service. */
+export function driftNotice(outcome: DiffOutcome): string | undefined {
+  return outcome.drift === undefined
+    ? undefined
+    : `${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`;
+}
+
 export interface ReadOutcome {
   id: string;
   state: WebhookEndpointOutputs;

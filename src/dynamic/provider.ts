@@ -1,7 +1,7 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
-import { ProviderCore } from "../core/provider-core";
+import { ProviderCore, driftNotice } from "../core/provider-core";
 import { configKey, retiredSettingsInUse, stackConfig, type SettingName } from "../core/settings";
 import type { WebhookEndpointOutputs } from "../core/state";
 import { scrubbed, type Taint } from "../core/taint";
@@ -115,10 +115,8 @@ export function createDynamicProvider(
         taint,
         typeof news.__stack === "string" ? news.__stack : undefined,
       );
-      if (outcome.drift !== undefined)
-        console.log(
-          scrubbed(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`, taint.values),
-        );
+      const notice = driftNotice(outcome);
+      if (notice !== undefined) console.log(scrubbed(notice, taint.values));
       return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
     },
 

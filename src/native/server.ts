@@ -9,7 +9,7 @@ import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
 import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, TYPE_TOKENS } from "../core/resource";
 import { UNKNOWN } from "../core/wire";
-import { ProviderCore } from "../core/provider-core";
+import { ProviderCore, driftNotice } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
 import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
@@ -212,8 +212,8 @@ export class WebhooksProviderServer {
       this.#taint(rawOlds, rawNews),
       stackOfUrn(String(request.getUrn())),
     );
-    if (outcome.drift !== undefined)
-      this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, request.getUrn());
+    const notice = driftNotice(outcome);
+    if (notice !== undefined) this.#log(LOG_INFO, notice, request.getUrn());
     const response = new providerPb.DiffResponse();
     response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);
     response.setReplacesList(outcome.replaces);
