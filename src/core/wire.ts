@@ -18,3 +18,23 @@ export function isSecretWrapper(value: unknown): value is Record<string, unknown
     typeof value === "object" && value !== null && (value as Record<string, unknown>)[SIG_KEY] === SECRET_SIG
   );
 }
+
+/** The value with every secret wrapper removed (the engine keeps them secret on its side). */
+export function unwrapSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unwrapSecrets);
+  if (typeof value !== "object" || value === null) return value;
+  const object = value as Record<string, unknown>;
+  if (object[SIG_KEY] === SECRET_SIG) return unwrapSecrets(object.value);
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(object)) out[key] = unwrapSecrets(inner);
+  return out;
+}
+
+/** A config value as a string (config arguments may arrive as JSON values), or undefined. */
+export function configString(value: unknown): string | undefined {
+  const plain = unwrapSecrets(value);
+  if (plain === undefined || plain === null || plain === UNKNOWN) return undefined;
+  if (typeof plain === "string") return plain;
+  if (typeof plain === "number" || typeof plain === "boolean") return String(plain);
+  return JSON.stringify(plain);
+}
