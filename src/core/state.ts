@@ -1,6 +1,7 @@
 import { sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
 import type { WebhookEndpointInputs } from "./inputs";
 import type { ConnectionInputs } from "./settings";
+import { stackOfUrn } from "./wire";
 
 /**
  * What the state holds for one endpoint: the API record in camelCase (the outputs users read),
@@ -60,11 +61,7 @@ export function provenanceOf(state: { provenance?: unknown } | undefined): Prove
   return { how: how as ProvenanceHow, service, stack, ...(recovered === true ? { recovered: true } : {}) };
 }
 
-/** `<project>/<stack>` of a URN (`urn:pulumi:<stack>::<project>::...`), or undefined. */
-export function stackOfUrn(urn: string): string | undefined {
-  const match = /^urn:pulumi:([^:]+)::([^:]+)::/.exec(urn);
-  return match ? `${match[2]}/${match[1]}` : undefined;
-}
+export { stackOfUrn } from "./wire";
 
 /**
  * Whether the resource at `urn` holds an endpoint its own stack created: its provenance says

@@ -38,3 +38,30 @@ export function configString(value: unknown): string | undefined {
   if (typeof plain === "number" || typeof plain === "boolean") return String(plain);
   return JSON.stringify(plain);
 }
+
+/** The parts of a resource's URN: `urn:pulumi:<stack>::<project>::<type>::<name>`. */
+export interface UrnParts {
+  stack: string;
+  project: string;
+  /** The qualified type (`parent$type` for a child). */
+  type: string;
+  /** The resource name: everything after the type, which may itself hold `::`. */
+  name: string;
+}
+
+/** A URN's parts, or undefined for text that is not one. Stacks and projects hold no `:`, types no `::`. */
+export function parseUrn(urn: string): UrnParts | undefined {
+  const match = /^urn:pulumi:([^:]+)::([^:]+)::(.+?)::(.*)$/s.exec(urn);
+  return match ? { stack: match[1]!, project: match[2]!, type: match[3]!, name: match[4]! } : undefined;
+}
+
+/** The resource name of a URN (the text itself when it is none). */
+export function urnName(urn: string): string {
+  return parseUrn(urn)?.name ?? urn;
+}
+
+/** `<project>/<stack>` of a URN, or undefined. */
+export function stackOfUrn(urn: string): string | undefined {
+  const parts = parseUrn(urn);
+  return parts === undefined ? undefined : `${parts.project}/${parts.stack}`;
+}

@@ -13,12 +13,6 @@ export function secret(value: unknown): Record<string, unknown> {
   return { [SIG_KEY]: SECRET_SIG, value };
 }
 
-/** The resource name at the end of a URN (`urn:pulumi:stack::project::type::name`). */
-export function nameFromUrn(urn: string): string {
-  const at = urn.lastIndexOf("::");
-  return at >= 0 ? urn.slice(at + 2) : urn;
-}
-
 /** Whether a value is, or holds somewhere inside it, a secret wrapper. */
 export function holdsSecret(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecret);

@@ -8,7 +8,7 @@ import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/st
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
 import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, TYPE_TOKENS } from "../core/resource";
-import { UNKNOWN } from "../core/wire";
+import { UNKNOWN, urnName } from "../core/wire";
 import { ProviderCore, driftNotice } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
@@ -27,7 +27,7 @@ import {
   statusPb,
   structpb,
 } from "./grpc";
-import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
+import { holdsSecret, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
 import { packageVersion } from "./version";
 
@@ -191,7 +191,7 @@ export class WebhooksProviderServer {
     // The inputs go back as they came, secrets still marked: the engine stores what Check returns.
     const raw = wrapped(request.getNews());
     if (raw.webhookName === undefined || raw.webhookName === null)
-      raw.webhookName = nameFromUrn(request.getUrn());
+      raw.webhookName = urnName(request.getUrn());
     const news = unwrapSecrets(raw) as Record<string, unknown>;
     const { failures } = this.#core.check(news, this.#taint(raw));
     const response = new providerPb.CheckResponse();

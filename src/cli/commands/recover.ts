@@ -12,8 +12,6 @@ import {
   recoveredDeployment,
   secretTexts,
   stackCreators,
-  urnName,
-  urnStackProject,
   type Deployment,
   type PendingCreate,
   type UntypedDeployment,
@@ -49,6 +47,7 @@ import {
   type HomeService,
   type ServiceTarget,
 } from "../stack/services";
+import { parseUrn, urnName } from "../../core/wire";
 
 /**
  * `webhooks recover`: after a killed `pulumi up`, records in state the endpoints its creates made
@@ -474,7 +473,7 @@ function stackNames(
     ...(state.deployment.resources ?? []).map((r) => r.urn),
     ...(state.deployment.pending_operations ?? []).map((op) => op.resource.urn),
   ];
-  const fromUrn = urns.map(urnStackProject).find((x) => x !== undefined);
+  const fromUrn = urns.map(parseUrn).find((x) => x !== undefined);
   const project = fromUrn?.project ?? projectNameOf(projectFile);
   const stack = stackOption?.split("/").pop() ?? fromUrn?.stack ?? "";
   return { stack, project };

@@ -18,7 +18,6 @@ import {
   revealed,
   parseState,
   secretTexts,
-  urnStackProject,
   type UntypedDeployment,
 } from "./deployment";
 import type { SecretFields } from "../output/output";
@@ -27,6 +26,7 @@ import { findProject, type ProjectDir } from "./project";
 import { CliError, EXIT } from "../exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
 import { SECRET_SIG, SIG_KEY } from "../../core/wire";
+import { parseUrn } from "../../core/wire";
 
 /**
  * Where `webhooks` finds its connection, like the provider does, each setting on its own, first
@@ -218,9 +218,7 @@ async function stackSecrets(
   // history still holds what it marked secret) the current stack pulumi names.
   const stack =
     options.stack ??
-    (deployment.resources ?? [])
-      .map((r) => urnStackProject(r.urn)?.stack)
-      .find((name) => name !== undefined) ??
+    (deployment.resources ?? []).map((r) => parseUrn(r.urn)?.stack).find((name) => name !== undefined) ??
     (await currentStackName(options.pulumi, project.dir));
   const history =
     backend !== undefined && stack !== undefined

@@ -13,7 +13,7 @@ import {
   TYPE_TOKENS,
 } from "../../core/resource";
 import { showsTainted } from "../../core/taint";
-import { SECRET_SIG, SIG_KEY } from "../../core/wire";
+import { SECRET_SIG, SIG_KEY, urnName } from "../../core/wire";
 import { CliError, EXIT } from "../exit";
 import type { SecretField, SecretFields } from "../output/output";
 
@@ -96,18 +96,6 @@ export function heldId(resource: StateResource): number | undefined {
     return fromId;
   const fromOutputs = resource.outputs?.webhookId;
   return typeof fromOutputs === "number" && Number.isSafeInteger(fromOutputs) ? fromOutputs : undefined;
-}
-
-/** The resource name at the end of a URN. */
-export function urnName(urn: string): string {
-  const at = urn.lastIndexOf("::");
-  return at >= 0 ? urn.slice(at + 2) : urn;
-}
-
-/** `urn:pulumi:<stack>::<project>::...`: the stack and project of a URN. */
-export function urnStackProject(urn: string): { stack: string; project: string } | undefined {
-  const match = /^urn:pulumi:([^:]+)::([^:]+)::/.exec(urn);
-  return match ? { stack: match[1]!, project: match[2]! } : undefined;
 }
 
 /**
