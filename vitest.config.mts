@@ -20,6 +20,7 @@ const NEEDS_DIST = [
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",
+  "test/native/notices.test.ts",
   "test/dynamic/stored-provider-host.test.ts",
   "test/cli/plugin-archive.test.ts",
   "test/docs/numbers.test.ts",

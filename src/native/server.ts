@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type * as grpcJs from "@grpc/grpc-js";
 import type { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import type { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
@@ -105,11 +106,11 @@ export class WebhooksProviderServer {
       diffConfig: unary((request) => this.#diffConfig(request)),
       configure: unary((request) => this.#configure(request)),
       check: unary((request) => this.#check(request)),
-      diff: unary((request) => this.#diff(request)),
-      create: unary((request) => this.#create(request)),
-      read: unary((request) => this.#read(request)),
+      diff: unary((request) => this.#inCall(request, () => this.#diff(request))),
+      create: unary((request) => this.#inCall(request, () => this.#create(request))),
+      read: unary((request) => this.#inCall(request, () => this.#read(request))),
       update: unary((request) => this.#update(request)),
-      delete: unary((request) => this.#delete(request)),
+      delete: unary((request) => this.#inCall(request, () => this.#delete(request))),
       cancel: unary(() => new emptypb.Empty()),
       attach: unary((request) => {
         this.#engineAddress = request.getAddress();
@@ -226,7 +227,6 @@ export class WebhooksProviderServer {
     const raw = wrapped(request.getProperties());
     const inputs = unwrapSecrets(raw) as WebhookEndpointInputs;
     const taint = this.#taint(raw);
-    this.#urn = request.getUrn();
     if (request.getPreview()) {
       // A preview never calls the service: the outputs are not known until `up`.
       const response = new providerPb.CreateResponse();
@@ -290,7 +290,6 @@ export class WebhooksProviderServer {
   }
 
   #delete(request: pb.DeleteRequest): Empty {
-    this.#urn = request.getUrn();
     const raw = wrapped(request.getProperties());
     this.#core.delete(
       request.getId(),
@@ -305,10 +304,18 @@ export class WebhooksProviderServer {
     return joinTaints(this.#configTaint, ...properties.map(secretsIn));
   }
 
-  /** The URN of the operation in progress, so a notice lands under its resource. */
-  #urn: string | undefined;
+  /**
+   * The resource of each call in flight, so that a notice the core makes while a call runs (it
+   * knows no URN) lands under that call's resource: with two creates in flight, each keeps its own
+   * across its awaits.
+   */
+  readonly #call = new AsyncLocalStorage<string>();
 
-  #log(severity: number, message: string, urn = this.#urn): void {
+  #inCall<T>(request: { getUrn(): string }, run: () => T): T {
+    return this.#call.run(request.getUrn(), run);
+  }
+
+  #log(severity: number, message: string, urn = this.#call.getStore()): void {
     const text = showable(message, MAX_MESSAGE_CHARS);
     if (this.#engineAddress === undefined) {
       process.stderr.write(`${text}\n`);
