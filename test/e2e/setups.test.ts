@@ -291,8 +291,8 @@ describe("every way Pulumi users work: package managers, module formats, workspa
         },
       }),
     // Yarn 1 resolves each range on its own, so a program pinning an SDK older than the newest the
-    // package's range allows may get a second copy nested under the package (it did, now and then,
-    // in CI); its documented cure, resolutions, is what a Yarn 1 user writes (dynamic-resource.md).
+    // package's range allows may get a second copy nested under the package; its documented cure,
+    // resolutions, is what a Yarn 1 user writes (dynamic-resource.md).
     yarn: () =>
       installProjectAsync(dirs.yarn(), {
         tarball,
