@@ -132,6 +132,8 @@ describe("the documented tsconfig setups, run the way Pulumi runs TypeScript", (
   afterAll(async () => {
     console.log(`[typescript] seconds per case: ${JSON.stringify(seconds)}`);
     await emulator?.close();
+    // An install no case awaited (a run filtered with -t) may still be writing into the directory.
+    await Promise.allSettled(installs.values());
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
 
