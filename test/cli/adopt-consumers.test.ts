@@ -1,4 +1,4 @@
-// What `webhooks adopt` prints for pasting is proven by its consumers (issue 20, deliverable 2):
+// What `webhooks adopt` prints for pasting is proven by its consumers (docs/adopt-output.md):
 // for a property-based corpus of names and URLs another team may choose, held by the emulator, the
 // printed TypeScript is parsed by the TypeScript compiler, the printed commands are run by a POSIX
 // shell, and the printed YAML is read by the rules of yaml.v3 and Pulumi YAML (consumers.ts; the

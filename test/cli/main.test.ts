@@ -78,7 +78,7 @@ describe("webhooks: exit codes and dispatch", () => {
       ["adopt", "--id", "1", "--resource-name", "a b"],
       ["recover", "--since", "yesterday"],
       ["recover", "--pick", "orders"],
-      // A one-value flag given twice would keep the last silently (final outside attack).
+      // A one-value flag given twice would otherwise keep the last silently.
       ["adopt", "--name", "a", "--name", "b"],
       ["list", "--url", "https://a.example", "--url=https://b.example"],
     ];

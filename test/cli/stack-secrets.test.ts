@@ -1,4 +1,4 @@
-// A secret is a taint (PRODUCT.md): a name or URL the program marked secret is stored on the service
+// A secret is a taint (README.md, "What happens on each command"): a name or URL the program marked secret is stored on the service
 // as it is, and `webhooks` lists the service. Run in the stack's project, it keeps what the stack
 // holds secret out of what it prints: a value its state or config holds secret now, and the name
 // or URL a state of the stack (now, or in a file backend's history) holds secret for an endpoint.
@@ -154,11 +154,10 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
 
 // Ids are per service: endpoint 1 of one service is not endpoint 1 of another. A name or URL the
 // stack holds secret for its endpoint on S1 says nothing about S2's endpoint with the same id
-// (found by the operators' model test: `adopt --id 2`, connected to S2, was refused because the
-// stack held S1's endpoint 2 with a secret URL). They are told apart by what never changes about an
-// endpoint, its creator and creation time, not by the spelling of a base URL: one service is
-// reached at several addresses, and may move (second outside attack: connected to S1 as
-// `localhost` instead of `127.0.0.1`, the secret URL was printed).
+// (`adopt --id 2`, connected to S2, is not refused because the stack holds S1's endpoint 2 with a
+// secret URL). They are told apart by what never changes about an endpoint, its creator and
+// creation time, not by the spelling of a base URL: one service is reached at several addresses,
+// and may move (connected to S1 as `localhost` instead of `127.0.0.1`, the secret URL stays hidden).
 describe("what the stack holds secret is judged per endpoint, not per base URL", () => {
   let s1: Emulator;
   let s2: Emulator;
@@ -259,7 +258,7 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
 });
 
 // An operator or a job with the service's token but not the stack's passphrase: `--show-secrets`
-// fails, yet the plain export still marks which names and URLs are secret (second outside attack, F2).
+// fails, yet the plain export still marks which names and URLs are secret.
 describe("without the stack's secrets, what its state marks secret stays hidden", () => {
   let emulator: Emulator;
   const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-locked-"));
@@ -329,7 +328,7 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
 });
 
 // A provenance held secret (its service's base URL is a secret) is no list of secret words: "created"
-// must not be redacted from every header and sentence (second outside attack, F5).
+// must not be redacted from every header and sentence.
 describe("a secret provenance hides its service, not the words around it", () => {
   it("list shows its CREATED column and the service's address stays hidden", async () => {
     const emulator = await cliEmulator();
@@ -372,7 +371,7 @@ describe("a secret provenance hides its service, not the words around it", () =>
 });
 
 // The stack's base URL set with --secret, unreachable: the CLI's error names neither it nor its
-// host (second outside attack, F2: "list request to <host> failed").
+// host (not even as "list request to <host> failed").
 describe("a secret base URL is kept out of the CLI's errors, host included", () => {
   it("list against an unreachable secret base URL fails without naming its host", async () => {
     const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-baseurl-"));
@@ -406,7 +405,7 @@ describe("a secret base URL is kept out of the CLI's errors, host included", () 
 
 // What the dynamic resource holds secret whatever the program says (`declared`, `createdAs`: the
 // name and URL again, for a service that stores another form) is not a secret of the program's:
-// plain names and URLs must not be cut apart (third outside attack, F1).
+// plain names and URLs must not be cut apart.
 describe("the resource's own secret outputs do not make plain text secret", () => {
   it("list and adopt show an endpoint the program marked nothing secret of", async () => {
     const emulator = await cliEmulator();

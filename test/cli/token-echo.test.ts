@@ -1,5 +1,5 @@
-// Issue 20, finding 6: a service (or another team on it) echoes the CLI's access token in a name or
-// a URL. Every command's every output path, run through `main` as the bin runs it, must print the
+// A service (or another team on it) may echo the CLI's access token in a name or a URL
+// (docs/adopt-output.md, "The token in everything `webhooks` prints"). Every command's every output path, run through `main` as the bin runs it, must print the
 // token nowhere, in no letter case: tables, --json, warnings, errors, reports.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +20,7 @@ const percentEncoded = (text: string) =>
 /**
  * The token as an echo may carry it: as it is, upper-cased, split by a zero-width space, and with
  * characters percent-encoded in a URL (one letter, the underscores, or all of it, hex in either
- * case; final outside attack, F4).
+ * case).
  */
 const ECHOES = [
   TOKEN,
@@ -30,7 +30,7 @@ const ECHOES = [
   TOKEN.replaceAll("_", "%5f"),
   percentEncoded(TOKEN),
   // Encoded twice, and the other escapes a reader decodes: HTML character references, %u, and
-  // source code's backslash escapes (second look after the final outside attack).
+  // source code's backslash escapes.
   `${TOKEN.slice(0, 4)}%25${percentEncoded(TOKEN.slice(4, 5)).slice(1)}${TOKEN.slice(5)}`,
   TOKEN.replaceAll("_", "&#95;"),
   TOKEN.replaceAll("_", "&#x5F;"),

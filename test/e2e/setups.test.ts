@@ -1,4 +1,4 @@
-// Issue 10, "works every way Pulumi users work": the packed tarball installed with pnpm (directly,
+// "Works every way Pulumi users work" (docs/dynamic-resource.md, "Package managers"): the packed tarball installed with pnpm (directly,
 // and through a wrapper library in a pnpm workspace), Yarn classic, and npm (TypeScript CommonJS,
 // ES module, plain JavaScript, an npm workspace), driven by the Automation API (inline and local
 // programs), with the oldest and the newest supported @pulumi/pulumi, and with the package removed
@@ -288,8 +288,8 @@ describe("every way Pulumi users work: package managers, module formats, workspa
         },
       }),
     // Yarn 1 resolves each range on its own, so a program pinning an SDK older than the newest the
-    // package's range allows may get a second copy nested under the package (it did, now and then,
-    // in CI); its documented cure, resolutions, is what a Yarn 1 user writes (dynamic-resource.md).
+    // package's range allows may get a second copy nested under the package; its documented cure,
+    // resolutions, is what a Yarn 1 user writes (dynamic-resource.md).
     yarn: () =>
       installProjectAsync(dirs.yarn(), {
         tarball,
@@ -518,7 +518,8 @@ describe("every way Pulumi users work: package managers, module formats, workspa
         const root = dirs.pnpmWorkspace();
         const [wrapper, program] = await installing.pnpmWorkspace!;
         expect(wrapper?.packageDir).toContain(join("node_modules", ".pnpm"));
-        // The layout that failed before with "Cannot find module 'pulumi-webhook-endpoints/provider'".
+        // The layout where a provider that requires the package from the program's directory fails
+        // with "Cannot find module 'pulumi-webhook-endpoints/provider'".
         expect(() => createRequire(join(root, "program", "package.json")).resolve(PACKAGE_NAME)).toThrow();
         expect(program?.sdkVersion).toBe(NEWEST_SDK);
         expectOneSdk(root);

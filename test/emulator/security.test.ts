@@ -216,7 +216,7 @@ describe("admin content type, Host and CORS", () => {
     }
   });
 
-  it("two Host headers are refused, whichever comes first (second outside attack, F5)", async () => {
+  it("two Host headers are refused, whichever comes first", async () => {
     const emulator = await start();
     emulator.addRecord(hook(1));
     const raw = (path: string, hosts: string[], body: string) =>
