@@ -99,7 +99,9 @@ export function stateAfterCreate(
 
 /**
  * The state after a read found `record`; the remembered addresses and the provenance carry over
- * (`imported` gives the provenance of an endpoint read with no state: `pulumi import`).
+ * (`imported` gives the provenance of an endpoint read with no state: `pulumi import`). Outputs a
+ * later release wrote, which this one does not know, are kept as they were: a refresh by an older
+ * release must never drop what a newer one recorded (a provenance this release cannot read included).
  */
 export function stateAfterRead(
   record: WebhookEndpointRecord,
@@ -108,8 +110,9 @@ export function stateAfterRead(
 ): WebhookEndpointOutputs {
   const declared = declaredAddress(old);
   const createdAs = createdAddress(old);
-  const provenance = imported ?? provenanceOf(old);
+  const provenance = imported ?? provenanceOf(old) ?? old.provenance;
   return {
+    ...laterOutputs(old, record),
     ...record,
     ...echoedInputs(old),
     ...(declared === undefined || strictlyEqual(declared, createdAs ?? record) ? {} : { declared }),
@@ -118,10 +121,27 @@ export function stateAfterRead(
   };
 }
 
+/** What a state holds besides the record's fields, in this release; a later release may record more. */
+const OWN_OUTPUTS: ReadonlySet<string> = new Set([
+  "adoptWebhookId",
+  "connection",
+  "__secretInputs",
+  "declared",
+  "createdAs",
+  "provenance",
+] satisfies (keyof WebhookEndpointOutputs)[]);
+
+/** The outputs of `old` that are neither the record's fields nor this release's own: a later release's. */
+function laterOutputs(old: Partial<WebhookEndpointOutputs>, record: WebhookEndpointRecord): object {
+  return Object.fromEntries(
+    Object.entries(old).filter(([key]) => !OWN_OUTPUTS.has(key) && !Object.hasOwn(record, key)),
+  );
+}
+
 /**
  * The state after an update (no API call): the record, the remembered addresses and the provenance
- * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), inputs
- * echoed anew.
+ * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), as is
+ * every output a later release wrote; inputs echoed anew.
  */
 export function stateAfterUpdate(
   old: WebhookEndpointOutputs,
