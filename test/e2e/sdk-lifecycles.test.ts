@@ -76,7 +76,7 @@ async function pythonRunner(): Promise<Runner> {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(cacheDir, "python-auto"), { recursive: true });
     const made = await runProcess("python3", ["-m", "venv", partial], { cwd: E2E_DIR });
-    // Installed from a copy: setuptools writes build/ and an .egg-info beside setup.py, which sdk-check would see in sdk/python.
+    // Installed from a copy: setuptools builds in the source tree (build/ and an .egg-info beside pyproject.toml).
     const copy = join(E2E_DIR, "python-auto", "sdk");
     rmSync(copy, { recursive: true, force: true });
     cpSync(sdk, copy, { recursive: true });
