@@ -112,7 +112,7 @@ export function stateAfterRead(
   const createdAs = createdAddress(old);
   const provenance = imported ?? provenanceOf(old) ?? old.provenance;
   return {
-    ...laterOutputs(old, record),
+    ...laterOutputs(old),
     ...record,
     ...echoedInputs(old),
     ...(declared === undefined || strictlyEqual(declared, createdAs ?? record) ? {} : { declared }),
@@ -121,20 +121,42 @@ export function stateAfterRead(
   };
 }
 
-/** What a state holds besides the record's fields, in this release; a later release may record more. */
-const OWN_OUTPUTS: ReadonlySet<string> = new Set([
-  "adoptWebhookId",
-  "connection",
-  "__secretInputs",
-  "declared",
-  "createdAs",
-  "provenance",
-] satisfies (keyof WebhookEndpointOutputs)[]);
+/** The service record's fields, as an endpoint's outputs hold them (every field of the record's type, no other). */
+const RECORD_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys({
+    webhookId: true,
+    webhookName: true,
+    webhookUrl: true,
+    signSecret: true,
+    creatorId: true,
+    creatorName: true,
+    createTime: true,
+    operatorId: true,
+    operatorName: true,
+    operateTime: true,
+  } satisfies Record<keyof WebhookEndpointRecord, true>),
+);
 
-/** The outputs of `old` that are neither the record's fields nor this release's own: a later release's. */
-function laterOutputs(old: Partial<WebhookEndpointOutputs>, record: WebhookEndpointRecord): object {
+/**
+ * What an endpoint's outputs hold besides the record's fields, in this release (`__provider`: the dynamic
+ * face's stored provider text); a later release may record more.
+ */
+const OWN_OUTPUTS: ReadonlySet<string> = new Set([
+  ...([
+    "adoptWebhookId",
+    "connection",
+    "__secretInputs",
+    "declared",
+    "createdAs",
+    "provenance",
+  ] satisfies (keyof WebhookEndpointOutputs)[]),
+  "__provider",
+]);
+
+/** The outputs of `state` that this release does not write: a later release's, to be kept as they are. */
+export function laterOutputs(state: object): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(old).filter(([key]) => !OWN_OUTPUTS.has(key) && !Object.hasOwn(record, key)),
+    Object.entries(state).filter(([key]) => !OWN_OUTPUTS.has(key) && !RECORD_FIELDS.has(key)),
   );
 }
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { ProviderCore } from "../../src/core/provider-core";
+import { createDynamicProvider } from "../../src/dynamic/provider";
 import { provenanceOf } from "../../src/core/state";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN } from "../support/helpers";
@@ -75,3 +76,41 @@ describe.each(["dynamic", "native"] as const)(
     });
   },
 );
+
+describe("the dynamic face's update", () => {
+  it("returns a later release's outputs secret: the host strips their secret marks, which the engine restores only for inputs", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN });
+    const core = new ProviderCore({ face: "dynamic", env: {}, notify: () => {} });
+    core.configure({
+      values: { baseUrl: emulator.url, accessToken: TOKEN },
+      describe: (name) => name,
+      howToSet: (name) => name,
+    });
+    try {
+      const { state } = await core.create({ webhookName: "o", webhookUrl: "https://example.com/o" });
+      const { outs } = await createDynamicProvider(core).update(
+        "1",
+        { ...state, ...LATER },
+        {
+          webhookName: "o",
+          webhookUrl: "https://example.com/o",
+        },
+      );
+      const secret = (value: unknown) => ({
+        "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+        value,
+      });
+      expect(outs).toMatchObject({
+        labels: secret(LATER.labels),
+        deliveryPolicy: secret(LATER.deliveryPolicy),
+        retries: secret(LATER.retries),
+      });
+      // What this release writes is returned as it is (signSecret is made secret by the resource's options).
+      expect(outs?.webhookName).toBe("o");
+      expect(outs?.provenance).toEqual(state.provenance);
+    } finally {
+      await core.close();
+      await emulator.close();
+    }
+  });
+});
