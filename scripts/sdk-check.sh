@@ -3,6 +3,7 @@
 #
 #   bash scripts/sdk-check.sh            # fail if sdk/ differs from what scripts/sdkgen generates from the schema
 #   bash scripts/sdk-check.sh --write    # regenerate sdk/ in place (then compile it, as the check does)
+#   bash scripts/sdk-check.sh --generator-path   # build the generators only; print the path of sdkgen
 #
 # Steps (each prints its duration):
 #   1. build the generators scripts/sdkgen (pulumi pkg/v3 v3.259.0: nodejs, python, go) and scripts/sdkgen/dotnet
@@ -33,12 +34,13 @@ schema="$root/src/native/schema.json"
 sdk="$root/sdk"
 langs=(nodejs python go dotnet)
 
-write=""
+write="" generator_path=""
 case "${1:-}" in
   "") ;;
   --write) write=1 ;;
-  -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "usage: bash scripts/sdk-check.sh [--write]" >&2; exit 2 ;;
+  --generator-path) generator_path=1 ;;
+  -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: bash scripts/sdk-check.sh [--write | --generator-path]" >&2; exit 2 ;;
 esac
 
 log() { echo "[sdk-check] $*" >&2; }
@@ -102,6 +104,9 @@ if [ ! -x "$sdkgen" ] || [ ! -x "$sdkgen_dotnet" ]; then
   exec {lock_fd}>&-
 fi
 step_end "generators: $("$sdkgen" -version | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'); .NET: $("$sdkgen_dotnet" -version | head -n 1 | awk '{print $1, $2}') -> $gen_dir"
+# --generator-path: only the generators, built or found, and the path of sdkgen on stdout (the e2e tests' stand-in
+# language host runs it for GenerateProgram).
+if [ -n "$generator_path" ]; then echo "$sdkgen"; exit 0; fi
 
 # --- 2. generate -----------------------------------------------------------------------------------------------
 step_begin "generate from ${schema#"$root/"}"

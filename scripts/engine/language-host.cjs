@@ -46,6 +46,7 @@ const parseJson = JSON.parse;
 
 const childProcess = require("child_process");
 const fs = require("fs");
+const os = require("os");
 const path = require("path");
 
 const HOST_NAME = "pulumi-language-nodejs (pulumi-webhook-endpoints stand-in)";
@@ -145,6 +146,9 @@ function loadStubs() {
     ),
     emptyPb: /** @type {typeof import("google-protobuf/google/protobuf/empty_pb")} */ (
       req("google-protobuf/google/protobuf/empty_pb.js")
+    ),
+    hclPb: /** @type {typeof import("@pulumi/pulumi/proto/codegen/hcl_pb")} */ (
+      load(path.join(sdkDir, "proto", "codegen", "hcl_pb.js"))
     ),
   };
 }
@@ -284,7 +288,7 @@ function serve() {
     process.stderr.write(`error: unsupported runtime: ${args.runtime} (this stand-in only runs nodejs)\n`);
     process.exit(1);
   }
-  const { grpc, langPb, langGrpc, pluginPb, emptyPb } = stubs;
+  const { grpc, langPb, langGrpc, pluginPb, emptyPb, hclPb } = stubs;
   let engineAddress = args.engineAddress;
   /** @type {Set<import("child_process").ChildProcess>} child processes started by Run, for Cancel */
   const running = new Set();
@@ -496,6 +500,52 @@ function serve() {
     return res;
   }
 
+  /**
+   * GenerateProgram (the code `pulumi import` prints or writes with --out, and `pulumi convert`): the official
+   * host binds the PCL program with the CLI's schema loader and runs github.com/pulumi/pulumi/pkg/v3/codegen/nodejs;
+   * so does scripts/sdkgen's -program mode, which $PWE_SDKGEN names (built by `bash scripts/sdk-check.sh
+   * --generator-path`). Without it, this stand-in does not support the call.
+   * @param {import("@pulumi/pulumi/proto/language_pb").GenerateProgramRequest} req
+   */
+  function generateProgram(req) {
+    const sdkgen = process.env.PWE_SDKGEN;
+    if (!sdkgen)
+      throw new Error(
+        `GenerateProgram is not supported by ${HOST_NAME} unless $PWE_SDKGEN names scripts/sdkgen built`,
+      );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwe-program-"));
+    try {
+      for (const [name, text] of req.getSourceMap().entries())
+        fs.writeFileSync(path.join(dir, path.basename(name)), text);
+      const args = ["-program", dir, "-lang", "nodejs", "-loader", req.getLoaderTarget()];
+      const printed = childProcess.execFileSync(sdkgen, req.getStrict() ? [...args, "-strict"] : args, {
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const generated =
+        /** @type {{ files: Record<string, string>, diagnostics: { severity: string, summary: string, detail?: string }[] }} */ (
+          parseJson(printed)
+        );
+      const res = new langPb.GenerateProgramResponse();
+      for (const [name, base64] of Object.entries(generated.files))
+        res.getSourceMap().set(name, Buffer.from(base64, "base64"));
+      for (const d of generated.diagnostics) {
+        const diagnostic = new hclPb.Diagnostic();
+        diagnostic.setSeverity(
+          d.severity === "error"
+            ? hclPb.DiagnosticSeverity.DIAG_ERROR
+            : hclPb.DiagnosticSeverity.DIAG_WARNING,
+        );
+        diagnostic.setSummary(d.summary);
+        diagnostic.setDetail(d.detail ?? "");
+        res.addDiagnostics(diagnostic);
+      }
+      return res;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   /** @type {Record<string, import("@grpc/grpc-js").UntypedHandleCall>} */
   const impl = {
     handshake: wrap(
@@ -518,7 +568,7 @@ function serve() {
     about: wrap(about),
     getProgramDependencies: wrap(programDependencies),
     runPlugin: unimplemented("RunPlugin"),
-    generateProgram: unimplemented("GenerateProgram"),
+    generateProgram: wrap(generateProgram),
     generateProject: unimplemented("GenerateProject"),
     generatePackage: unimplemented("GeneratePackage"),
     pack: unimplemented("Pack"),

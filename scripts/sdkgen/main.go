@@ -77,7 +77,14 @@ func run() error {
 	dotnetGen := flag.String("dotnet-generator", os.Getenv("SDKGEN_DOTNET"),
 		"the built ./dotnet helper (env SDKGEN_DOTNET); default: `go run .` in ./dotnet, relative to the working directory")
 	version := flag.Bool("version", false, "print the versions of the linked generator modules and exit")
+	programDir := flag.String("program", "",
+		"generate the program of the PCL files in this directory instead (what a language host's GenerateProgram does; program.go)")
+	loaderTarget := flag.String("loader", "", "with -program: the address of the CLI's schema loader")
+	strict := flag.Bool("strict", false, "with -program: bind strictly")
 	flag.Parse()
+	if *programDir != "" {
+		return generateProgram(*langs, *programDir, *loaderTarget, *strict)
+	}
 
 	if *version {
 		for _, m := range []string{"github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pulumi/sdk/v3"} {
