@@ -16,7 +16,7 @@
 #                       noImplicitOverride (which the generated code does not satisfy), emitting into the
 #                       temporary directory; then load the result with Node (resolving @pulumi/pulumi from
 #                       node_modules) under Pulumi mocks and create a Provider and a WebhookEndpoint
-#               python  python3 -m compileall (byte-compile only: the pulumi Python SDK is not installable here)
+#               python  python3 -m compileall, and pip wheel of a copy (pyproject.toml; no deprecation warning)
 #               go      go build ./... and go vet ./... in sdk/go (-mod=readonly: go.sum must be complete;
 #                       -trimpath, as everything else here is built, so the Go build cache is shared); its go.mod's
 #                       `go` directive must equal the highest `go` line among its dependencies (the lowest Go it can ask for)
@@ -130,13 +130,16 @@ if [ -n "$write" ]; then
   step_end "write sdk/{$(IFS=,; echo "${langs[*]}")}"
 else
   step_begin "compare with sdk/"
+  # What building or installing an SDK in place writes, which each SDK's generated .gitignore lists (pip install
+  # <checkout>/sdk/python builds in the source tree), is not part of the comparison.
+  build_outputs=(-x build -x dist -x '*.egg-info' -x __pycache__ -x node_modules -x bin -x obj)
   for l in "${langs[@]}"; do
-    if ! diff -r "$sdk/$l" "$gen/$l" >/dev/null 2>&1; then
+    if ! diff -r "${build_outputs[@]}" "$sdk/$l" "$gen/$l" >/dev/null 2>&1; then
       stale+=("$l")
       log "sdk/$l differs from what the schema generates:"
-      (diff -rq "$sdk/$l" "$gen/$l" 2>&1 | sed -e "s|$gen/|generated:|g" -e "s|$root/||g" -e 's/^/    /' >&2) || true
+      (diff -rq "${build_outputs[@]}" "$sdk/$l" "$gen/$l" 2>&1 | sed -e "s|$gen/|generated:|g" -e "s|$root/||g" -e 's/^/    /' >&2) || true
       log "  (- committed, + generated; first 60 lines)"
-      (cd "$tmp" && diff -ruN "$sdk/$l" "sdk/$l" 2>&1 | head -n 60 >&2) || true
+      (cd "$tmp" && diff -ruN "${build_outputs[@]}" "$sdk/$l" "sdk/$l" 2>&1 | head -n 60 >&2) || true
     fi
   done
   if [ "${#stale[@]}" -eq 0 ]; then
@@ -219,11 +222,19 @@ else
   failed+=(nodejs); step_end "nodejs: FAILED to compile"
 fi
 
-step_begin "python: compileall"
+step_begin "python: compileall + wheel"
+# The wheel is built from a copy (setuptools builds in the source tree: build/ and an .egg-info), with pip's own
+# build isolation (setuptools from the package index), and must come with no deprecation warning from pip.
+cp -R "$sdk/python" "$tmp/python-src"
 if PYTHONPYCACHEPREFIX="$tmp/pycache" python3 -m compileall -q "$sdk/python" >&2 \
-   && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$sdk/python/pulumi_webhooks/pulumi-plugin.json"; then
-  step_end "python: ok (byte-compiled $(find "$sdk/python" -name '*.py' | wc -l) files with $(python3 --version))"
+   && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$sdk/python/pulumi_webhooks/pulumi-plugin.json" \
+   && python3 -m pip wheel --no-deps --disable-pip-version-check --no-input -q -w "$tmp/wheel" "$tmp/python-src" \
+        >"$tmp/wheel.log" 2>&1 \
+   && ! grep -i -E "deprecat|legacy" "$tmp/wheel.log" >&2 \
+   && [ -f "$tmp/wheel/pulumi_webhooks-$schema_version-py3-none-any.whl" ]; then
+  step_end "python: ok (byte-compiled $(find "$sdk/python" -name '*.py' -not -path '*/build/*' | wc -l) files with $(python3 --version); pip wheel: pulumi_webhooks-$schema_version-py3-none-any.whl, no warning)"
 else
+  cat "$tmp/wheel.log" >&2 2>/dev/null || true
   failed+=(python); step_end "python: FAILED"
 fi
 

@@ -27,6 +27,7 @@ interface Report {
 type Runner = (step: Step, env: Record<string, string>) => Promise<RunResult>;
 
 const ENDPOINT_TYPE = "webhooks:index:WebhookEndpoint";
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const cacheDir =
   process.env.PWE_CACHE_DIR ??
@@ -100,7 +101,13 @@ async function pythonRunner(): Promise<Runner> {
 
 /** Every resource of the stack in the file backend, and the checkpoint's text. */
 function checkpoint(stateDir: string): {
-  resources: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[];
+  resources: {
+    type: string;
+    id?: string;
+    urn: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+  }[];
   text: string;
 } {
   const stacks = join(stateDir, ".pulumi", "stacks");
@@ -204,6 +211,18 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
       );
       for (const r of held)
         expect((r.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+      // The engine records the plugin version the SDK asks for in each provider's state (package.json's), for
+      // the default provider and the explicit ones alike.
+      const providers = checkpoint(backend.backendUrl.slice("file://".length)).resources.filter(
+        (r) => r.type === "pulumi:providers:webhooks",
+      ) as { urn: string; inputs?: Record<string, unknown> }[];
+      expect(
+        providers.map((p) => [p.urn.split("::").pop()!.replace(/_.*/, ""), p.inputs?.version]).sort(),
+      ).toEqual([
+        ["default", VERSION],
+        ["eu", VERSION],
+        ["us", VERSION],
+      ]);
       expect(
         leaks(
           [...Object.values(tokens), ...[main, eu, us].map((e) => e.records()[0]!.sign_secret)],
