@@ -284,8 +284,11 @@ function serve() {
     process.stdout.write(stubs.version + "\n");
     return;
   }
-  if (args.runtime !== "nodejs") {
-    process.stderr.write(`error: unsupported runtime: ${args.runtime} (this stand-in only runs nodejs)\n`);
+  // -runtime python or go: a stand-in of that language's host for code generation only (GeneratePackage), for
+  // `pulumi package gen-sdk`; it runs no program.
+  const codegenOnly = args.runtime !== "nodejs";
+  if (codegenOnly && !["python", "go"].includes(args.runtime)) {
+    process.stderr.write(`error: unsupported runtime: ${args.runtime} (this stand-in runs nodejs)\n`);
     process.exit(1);
   }
   const { grpc, langPb, langGrpc, pluginPb, emptyPb, hclPb } = stubs;
@@ -546,6 +549,36 @@ function serve() {
     }
   }
 
+  /**
+   * GeneratePackage (`pulumi package gen-sdk`, `pulumi package add`): the schema the CLI bound is generated with
+   * the generator the official host links, called as it calls it, by scripts/sdkgen's -host-dir mode ($PWE_SDKGEN),
+   * into the directory the CLI names; extra files (overlays) are written beside what it generates.
+   * @param {import("@pulumi/pulumi/proto/language_pb").GeneratePackageRequest} req
+   */
+  function generatePackage(req) {
+    const sdkgen = process.env.PWE_SDKGEN;
+    if (!sdkgen)
+      throw new Error(
+        `GeneratePackage is not supported by ${HOST_NAME} unless $PWE_SDKGEN names scripts/sdkgen built`,
+      );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwe-package-"));
+    try {
+      const schema = path.join(dir, "schema.json");
+      fs.writeFileSync(schema, req.getSchema());
+      const generate = ["-schema", schema, "-host-dir", req.getDirectory(), "-lang", args.runtime];
+      childProcess.execFileSync(sdkgen, req.getLocal() ? [...generate, "-local"] : generate, {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      for (const [name, contents] of req.getExtraFilesMap().entries()) {
+        fs.mkdirSync(path.dirname(path.join(req.getDirectory(), name)), { recursive: true });
+        fs.writeFileSync(path.join(req.getDirectory(), name), contents);
+      }
+      return new langPb.GeneratePackageResponse();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   /** @type {Record<string, import("@grpc/grpc-js").UntypedHandleCall>} */
   const impl = {
     handshake: wrap(
@@ -570,7 +603,7 @@ function serve() {
     runPlugin: unimplemented("RunPlugin"),
     generateProgram: wrap(generateProgram),
     generateProject: unimplemented("GenerateProject"),
-    generatePackage: unimplemented("GeneratePackage"),
+    generatePackage: wrap(generatePackage),
     pack: unimplemented("Pack"),
     link: unimplemented("Link"),
     cancel: wrap(() => {
@@ -585,8 +618,9 @@ function serve() {
   const service = langGrpc.LanguageRuntimeService;
   /** @type {import("@grpc/grpc-js").UntypedServiceImplementation} */
   const handlers = {};
+  const served = codegenOnly ? ["handshake", "getPluginInfo", "generatePackage"] : Object.keys(impl);
   for (const name of Object.keys(service)) {
-    handlers[name] = impl[name] || unimplemented(name);
+    handlers[name] = (served.includes(name) && impl[name]) || unimplemented(name);
   }
 
   const server = new grpc.Server({
