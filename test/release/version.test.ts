@@ -158,3 +158,16 @@ describe("a version never released before, with its CHANGELOG entry", () => {
     expect(previous.version).toBe(sections[1]?.version);
   });
 });
+
+describe("the Python SDK's pin on the pulumi package", () => {
+  it("is stated in the README and docs as the generated pyproject.toml has it", () => {
+    const dependencies = /^\s*dependencies = \[(.*)\]$/m.exec(read("sdk/python/pyproject.toml"))?.[1] ?? "";
+    const pin = /"pulumi(>=[^"]+)"/.exec(dependencies)?.[1];
+    expect(pin).toMatch(/^>=\d+\.\d+\.\d+,<\d+\.\d+\.\d+$/);
+    const stated = ["README.md", ...readdirSync(join(REPO, "docs")).map((name) => `docs/${name}`)]
+      .filter((page) => page.endsWith(".md"))
+      .flatMap((page) => [...read(page).matchAll(/`pulumi(>=[^`]*)`/g)].map((m) => ({ page, pin: m[1] })));
+    expect(stated.length).toBeGreaterThan(0);
+    expect(stated.filter((s) => s.pin !== pin)).toEqual([]);
+  });
+});
