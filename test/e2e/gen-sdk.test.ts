@@ -5,13 +5,12 @@
 // host (scripts/engine/language-host.cjs, as pulumi-language-nodejs and, with -runtime, as
 // pulumi-language-python and pulumi-language-go) runs the generator the official host links, called as it calls
 // it (scripts/sdkgen -host-dir). .NET and Java need their own hosts, absent here.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { E2E_DIR, REPO } from "./paths";
-import { installPlugin, noNodeBin } from "./plugin";
+import { installPlugin, ownLanguageHosts, sdkgenPath } from "./plugin";
 import { backendFor } from "./support";
 
 /** What sdkgen adds to sdk/go beyond what the Go generator writes (sdk/README.md): a go.mod, and go.sum by tidy. */
@@ -19,30 +18,17 @@ const ADDED_TO_SDK_GO = ["go.mod", "go.sum"];
 
 describe("pulumi package gen-sdk webhooks, from the installed plugin, writes sdk/", () => {
   const backend = backendFor("gen-sdk");
-  const hosts = join(E2E_DIR, "gen-sdk-hosts");
   const out = join(E2E_DIR, "gen-sdk-out");
   let env: Record<string, string>;
 
   beforeAll(async () => {
     await installPlugin(backend.home);
-    const sdkgen = execFileSync("bash", [join(REPO, "scripts", "sdk-check.sh"), "--generator-path"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-    }).trim();
-    mkdirSync(hosts, { recursive: true });
-    for (const language of ["python", "go"]) {
-      const host = join(hosts, `pulumi-language-${language}`);
-      writeFileSync(
-        host,
-        `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, "scripts", "engine", "pulumi-language-nodejs")}" -runtime ${language} "$@"\n`,
-        { mode: 0o755 },
-      );
-    }
     rmSync(out, { recursive: true, force: true });
+    // The CLI copy with this checkout's hosts beside it, the plugin nowhere on PATH (installed in PULUMI_HOME).
     env = {
       PULUMI_HOME: backend.home,
-      PATH: `${hosts}:${noNodeBin()}:${dirname(process.execPath)}`,
-      PWE_SDKGEN: sdkgen,
+      PATH: `${ownLanguageHosts()}:${dirname(process.execPath)}`,
+      PWE_SDKGEN: sdkgenPath(),
     };
   });
 

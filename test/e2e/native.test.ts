@@ -3,14 +3,13 @@
 // installed the Pulumi way: the single-executable archive `webhooks plugin-archive` makes, installed with
 // `pulumi plugin install ... --file` into the test's PULUMI_HOME. The YAML programs run with no `node` on
 // the PATH the engine and the plugin see; nothing named pulumi-resource-webhooks is on PATH either.
-import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProcess } from "../../scripts/harness/process.mjs";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { REPO } from "./paths";
-import { installPlugin, noNodeBin, nodeOn, pathWarnings } from "./plugin";
+import { installPlugin, noNodeBin, nodeOn, ownLanguageHosts, pathWarnings, sdkgenPath } from "./plugin";
 import { SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, type Project } from "./support";
 
 const TOKEN = "e2e_native_tok_3c9d1f27";
@@ -214,18 +213,16 @@ describe("two explicit providers, two services, one YAML program", () => {
  * repository's stand-in, which runs the codegen the official host links (scripts/sdkgen -program).
  */
 async function importWritesCodeThatCompiles(project: Project, emulator: Emulator): Promise<void> {
-  const sdkgen = execFileSync("bash", [join(REPO, "scripts", "sdk-check.sh"), "--generator-path"], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  }).trim();
   const legacy = emulator.addRecord({
     webhook_name: "legacy",
     webhook_url: "https://example.com/hooks/legacy",
   });
   const resources = [{ type: NATIVE_TYPE, name: "legacy", id: String(legacy.webhook_id) }];
   writeFileSync(join(project.dir, "import.json"), JSON.stringify({ resources }));
+  // The CLI copy beside this checkout's stand-in host, which generates the code (GenerateProgram).
   await project.ok(["import", "--file", "import.json", "--out", "imported.ts", "--yes", "--protect=false"], {
-    PWE_SDKGEN: sdkgen,
+    PWE_SDKGEN: sdkgenPath(),
+    PATH: `${ownLanguageHosts()}:${project.env.PATH ?? ""}`,
   });
   const code = readFileSync(join(project.dir, "imported.ts"), "utf8");
   expect(code).toContain('import * as webhooks from "pulumi-webhook-endpoints/native";');
