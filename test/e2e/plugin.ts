@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runProcess, type RunResult } from "../../scripts/harness/process.mjs";
-import { BASE_DIR, E2E_DIR } from "./paths";
+import { BASE_DIR, E2E_DIR, REPO } from "./paths";
 
 const ARCHIVE_DIR = join(E2E_DIR, "plugin-archive");
 /** A directory with `pulumi` (and its YAML language host) and nothing else: the PATH of a machine without Node.js. */
@@ -94,4 +94,37 @@ export async function installPlugin(home: string): Promise<RunResult> {
   });
   if (result.code !== 0) throw new Error(`${install} failed (${result.code}):\n${result.output}`);
   return result;
+}
+
+/**
+ * A directory with a copy of `pulumi` and, beside it, this checkout's stand-in language hosts: the Node.js one
+ * (which the CLI takes from beside its own executable before PATH; in the shared engine cache that link points
+ * at whichever checkout last set it up) and codegen-only Python and Go ones (`-runtime python|go`), each running
+ * scripts/sdkgen ($PWE_SDKGEN) for code generation. For the tests of `pulumi package gen-sdk` and `pulumi import`.
+ */
+export function ownLanguageHosts(): string {
+  const dir = join(E2E_DIR, "own-language-hosts");
+  if (existsSync(join(dir, "pulumi"))) return dir;
+  mkdirSync(dir, { recursive: true });
+  const which = (name: string) =>
+    execFileSync("/bin/sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
+  execFileSync("cp", ["--reflink=auto", realpathSync(which("pulumi")), join(dir, "pulumi")]);
+  const standIn = join(REPO, "scripts", "engine", "pulumi-language-nodejs");
+  symlinkSync(standIn, join(dir, "pulumi-language-nodejs"));
+  symlinkSync(realpathSync(which("pulumi-language-yaml")), join(dir, "pulumi-language-yaml"));
+  for (const language of ["python", "go"])
+    writeFileSync(
+      join(dir, `pulumi-language-${language}`),
+      `#!/bin/sh\nexec "${process.execPath}" "${standIn}" -runtime ${language} "$@"\n`,
+      { mode: 0o755 },
+    );
+  return dir;
+}
+
+/** The path of scripts/sdkgen, built once per change of its sources (scripts/sdk-check.sh --generator-path). */
+export function sdkgenPath(): string {
+  return execFileSync("bash", [join(REPO, "scripts", "sdk-check.sh"), "--generator-path"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
 }

@@ -27,6 +27,7 @@ interface Report {
 type Runner = (step: Step, env: Record<string, string>) => Promise<RunResult>;
 
 const ENDPOINT_TYPE = "webhooks:index:WebhookEndpoint";
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const cacheDir =
   process.env.PWE_CACHE_DIR ??
@@ -76,7 +77,7 @@ async function pythonRunner(): Promise<Runner> {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(cacheDir, "python-auto"), { recursive: true });
     const made = await runProcess("python3", ["-m", "venv", partial], { cwd: E2E_DIR });
-    // Installed from a copy: setuptools writes build/ and an .egg-info beside setup.py, which sdk-check would see in sdk/python.
+    // Installed from a copy: setuptools builds in the source tree (build/ and an .egg-info beside pyproject.toml).
     const copy = join(E2E_DIR, "python-auto", "sdk");
     rmSync(copy, { recursive: true, force: true });
     cpSync(sdk, copy, { recursive: true });
@@ -100,7 +101,13 @@ async function pythonRunner(): Promise<Runner> {
 
 /** Every resource of the stack in the file backend, and the checkpoint's text. */
 function checkpoint(stateDir: string): {
-  resources: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[];
+  resources: {
+    type: string;
+    id?: string;
+    urn: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+  }[];
   text: string;
 } {
   const stacks = join(stateDir, ".pulumi", "stacks");
@@ -203,6 +210,18 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
         [main, eu, us].map((e) => String(e.records()[0]!.webhook_id)).sort(),
       );
       for (const r of held) expect(isSecretValue(r.outputs?.signSecret)).toBe(true);
+      // The engine records the plugin version the SDK asks for in each provider's state (package.json's), for
+      // the default provider and the explicit ones alike.
+      const providers = checkpoint(backend.backendUrl.slice("file://".length)).resources.filter(
+        (r) => r.type === "pulumi:providers:webhooks",
+      ) as { urn: string; inputs?: Record<string, unknown> }[];
+      expect(
+        providers.map((p) => [p.urn.split("::").pop()!.replace(/_.*/, ""), p.inputs?.version]).sort(),
+      ).toEqual([
+        ["default", VERSION],
+        ["eu", VERSION],
+        ["us", VERSION],
+      ]);
       expect(
         leaks(
           [...Object.values(tokens), ...[main, eu, us].map((e) => e.records()[0]!.sign_secret)],

@@ -31,6 +31,8 @@ describe("the native provider plugin over gRPC", () => {
   });
 
   it("serves the schema of package webhooks with the package's version and a secret signSecret", async () => {
+    // GetPluginInfo: the version the engine records for the plugin and compares with what a program asks for.
+    expect(await plugin.pluginVersion()).toBe(version);
     const schema = await plugin.getSchema();
     expect(schema.name).toBe("webhooks");
     expect(schema.version).toBe(version);
