@@ -73,6 +73,9 @@ export async function bundlePlugin({ outfile, repo = REPO }) {
   const result = await esbuild.build({
     entryPoints: [join(repo, "src", "native", "bin.ts")],
     outfile,
+    // Module names in the bundle are relative to this directory: to the working directory by default, which
+    // put "../../<the build machine's path>/src/..." into a bundle built elsewhere than the repository.
+    absWorkingDir: repo,
     bundle: true,
     platform: "node",
     format: "cjs",
