@@ -202,7 +202,7 @@ export async function buildArchives({ out, platforms, host, rcodesign, log }) {
       const executable = await buildSingleExecutable({ platform, bundle, target, dir: join(dir, "sea") });
       await rm(join(dir, "node"), { recursive: true, force: true });
       if (platform.startsWith("darwin-")) {
-        log(`[release] ${platform}: rcodesign sign (ad hoc), rcodesign verify`);
+        log(`[release] ${platform}: rcodesign sign (ad hoc), signature checked`);
         await signAdHoc(/** @type {string} */ (rcodesign), executable);
       }
       const found = await inspectExecutable(executable);
