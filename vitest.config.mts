@@ -21,7 +21,6 @@ const NEEDS_DIST = [
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",
   "test/dynamic/stored-provider-host.test.ts",
-  "test/cli/plugin-archive.test.ts",
   "test/docs/numbers.test.ts",
 ];
 

@@ -6,7 +6,7 @@
  *
  *   node scripts/plugin-startup.mjs [--runs N] [--archive FILE.tar.gz]... [EXECUTABLE]...
  *
- * An archive (from `webhooks plugin-archive`) is unpacked into a temporary directory and its
+ * An archive (from `npm run release:archives`) is unpacked into a temporary directory and its
  * pulumi-resource-webhooks run with an empty PATH (a single executable needs no node); an executable is run as
  * the engine runs one, with this PATH (e.g. node_modules/.bin/pulumi-resource-webhooks, the npm-installed
  * plugin: node and the package's dist/). Prints min, median and max in milliseconds, and each run.

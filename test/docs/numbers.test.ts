@@ -83,6 +83,13 @@ describe("supported versions: stated in the docs as package.json and the scripts
     expectAllStated(/`@pulumi\/pulumi` (\d+\.\d+\.\d+) or newer/, range.slice(1));
   });
 
+  it("the runtime dependencies: the README names exactly package.json's dependencies, no more, no fewer", () => {
+    const sentence = /Runtime dependencies: (.+?)\.(?= [A-Z])/.exec(flat("README.md"))?.[1];
+    expect(sentence, "the README has no sentence 'Runtime dependencies: ...'").toBeDefined();
+    const named = [...sentence!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    expect(named.sort()).toEqual(Object.keys(manifest.dependencies).sort());
+  });
+
   it("the Pulumi CLI and YAML language host the scripts build", () => {
     expectAllStated(
       /Pulumi CLI v(\d+\.\d+\.\d+)/,

@@ -1,7 +1,7 @@
-// The plugin archive as a Pulumi user meets it: made by `webhooks plugin-archive` from the installed package,
-// installed with the command it prints (`pulumi plugin install resource webhooks <version> --file <archive>`),
-// then found by the engine in PULUMI_HOME with no plugin and no node on PATH, where the npm-installed plugin
-// is found on PATH with a warning on every command.
+// The plugin archive as a Pulumi user meets it: the linux-amd64 release archive (npm run release:archives),
+// installed with the command the build prints (`pulumi plugin install resource webhooks <version> --file
+// <archive> --checksum <sha256>`), then found by the engine in PULUMI_HOME with no plugin and no node on
+// PATH, where the npm-installed plugin is found on PATH with a warning on every command.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,7 +35,7 @@ describe("the plugin archive, installed the Pulumi way", () => {
     await emulator.close();
   });
 
-  it("webhooks plugin-archive writes a single executable in Pulumi's layout; the command it prints installs it", async () => {
+  it("the release build writes a single executable in Pulumi's layout; the command it prints installs it", async () => {
     const archive = pluginArchive();
     console.log(
       `plugin archive: ${archive.path}: ${archive.bytes} bytes, executable ${archive.executableBytes} bytes`,
@@ -48,7 +48,9 @@ describe("the plugin archive, installed the Pulumi way", () => {
       .split("\n");
     expect(listing).toHaveLength(1);
     expect(listing[0]).toMatch(/^-rwxr-xr-x .* pulumi-resource-webhooks$/);
-    expect(archive.install).toContain(`pulumi plugin install resource webhooks ${VERSION} --file `);
+    expect(archive.install).toBe(
+      `pulumi plugin install resource webhooks ${VERSION} --file ${archive.path} --checksum ${archive.sha256}`,
+    );
     await installPlugin(backend.home);
     const plugins = JSON.parse(
       (
