@@ -58,7 +58,8 @@ Builds the native plugin's release archives, pulumi-resource-webhooks-v<version>
 pulumi-resource-webhooks-v<version>-checksums.txt (sha256sum's format), into DIR.
   --out DIR       where they are written (default: release-archives)
   --platform P    ${PLATFORMS.join(", ")}, or all; repeatable (default: all)
-  --json          JSON for scripts: {"version", "node", "archives": [{platform, kind, path, bytes, executableBytes, sha256, install}], "checksums"}`;
+  --json          JSON for scripts: {"version", "node", "archives": [{platform, kind, path, bytes, executableBytes, sha256, install}], "checksums"}
+Check an archive before installing it: sha256sum -c --ignore-missing <checksums file>, in its directory.`;
 
 /** A usage mistake: said with the usage, exit 2. */
 class UsageError extends Error {}
@@ -119,13 +120,13 @@ export function shellWord(text) {
 }
 
 /**
- * The command that installs an archive, checked against its checksum.
+ * The command that installs an archive. Without --checksum: Pulumi (v3.259.0) accepts it with --file and
+ * never checks it, so the archive is checked with sha256sum first (docs/native-plugin.md).
  * @param {string} version
  * @param {string} archive
- * @param {string} sha256
  */
-export function installCommand(version, archive, sha256) {
-  return `pulumi plugin install resource webhooks ${shellWord(version)} --file ${shellWord(archive)} --checksum ${sha256}`;
+export function installCommand(version, archive) {
+  return `pulumi plugin install resource webhooks ${shellWord(version)} --file ${shellWord(archive)}`;
 }
 
 /**
@@ -257,7 +258,7 @@ export async function buildArchives({ out, platforms, host, rcodesign, log }) {
         bytes: file.bytes,
         executableBytes: executableBytes.get(platform) ?? 0,
         sha256: file.sha256,
-        install: installCommand(version, file.path, file.sha256),
+        install: installCommand(version, file.path),
       };
     });
     return { archives, checksums: /** @type {{ path: string }} */ (published.at(-1)).path };
@@ -281,12 +282,14 @@ function report(result, version) {
       }  ${mb(a.bytes)} (executable ${mb(a.executableBytes)})  sha256 ${a.sha256}`,
   );
   const checksums = relative(process.cwd(), result.checksums);
+  const where = relative(process.cwd(), resolve(result.checksums, "..")) || ".";
   return [
     ...lines,
-    `${checksums}  check with: (cd ${shellWord(relative(process.cwd(), resolve(result.checksums, "..")) || ".")} && sha256sum -c ${shellWord(checksumsFileName(version))})`,
+    `${checksums}  the SHA-256 of each, for sha256sum -c`,
     "",
-    "Install one on the machine that runs Pulumi with:",
-    ...result.archives.map((a) => `  ${installCommand(version, relative(process.cwd(), a.path), a.sha256)}`),
+    "On the machine that runs Pulumi, check the archive, then install it (pulumi plugin install does not check --checksum with --file):",
+    `  (cd ${shellWord(where)} && sha256sum -c --ignore-missing ${shellWord(checksumsFileName(version))})`,
+    ...result.archives.map((a) => `  ${installCommand(version, relative(process.cwd(), a.path))}`),
     "",
   ].join("\n");
 }

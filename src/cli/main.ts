@@ -38,7 +38,7 @@ ${commonHelp()}`;
 export const PLUGIN_ARCHIVE_GONE =
   "plugin-archive is gone from the npm package, which no longer carries the plugin's bundle or the tools that pack it: " +
   "download pulumi-resource-webhooks-v<version>-<os>-<arch>.tar.gz and the checksums file from the release (or build them in a checkout of the repository: npm run release:archives), " +
-  "then run `pulumi plugin install resource webhooks <version> --file <archive> --checksum <sha256>`; " +
+  "check it with `sha256sum -c --ignore-missing <checksums file>`, then run `pulumi plugin install resource webhooks <version> --file <archive>`; " +
   "the npm plugin (node_modules/.bin/pulumi-resource-webhooks) still runs from PATH. See docs/native-plugin.md";
 
 function commonHelp(): string {

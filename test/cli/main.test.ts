@@ -97,9 +97,8 @@ describe("webhooks: exit codes and dispatch", () => {
       expect(sink.out).toBe("");
       expect(sink.err).toContain("plugin-archive is gone from the npm package");
       expect(sink.err).toContain("npm run release:archives");
-      expect(sink.err).toContain(
-        "pulumi plugin install resource webhooks <version> --file <archive> --checksum <sha256>",
-      );
+      expect(sink.err).toContain("sha256sum -c --ignore-missing <checksums file>");
+      expect(sink.err).toContain("pulumi plugin install resource webhooks <version> --file <archive>");
     }
     const help = io({});
     await main(["--help"], help.io);
