@@ -1,5 +1,11 @@
 import { defineConfig } from "vitest/config";
-import { PACKAGE_STAGE, requireSupportedNode, tierFromEnv, tierTags } from "./test/support/tier.mjs";
+import {
+  PACKAGE_STAGE,
+  RELEASE_STAGE,
+  requireSupportedNode,
+  tierFromEnv,
+  tierTags,
+} from "./test/support/tier.mjs";
 
 // The unit tier (npm run test:unit): every in-process test, no Pulumi CLI, no network. Tiers and tags:
 // test/support/tier.ts and docs/testing.md.
@@ -41,7 +47,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE],
+          exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE, ...RELEASE_STAGE],
         },
       },
       {
