@@ -273,23 +273,28 @@ export async function buildArchives({ out, platforms, host, rcodesign, log }) {
  */
 function report(result, version) {
   const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  // Paths as given: relative to here when below it, else absolute.
+  const shown = (/** @type {string} */ path) => {
+    const below = relative(process.cwd(), path);
+    return below === "" ? "." : below.startsWith("..") ? path : below;
+  };
   const lines = result.archives.map(
     (a) =>
-      `${relative(process.cwd(), a.path)}  ${a.platform}  ${
+      `${shown(a.path)}  ${a.platform}  ${
         a.kind === "single-executable"
           ? `single executable (Node.js ${NODE_BINARIES.version}), needs no Node.js`
           : `launcher, needs Node.js on PATH`
       }  ${mb(a.bytes)} (executable ${mb(a.executableBytes)})  sha256 ${a.sha256}`,
   );
-  const checksums = relative(process.cwd(), result.checksums);
-  const where = relative(process.cwd(), resolve(result.checksums, "..")) || ".";
+  const checksums = shown(result.checksums);
+  const where = shown(resolve(result.checksums, ".."));
   return [
     ...lines,
     `${checksums}  the SHA-256 of each, for sha256sum -c`,
     "",
     "On the machine that runs Pulumi, check the archive, then install it (pulumi plugin install does not check --checksum with --file):",
     `  (cd ${shellWord(where)} && sha256sum -c --ignore-missing ${shellWord(checksumsFileName(version))})`,
-    ...result.archives.map((a) => `  ${installCommand(version, relative(process.cwd(), a.path))}`),
+    ...result.archives.map((a) => `  ${installCommand(version, shown(a.path))}`),
     "",
   ].join("\n");
 }
