@@ -16,7 +16,6 @@ import type { ListingClient } from "./commands/listing";
 import { LIST_USAGE, runList } from "./commands/list";
 import { ORPHANS_USAGE, runOrphans } from "./commands/orphans";
 import { redactShown, type Sink } from "./output/output";
-import { PLUGIN_ARCHIVE_USAGE, pluginArchiveCommand } from "./commands/plugin-archive";
 import { pulumiCli, type PulumiRunner } from "./stack/pulumi";
 import { RECOVER_USAGE, runRecover } from "./commands/recover";
 import { parsePicks } from "./commands/recover-plan";
@@ -28,10 +27,19 @@ The operator CLI of pulumi-webhook-endpoints. The API can never delete, so endpo
   adopt     print declarations that take existing endpoints over (TypeScript, Pulumi YAML, pulumi import)
   recover   after a killed \`pulumi up\`: record the endpoints its creates made, clear the rest
   orphans   the endpoints none of the given stacks holds (to remove on the service)
-  plugin-archive  the native provider plugin as archives for \`pulumi plugin install\` (no service needed)
 Run \`webhooks <command> --help\` for a command's flags.
 
 ${commonHelp()}`;
+
+/**
+ * `webhooks plugin-archive` left the package: what a user of an earlier release, or of its docs, is told
+ * instead (docs/native-plugin.md).
+ */
+export const PLUGIN_ARCHIVE_GONE =
+  "plugin-archive is gone from the npm package, which no longer carries the plugin's bundle or the tools that pack it: " +
+  "download pulumi-resource-webhooks-v<version>-<os>-<arch>.tar.gz and the checksums file from the release (or build them in a checkout of the repository: npm run release:archives), " +
+  "check it with `sha256sum -c --ignore-missing <checksums file>`, then run `pulumi plugin install resource webhooks <version> --file <archive>`; " +
+  "the npm plugin (node_modules/.bin/pulumi-resource-webhooks) still runs from PATH. See docs/native-plugin.md";
 
 function commonHelp(): string {
   return `Connection, each setting on its own, first found wins:
@@ -91,13 +99,6 @@ const OPTIONS = {
     stack: { type: "string", multiple: true },
     "state-file": { type: "string", multiple: true },
   },
-  "plugin-archive": {
-    out: { type: "string" },
-    platform: { type: "string", multiple: true },
-    launcher: { type: "boolean" },
-    json: { type: "boolean" },
-    help: { type: "boolean", short: "h" },
-  },
 } as const satisfies Record<string, ParseArgsConfig["options"]>;
 
 type Command = keyof typeof OPTIONS;
@@ -106,7 +107,6 @@ const USAGE: Record<Command, string> = {
   adopt: ADOPT_USAGE,
   recover: RECOVER_USAGE,
   orphans: ORPHANS_USAGE,
-  "plugin-archive": PLUGIN_ARCHIVE_USAGE,
 };
 
 /** What `main` needs from the outside world; tests pass their own. */
@@ -161,9 +161,10 @@ async function dispatch(
     io.sink.stdout(`${packageVersion()}\n`);
     return EXIT.ok;
   }
+  if (first === "plugin-archive") throw usageError(PLUGIN_ARCHIVE_GONE);
   if (!(first in OPTIONS))
     throw usageError(
-      `unknown command ${JSON.stringify(showable(first, 40))}: use list, adopt, recover, orphans or plugin-archive`,
+      `unknown command ${JSON.stringify(showable(first, 40))}: use list, adopt, recover or orphans`,
     );
   const command = first as Command;
   let values: Record<string, string | boolean | string[] | undefined>;
@@ -187,7 +188,6 @@ async function dispatch(
   } catch (error) {
     throw usageError(`${command}: ${(error as Error).message}`);
   }
-  if (command === "plugin-archive") return pluginArchiveCommand(io.sink, io.cwd, values);
   if (values.help === true) {
     io.sink.stdout(`${USAGE[command]}\n\n${commonHelp()}\n`);
     return EXIT.ok;

@@ -56,6 +56,7 @@ describe("src/'s folders depend on each other only as docs/development.md says (
     ["src/native/new.ts", 'import { startEmulator } from "../emulator";'],
     ["src/cli/commands/new.ts", 'import { provider } from "../../dynamic/provider";'],
     ["src/cli/stack/new.ts", 'import { nativeConfig } from "../../native/config";'],
+    ["src/cli/commands/new.ts", 'import { schemaText } from "../../native/server";'],
     ["src/cli/new.ts", 'import { startEmulator } from "../emulator";'],
     ["src/index.ts", 'export { main } from "./cli/main";'],
     ["src/index.ts", 'export { startEmulator } from "./emulator";'],
@@ -76,7 +77,6 @@ describe("src/'s folders depend on each other only as docs/development.md says (
     ["src/native/new.ts", 'import * as pulumi from "@pulumi/pulumi";'],
     ["src/native/new.ts", 'import { ProviderCore } from "../core/provider-core";'],
     ["src/dynamic/new.ts", 'import { TYPE_TOKENS } from "../core/resource";'],
-    ["src/cli/commands/new.ts", 'import { buildPluginArchive } from "../../native/archive";'],
     ["src/cli/commands/new.ts", 'import { CliError } from "../exit";'],
     ["src/cli/stack/new.ts", 'import { nativeConfig } from "../../core/provider-config";'],
   ])("%s may use %s", async (file, statement) => {

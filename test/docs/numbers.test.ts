@@ -17,6 +17,7 @@ import {
 } from "../../src/core/lookups";
 import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
 import { builtProviderText as providerText } from "../support/provider-text";
+import { LAUNCHER_NODE_FLOOR, NODE_BINARIES, PLATFORMS } from "../../scripts/release/platforms.mjs";
 
 const REPO = join(__dirname, "..", "..");
 const read = (path: string): string => readFileSync(join(REPO, path), "utf8");
@@ -67,6 +68,8 @@ describe("supported versions: stated in the docs as package.json and the scripts
     expect(fromSource("scripts/node-env.sh", /a > (\d+) \|\| \(a === \d+ && b >= \d+\)/)).toBe(major);
     expect(fromSource("scripts/node-env.sh", /a === (\d+) && b >= \d+/)).toBe(major);
     expect(fromSource("scripts/node-env.sh", /a === \d+ && b >= (\d+)/)).toBe(minor);
+    // What a launcher archive asks of the node on PATH.
+    expect(LAUNCHER_NODE_FLOOR).toBe(`${major}.${minor}`);
     // What the bins tell an older Node.js.
     expect(manifest.engines.node).toBe(`>=${MIN_NODE}`);
     expect(unsupportedNode("webhooks", "", "20.20.2")).toMatch(
@@ -81,6 +84,43 @@ describe("supported versions: stated in the docs as package.json and the scripts
     const range = manifest.dependencies["@pulumi/pulumi"]!;
     expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
     expectAllStated(/`@pulumi\/pulumi` (\d+\.\d+\.\d+) or newer/, range.slice(1));
+  });
+
+  it("the runtime dependencies: the README names exactly package.json's dependencies, no more, no fewer", () => {
+    const sentence = /Runtime dependencies: (.+?)\.(?= [A-Z])/.exec(flat("README.md"))?.[1];
+    expect(sentence, "the README has no sentence 'Runtime dependencies: ...'").toBeDefined();
+    const named = [...sentence!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    expect(named.sort()).toEqual(Object.keys(manifest.dependencies).sort());
+  });
+
+  it("the plugin archives: docs/native-plugin.md's table has each platform once, made from the pinned Node.js binary, or a launcher", () => {
+    const rows = new Map<string, string[]>();
+    for (const line of read("docs/native-plugin.md").split("\n")) {
+      const cells = line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      if ((PLATFORMS as readonly string[]).includes(cells[0] ?? "")) {
+        expect(rows.has(cells[0]!), `${cells[0]} twice`).toBe(false);
+        rows.set(cells[0]!, cells.slice(1));
+      }
+    }
+    expect([...rows.keys()]).toEqual([...PLATFORMS]);
+    for (const platform of PLATFORMS) {
+      const [holds, madeFrom, needs] = rows.get(platform)!;
+      const pin = NODE_BINARIES.binaries[platform];
+      if (pin === undefined) {
+        expect(holds).toMatch(/^a launcher/);
+        expect(needs).toBe(`Node.js ${LAUNCHER_NODE_FLOOR}+ on \`PATH\``);
+      } else {
+        expect(holds).toContain("a single executable");
+        expect(madeFrom).toBe(`\`${pin.package}\` ${NODE_BINARIES.version}`);
+        expect(needs).toBe("nothing");
+      }
+    }
+    expectAllStated(/single executable \(Node\.js (\d+\.\d+\.\d+)\)/, NODE_BINARIES.version, [
+      "docs/native-plugin.md",
+    ]);
   });
 
   it("the Pulumi CLI and YAML language host the scripts build", () => {

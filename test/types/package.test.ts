@@ -371,9 +371,15 @@ describe("the packed package, as a user project sees it", () => {
     expect(outside).toEqual([]);
   });
 
+  it("ships nothing only the plugin's release archives use: no plugin bundle, no archive builder, no postject or commander installed", () => {
+    // The archives are release files (npm run release:archives, docs/native-plugin.md); what builds them stays in the repository.
+    expect(packedFiles.filter((file) => /^dist\/plugin\/|archive|^scripts\//.test(file))).toEqual([]);
+    for (const name of ["postject", "commander", "esbuild"])
+      expect(existsSync(join(consumer, "node_modules", name)), `node_modules/${name}`).toBe(false);
+  });
+
   it("ships LICENSE, README, source maps and declaration maps whose sources are in the tarball, and no tests", async () => {
     const shipped = new Set(packedFiles);
-    // dist/plugin/pulumi-resource-webhooks.js: the plugin in one file, from which `webhooks plugin-archive` makes archives.
     for (const required of [
       "LICENSE",
       "README.md",
@@ -383,15 +389,13 @@ describe("the packed package, as a user project sees it", () => {
       "dist/index.js.map",
       "dist/index.d.ts.map",
       "src/index.ts",
-      "dist/plugin/pulumi-resource-webhooks.js",
     ]) {
       expect(shipped, required).toContain(required);
     }
     expect(packedFiles.filter((file) => /^(test|examples|scripts|bench)\/|tsconfig/.test(file))).toEqual([]);
     const unmapped: string[] = [];
     for (const file of packedFiles) {
-      // The plugin bundle has no map: it holds its dependencies too, whose sources the tarball does not ship.
-      if (!/^dist\/.*\.(js|d\.ts)$/.test(file) || file.startsWith("dist/plugin/")) continue;
+      if (!/^dist\/.*\.(js|d\.ts)$/.test(file)) continue;
       if (!shipped.has(`${file}.map`)) {
         unmapped.push(`${file} has no map`);
         continue;
