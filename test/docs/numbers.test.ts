@@ -16,6 +16,7 @@ import {
   SCAN_PAGE_ALLOWANCE,
 } from "../../src/core/lookups";
 import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
+import { UNREAD_BODY_ALLOWANCE_BYTES } from "../../src/emulator/server";
 import { builtProviderText as providerText } from "../support/provider-text";
 
 const REPO = join(__dirname, "..", "..");
@@ -219,5 +220,15 @@ describe("the model-based concurrency test's sizes, as docs/reliability.md state
       fromSource("scripts/soak-model.sh", /PWE_TIER=deep MODEL_SCHEDULES="\$\{MODEL_SCHEDULES:-(\d+)\}"/),
     );
     expect(soakSteps).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_STEPS:-(\d+)\}/));
+  });
+});
+
+describe("the emulator's bound before authentication, as docs/emulator.md states it", () => {
+  it("how much of an unread body is dropped before the connection is closed", () => {
+    expectAllStated(
+      /dropped as it arrives, and past (\d+) MiB the connection is closed/,
+      String(UNREAD_BODY_ALLOWANCE_BYTES / (1024 * 1024)),
+      ["docs/emulator.md"],
+    );
   });
 });
