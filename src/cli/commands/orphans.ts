@@ -16,16 +16,17 @@ import {
 import { usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "../stack/history";
+import { shownValue, type ShownSecrets } from "../../text";
 import {
   MAX_CELL,
   Progress,
   cell,
-  hideSecretFields,
-  isoTime,
   jsonText,
   principal,
   recordView,
   table,
+  textCell,
+  timeCell,
   type Sink,
 } from "../output/output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "../stack/pulumi";
@@ -49,8 +50,8 @@ import { heldService, serviceTarget, type HomeService } from "../stack/services"
 export interface OrphansOptions {
   stacks: string[];
   stateFiles: string[];
-  /** What nothing printed may show (the token, the stack's secret values): redacted before a cell is cut. */
-  secrets?: readonly string[];
+  /** What nothing printed may show (the token, the stack's secret values): see src/text/policy.ts. */
+  secrets?: ShownSecrets;
   json: boolean;
   progress: boolean;
 }
@@ -114,13 +115,17 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
     throw usageError("orphans needs at least one --stack or --state-file");
   const sources: Source[] = [];
   for (const file of options.stateFiles) {
+    const shownFile = cell(file, MAX_CELL.url, options.secrets?.inText);
     let text: string;
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      throw usageError(`--state-file ${file}: ${(error as Error).message}`);
+      // The path as a cell (it is the caller's text); Node's message would repeat it, its code does not.
+      throw usageError(
+        `--state-file ${shownFile}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`,
+      );
     }
-    sources.push({ label: `state file ${file}`, current: parseState(text, file), history: [] });
+    sources.push({ label: `state file ${file}`, current: parseState(text, shownFile), history: [] });
   }
   const backend = options.stacks.length > 0 ? await backendUrl(deps.pulumi) : undefined;
   for (const stack of options.stacks) {
@@ -296,32 +301,44 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       return byName.length > 0
         ? { record, relation: "name-match", ours: false, resources: byName, secretFields: secret }
         : { record, relation: "unrelated", ours: false, resources: [], secretFields: secret };
-    })
-    .map((o) => ({ ...o, record: hideSecretFields(o.record, o.secretFields) }));
+    });
 
-  if (options.json) {
-    deps.sink.stdout(
-      jsonText({
-        sources: sources.map((s) => ({
-          label: s.label,
-          endpoints: endpointResources(s.current.deployment).length,
-          historyCheckpoints: s.history.length,
-        })),
-        held,
-        orphans: orphans.map((o) => ({
-          ...recordView(o.record, false, options.secrets ?? []),
-          relation: o.relation,
-          ours: o.ours,
-          ...(o.provenance === undefined ? {} : { provenance: o.provenance }),
-          ...(o.disputed === true ? { disputed: true } : {}),
-          resources: o.resources,
-        })),
-      }),
-    );
-  } else {
-    printOrphans(deps.sink, sources, held, records.length, orphans, options.secrets ?? []);
-  }
+  const secrets = options.secrets ?? { inText: [] };
+  if (options.json) deps.sink.stdout(orphansJson(sources, held, orphans, secrets));
+  else printOrphans(deps.sink, sources, held, records.length, orphans, secrets);
   return orphans;
+}
+
+/**
+ * `--json`: each value from the outside world (a record's fields, a resource's name and URN, a
+ * source's label) through the text policy, a secret one as the marker; the verdicts are ours.
+ */
+function orphansJson(
+  sources: readonly Source[],
+  held: number,
+  orphans: readonly Orphan[],
+  secrets: ShownSecrets,
+): string {
+  return jsonText({
+    sources: sources.map((s) => ({
+      label: shownValue(s.label, secrets),
+      endpoints: endpointResources(s.current.deployment).length,
+      historyCheckpoints: s.history.length,
+    })),
+    held,
+    orphans: orphans.map((o) => ({
+      ...recordView(o.record, false, secrets, o.secretFields),
+      relation: o.relation,
+      ours: o.ours,
+      ...(o.provenance === undefined ? {} : { provenance: o.provenance }),
+      ...(o.disputed === true ? { disputed: true } : {}),
+      resources: o.resources.map((r) => ({
+        source: shownValue(r.source, secrets),
+        urn: shownValue(r.urn, secrets),
+        name: shownValue(r.name, secrets),
+      })),
+    })),
+  });
 }
 
 function printOrphans(
@@ -330,24 +347,28 @@ function printOrphans(
   held: number,
   listed: number,
   orphans: readonly Orphan[],
-  secrets: readonly string[],
+  secrets: ShownSecrets,
 ): void {
+  const label = (s: Source) => cell(s.label, MAX_CELL.url, secrets.inText);
   const parts: string[] = [
-    `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${s.label}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
+    `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${label(s)}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
   ];
   const ours = orphans.filter((o) => o.ours);
   const notOurs = orphans.filter((o) => !o.ours);
   const row = (o: Orphan) => [
     String(o.record.webhookId),
-    cell(o.record.webhookName, MAX_CELL.name, secrets),
-    cell(o.record.webhookUrl, MAX_CELL.url, secrets),
-    principal(o.record.creatorName, o.record.creatorId),
-    isoTime(o.record.createTime),
+    textCell(o.record, "webhookName", MAX_CELL.name, secrets, o.secretFields),
+    textCell(o.record, "webhookUrl", MAX_CELL.url, secrets, o.secretFields),
+    principal(o.record.creatorName, o.record.creatorId, secrets),
+    timeCell(o.record.createTime, secrets),
     o.relation === "formerly-held"
       ? `formerly-held (${o.disputed === true ? "created, but not by the stack's one creator here" : o.provenance === "unknown" ? "provenance unknown" : o.provenance})`
       : o.relation,
     o.resources
-      .map((r) => `${cell(r.name, MAX_CELL.name, secrets)} (${cell(r.source, MAX_CELL.url, secrets)})`)
+      .map(
+        (r) =>
+          `${cell(r.name, MAX_CELL.name, secrets.inText)} (${cell(r.source, MAX_CELL.url, secrets.inText)})`,
+      )
       .join(", ") || "-",
   ];
   const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "RELATION", "RESOURCE"];

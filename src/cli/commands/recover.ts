@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
+import type { ShownSecrets } from "../../text";
 import { findProject } from "../stack/project";
 import {
   endpointResources,
@@ -82,7 +83,7 @@ export interface RecoverOptions {
   /** How long to let creates in flight land after stopping left-over provider hosts. */
   settleMs?: number;
   /** What nothing printed may show (the token, the stack's secret values). */
-  secrets?: readonly string[];
+  secrets?: ShownSecrets;
 }
 
 export interface RecoverDeps {
