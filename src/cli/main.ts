@@ -10,7 +10,12 @@ import { WebhookApiError, WebhooksClient } from "../client";
 import { serviceOf } from "../core/settings";
 import { redactShown, showable, unsupportedNode, type ShownSecrets } from "../text";
 import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./commands/adopt";
-import { resolveCliConnection, type CliConnection } from "./stack/config";
+import {
+  resolveCliConnection,
+  resolveStacksConnection,
+  type CliConnection,
+  type ConnectionFlags,
+} from "./stack/config";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
 import type { ListingClient } from "./commands/listing";
 import { LIST_USAGE, runList } from "./commands/list";
@@ -203,7 +208,6 @@ async function dispatch(
   validate(command, str, list);
 
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env });
-  const configStack = command === "orphans" ? list("stack")[0] : str("stack");
   let opened: (ListingClient & { close?(): Promise<void> }) | undefined;
   let resolvedConnection: CliConnection | undefined;
   let secrets: ShownSecrets = { inText: [] };
@@ -213,7 +217,7 @@ async function dispatch(
     if (opened === undefined) {
       const resolved = await resolveCliConnection({
         flags: { baseUrl: str("base-url"), accessToken: str("access-token") },
-        stack: configStack,
+        stack: str("stack"),
         cwd: io.cwd,
         env: io.env,
         pulumi,
@@ -297,33 +301,76 @@ async function dispatch(
         );
         return EXIT.ok;
       case "orphans":
-        await runOrphans(
-          {
-            client: await connect(),
-            home: {
-              service: serviceOf(resolvedConnection!.connection.client.baseUrl),
-              config: resolvedConnection!.config,
-              env: io.env,
-              secretConfigKeys: resolvedConnection!.secretConfigKeys,
-            },
-            pulumi,
-            sink: io.sink,
-            cwd: io.cwd,
-          },
-          {
-            stacks: list("stack"),
-            stateFiles: list("state-file"),
-            json: bool("json"),
-            progress: bool("progress"),
-            secrets,
-          },
-        );
+        await orphansCommand(io, pulumi, onConnectionSecrets, {
+          flags: { baseUrl: str("base-url"), accessToken: str("access-token") },
+          stacks: list("stack"),
+          stateFiles: list("state-file"),
+          json: bool("json"),
+          progress: bool("progress"),
+        });
         return EXIT.ok;
       default:
         throw usageError(`unknown command ${String(command)}`);
     }
   } finally {
     await opened?.close?.();
+  }
+}
+
+/**
+ * `webhooks orphans`: each `--stack` resolved on its own (its config, its secrets, its
+ * `principalId`), so that the order of the flags changes nothing, and the service listed with each
+ * token they use.
+ */
+async function orphansCommand(
+  io: MainIo,
+  pulumi: PulumiRunner,
+  onConnectionSecrets: (secrets: string[]) => void,
+  options: {
+    flags: ConnectionFlags;
+    stacks: string[];
+    stateFiles: string[];
+    json: boolean;
+    progress: boolean;
+  },
+): Promise<void> {
+  // Before anything is read: nothing to compare with is a usage error, not a missing setting.
+  if (options.stacks.length === 0 && options.stateFiles.length === 0)
+    throw usageError("orphans needs at least one --stack or --state-file");
+  const resolved = await resolveStacksConnection(
+    {
+      flags: options.flags,
+      cwd: io.cwd,
+      env: io.env,
+      pulumi,
+      warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
+    },
+    options.stacks,
+  );
+  onConnectionSecrets(resolved.connectionSecrets);
+  const clients = resolved.connections.map((c) =>
+    io.client ? io.client(c.client) : new WebhooksClient(c.client),
+  );
+  try {
+    await runOrphans(
+      {
+        client: clients,
+        home: resolved.home,
+        stackSettings: resolved.stackSettings,
+        pulumi,
+        sink: io.sink,
+        cwd: io.cwd,
+      },
+      {
+        stacks: options.stacks,
+        stateFiles: options.stateFiles,
+        json: options.json,
+        progress: options.progress,
+        secrets: { inText: resolved.secrets, whole: resolved.wholeSecrets },
+      },
+    );
+  } finally {
+    await Promise.all(clients.map(async (client) => client.close?.()));
   }
 }
 

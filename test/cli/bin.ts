@@ -34,7 +34,7 @@ case "$1 $2" in
   "config --json") cat "$dir/config.json" ;;
   "stack export") cat "$dir/state.json" ;;
   "stack --show-name") echo "$stack" ;;
-  "whoami --json") printf '{"user":"ci","url":"s3://bucket"}' ;;
+  "whoami --json") printf '{"user":"ci","url":"%s"}' "\${FAKE_PULUMI_BACKEND:-s3://bucket}" ;;
   *) echo "error: fake pulumi does not know \\"$*\\"" >&2; exit 255 ;;
 esac
 `;
@@ -52,8 +52,11 @@ export interface BinProject {
   cleanup(): void;
 }
 
-/** A project whose stand-in pulumi knows `stacks` (by name). */
-export function binProject(stacks: Record<string, FakeStackFiles>): BinProject {
+/**
+ * A project whose stand-in pulumi knows `stacks` (by name). `backend`: the backend URL `pulumi
+ * whoami` names (a `file://` one makes the CLI read its history checkpoints); default `s3://bucket`.
+ */
+export function binProject(stacks: Record<string, FakeStackFiles>, backend?: string): BinProject {
   const root = mkdtempSync(join(tmpdir(), "webhooks-bin-"));
   const dir = join(root, "project");
   const bin = join(root, "bin");
@@ -79,6 +82,7 @@ export function binProject(stacks: Record<string, FakeStackFiles>): BinProject {
             PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
             HOME: root,
             FAKE_PULUMI_DIR: root,
+            ...(backend === undefined ? {} : { FAKE_PULUMI_BACKEND: backend }),
             ...env,
           },
           maxBuffer: 64 * 1024 * 1024,

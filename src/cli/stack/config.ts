@@ -1,11 +1,13 @@
 import { WebhookConfigError } from "../../client";
 import { recognisableInText, secretForms } from "../../text";
 import {
+  EMPTY_CONFIG,
   SETTINGS,
   SETTING_NAMES,
   configKey,
   resolveConnection,
   retiredSettingsInUse,
+  serviceOf,
   stackConfig,
   type Connection,
   type ProviderConfig,
@@ -25,6 +27,7 @@ import {
 } from "./deployment";
 import type { SecretFields } from "../output/output";
 import { historyCheckpoints } from "./history";
+import type { HomeSettings } from "./services";
 import { findProject, type ProjectDir } from "./project";
 import { CliError, EXIT } from "../exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
@@ -324,4 +327,65 @@ function flagName(name: SettingName): string {
 
 function nonEmpty(value: string | undefined): value is string {
   return typeof value === "string" && value.trim() !== "";
+}
+
+/** What a command over several stacks (`orphans --stack a --stack b`) connects with, and judges each stack by. */
+export interface StacksConnection {
+  /** One connection per token the stacks configure for the service (the listings are merged). */
+  connections: Connection[];
+  /**
+   * The service listed, and the settings a state file is judged with: with no `--stack`, the current
+   * stack's (as for any command); with stacks, the flags and the environment only, since no stack's
+   * config applies to a file.
+   */
+  home: HomeSettings;
+  /** Each stack's own settings: its config decides its `principalId` and its default provider. */
+  stackSettings: Map<string, HomeSettings>;
+  /** Every stack's secrets (see {@link CliConnection.secrets}): none of them is shown, whichever stack holds it. */
+  secrets: string[];
+  wholeSecrets: string[];
+  connectionSecrets: string[];
+}
+
+/**
+ * Resolves the connection of each stack on its own (its config, its secrets), never the first
+ * stack's for all: the order of the flags must not change what is judged or shown. The stacks must
+ * name one service (flags and environment over their config, as for any command).
+ */
+export async function resolveStacksConnection(
+  options: Omit<ResolveOptions, "stack">,
+  stacks: readonly string[],
+): Promise<StacksConnection> {
+  const names = [...new Set(stacks)];
+  const resolved: CliConnection[] = [];
+  for (const stack of names.length === 0 ? [undefined] : names)
+    resolved.push(await resolveCliConnection({ ...options, stack }));
+  const settingsOf = (r: CliConnection): HomeSettings => ({
+    service: serviceOf(r.connection.client.baseUrl),
+    config: r.config,
+    env: options.env,
+    secretConfigKeys: r.secretConfigKeys,
+  });
+  const services = new Set(resolved.map((r) => serviceOf(r.connection.client.baseUrl)));
+  if (services.size > 1)
+    throw new CliError(
+      EXIT.config,
+      `the stacks ${names.join(", ")} configure different services (webhooks:baseUrl, not shown: it may be secret), and orphans compares them with one: pass --base-url with the service to list`,
+    );
+  const service = [...services][0]!;
+  const connections = new Map(
+    resolved.map((r) => [`${r.connection.client.baseUrl}\n${r.connection.client.accessToken}`, r.connection]),
+  );
+  const union = (pick: (r: CliConnection) => readonly string[]) => [...new Set(resolved.flatMap(pick))];
+  return {
+    connections: [...connections.values()],
+    home:
+      names.length === 0
+        ? settingsOf(resolved[0]!)
+        : { service, config: EMPTY_CONFIG, env: options.env, secretConfigKeys: [] },
+    stackSettings: new Map(names.map((name, i) => [name, settingsOf(resolved[i]!)])),
+    secrets: union((r) => r.secrets),
+    wholeSecrets: union((r) => r.wholeSecrets),
+    connectionSecrets: union((r) => r.connectionSecrets),
+  };
 }
