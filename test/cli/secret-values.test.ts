@@ -8,6 +8,7 @@
 // and state.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator";
+import { rawServer } from "../support/helpers";
 import { binProject, revealedSecret, type BinProject } from "./bin";
 import { TOKEN, cliEmulator } from "./helpers";
 
@@ -242,5 +243,33 @@ describe("webhooks with hostile secrets in the stack: JSON stays JSON, our words
     );
     expect(stderr).toMatch(/^warning: endpoint 2 gets no .* declaration: its name and URL hold a value/m);
     expect(stderr).toMatch(/^webhooks: no declaration printed: none of the 2 endpoints can be declared/m);
+  });
+
+  it("an error quoting the service's text keeps the stack's secrets out of it, and the CLI's words in", async () => {
+    const echo = await rawServer((_req, _body, res) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          code: "50000",
+          msg: `cannot list for key ${HIDDEN_KEY}, creator 1001`,
+          trace_id: "0".repeat(32),
+          data: {},
+        }),
+      );
+    });
+    try {
+      const { code, stdout, stderr } = await project.webhooks(["list", "--base-url", echo.url], {
+        WEBHOOKS_MAX_RETRIES: "0",
+      });
+      expect(code).toBe(4);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(
+        /^webhooks: list failed on the service \(HTTP 500, code 50000, "cannot list for key /,
+      );
+      expect(stderr).toContain("cannot list for key [REDACTED], [REDACTED] [REDACTED]");
+      expect(stderr.toLowerCase()).not.toContain(HIDDEN_KEY);
+    } finally {
+      await echo.close();
+    }
   });
 });

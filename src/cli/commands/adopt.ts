@@ -183,7 +183,7 @@ async function selectEndpoints(
   const progress = Progress.for(sink, options.progress);
   if (options.ids.length > 0) {
     // There is no read-by-id: the whole listing is searched.
-    const all = await listEndpoints(client, {}, progress);
+    const all = await listEndpoints(client, {}, progress, options.secrets?.inText);
     const byId = new Map(all.map((record) => [record.webhookId, record]));
     const missing = options.ids.filter((id) => !byId.has(id));
     if (missing.length > 0)
@@ -195,7 +195,7 @@ async function selectEndpoints(
   const filter: ListFilter = { match: "exact" };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
-  const found = await listEndpoints(client, filter, progress);
+  const found = await listEndpoints(client, filter, progress, options.secrets?.inText);
   if (found.length === 0) {
     throw usageError(
       `no endpoint has exactly ${[options.name === undefined ? "" : `the name ${quoted(cell(options.name, MAX_CELL.name, options.secrets?.inText))}`, options.url === undefined ? "" : `the URL ${quoted(cell(options.url, MAX_CELL.url, options.secrets?.inText))}`].filter(Boolean).join(" and ")} (search with \`webhooks list --match service\`)`,

@@ -60,8 +60,8 @@ export async function runList(
   const filter: ListFilter = { match: options.match };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
-  const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress));
   const secrets = options.secrets ?? { inText: [] };
+  const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress), secrets.inText);
   // A name or URL the stack holds secret is not shown as the service has it.
   const hiddenOf = (record: WebhookEndpointRecord) => options.secretFields?.fieldsOf(record);
   if (options.json) {

@@ -305,7 +305,12 @@ async function listService(deps: OrphansDeps, options: OrphansOptions): Promise<
     : [deps.client as ListingClient];
   const byId = new Map<number, WebhookEndpointRecord>();
   for (const client of clients)
-    for (const record of await listEndpoints(client, {}, Progress.for(deps.sink, options.progress)))
+    for (const record of await listEndpoints(
+      client,
+      {},
+      Progress.for(deps.sink, options.progress),
+      options.secrets?.inText,
+    ))
       if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
   return [...byId.values()].sort((a, b) => a.webhookId - b.webhookId);
 }
