@@ -23,6 +23,8 @@ const NEEDS_DIST = [
   "test/native/server.test.ts",
   "test/emulator/bin-process.test.ts",
   "test/cli/main.test.ts",
+  "test/cli/secret-values.test.ts",
+  "test/cli/orphans-stacks.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",

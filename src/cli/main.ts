@@ -6,16 +6,21 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { WebhooksClient } from "../client";
+import { WebhookApiError, WebhooksClient } from "../client";
 import { serviceOf } from "../core/settings";
-import { redact, showable, unsupportedNode } from "../text";
+import { redactShown, showable, unsupportedNode, type ShownSecrets } from "../text";
 import { ADOPT_USAGE, FORMATS, resourceNameProblem, runAdopt, type AdoptFormat } from "./commands/adopt";
-import { resolveCliConnection, type CliConnection } from "./stack/config";
+import {
+  resolveCliConnection,
+  resolveStacksConnection,
+  type CliConnection,
+  type ConnectionFlags,
+} from "./stack/config";
 import { EXIT, EXIT_CODES_HELP, exitCodeOf, usageError, type ExitCode } from "./exit";
 import type { ListingClient } from "./commands/listing";
 import { LIST_USAGE, runList } from "./commands/list";
 import { ORPHANS_USAGE, runOrphans } from "./commands/orphans";
-import { redactShown, type Sink } from "./output/output";
+import type { Sink } from "./output/output";
 import { pulumiCli, type PulumiRunner } from "./stack/pulumi";
 import { RECOVER_USAGE, runRecover } from "./commands/recover";
 import { parsePicks } from "./commands/recover-plan";
@@ -122,22 +127,26 @@ export interface MainIo {
   ) => ListingClient & { close?(): Promise<void> };
 }
 
-/** Runs `webhooks <argv>`; resolves to the exit code and never throws. */
-export async function main(argv: readonly string[], unredacted: MainIo): Promise<ExitCode> {
-  let secrets: string[] = [];
-  // Everything printed, errors included, passes this filter: whatever path a service's echo of the
-  // token takes (a name, a URL, a principal, a message), it is never printed. Commands still redact
-  // what they show themselves (a table cell cut before the whole token is shown), and adopt refuses
-  // to declare what holds it.
-  const io: MainIo = { ...unredacted, sink: redactingSink(unredacted.sink, () => secrets) };
+/**
+ * Runs `webhooks <argv>`; resolves to the exit code and never throws.
+ *
+ * Nothing printed is searched for secrets after it is written: each value from the outside world
+ * passes the text policy (src/text/policy.ts) as a command puts it in a table, in `--json` or in a
+ * message, so no secret, however short or common a word, alters a header, a label or our words,
+ * or breaks the JSON. The one exception is the client's own errors, which name the host they could
+ * not reach: the connection's secrets (its token, a base URL held secret) are kept out of those.
+ */
+export async function main(argv: readonly string[], io: MainIo): Promise<ExitCode> {
+  let connectionSecrets: string[] = [];
   try {
-    return await dispatch(argv, io, (found) => (secrets = found));
+    return await dispatch(argv, io, (found) => (connectionSecrets = found));
   } catch (error) {
     const code = exitCodeOf(error);
-    const message = error instanceof Error ? error.message : String(error);
+    const raw = error instanceof Error ? error.message : String(error);
+    const message = error instanceof WebhookApiError ? redactShown(raw, connectionSecrets) : raw;
     const prefix =
       code === EXIT.unexpected ? `unexpected ${error instanceof Error ? error.name : "failure"}: ` : "";
-    io.sink.stderr(`webhooks: ${showable(redact(`${prefix}${message}`, secrets), 4000)}\n`);
+    io.sink.stderr(`webhooks: ${showable(`${prefix}${message}`, 4000)}\n`);
     if (code === EXIT.usage && !/--help/.test(message)) io.sink.stderr("(see `webhooks --help`)\n");
     return code;
   }
@@ -146,7 +155,7 @@ export async function main(argv: readonly string[], unredacted: MainIo): Promise
 async function dispatch(
   argv: readonly string[],
   io: MainIo,
-  onSecrets: (secrets: string[]) => void,
+  onConnectionSecrets: (secrets: string[]) => void,
 ): Promise<ExitCode> {
   const [first, ...rest] = argv;
   if (first === undefined) {
@@ -199,24 +208,25 @@ async function dispatch(
   validate(command, str, list);
 
   const pulumi = io.pulumi ?? pulumiCli({ cwd: io.cwd, env: io.env });
-  const configStack = command === "orphans" ? list("stack")[0] : str("stack");
   let opened: (ListingClient & { close?(): Promise<void> }) | undefined;
   let resolvedConnection: CliConnection | undefined;
-  let secrets: string[] = [];
+  let secrets: ShownSecrets = { inText: [] };
+  let connectionSecrets: string[] = [];
   // Resolved when a command first needs the service (recover repairs a broken checkpoint first: pulumi config cannot read the stack before).
   const connect = async (): Promise<ListingClient> => {
     if (opened === undefined) {
       const resolved = await resolveCliConnection({
         flags: { baseUrl: str("base-url"), accessToken: str("access-token") },
-        stack: configStack,
+        stack: str("stack"),
         cwd: io.cwd,
         env: io.env,
         pulumi,
         warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
       });
       resolvedConnection = resolved;
-      secrets = resolved.secrets;
-      onSecrets(secrets);
+      secrets = { inText: resolved.secrets, whole: resolved.wholeSecrets };
+      connectionSecrets = resolved.connectionSecrets;
+      onConnectionSecrets(connectionSecrets);
       opened = io.client
         ? io.client(resolved.connection.client)
         : new WebhooksClient(resolved.connection.client);
@@ -265,9 +275,11 @@ async function dispatch(
               };
             },
             open: (options) => (io.client ? io.client(options) : new WebhooksClient(options)),
+            // Other providers' tokens: kept out of everything, their clients' errors included.
             onSecrets: (found) => {
-              secrets = [...secrets, ...found];
-              onSecrets(secrets);
+              secrets = { ...secrets, inText: [...secrets.inText, ...found] };
+              connectionSecrets = [...connectionSecrets, ...found];
+              onConnectionSecrets(connectionSecrets);
             },
             pulumi,
             sink: io.sink,
@@ -289,33 +301,76 @@ async function dispatch(
         );
         return EXIT.ok;
       case "orphans":
-        await runOrphans(
-          {
-            client: await connect(),
-            home: {
-              service: serviceOf(resolvedConnection!.connection.client.baseUrl),
-              config: resolvedConnection!.config,
-              env: io.env,
-              secretConfigKeys: resolvedConnection!.secretConfigKeys,
-            },
-            pulumi,
-            sink: io.sink,
-            cwd: io.cwd,
-          },
-          {
-            stacks: list("stack"),
-            stateFiles: list("state-file"),
-            json: bool("json"),
-            progress: bool("progress"),
-            secrets,
-          },
-        );
+        await orphansCommand(io, pulumi, onConnectionSecrets, {
+          flags: { baseUrl: str("base-url"), accessToken: str("access-token") },
+          stacks: list("stack"),
+          stateFiles: list("state-file"),
+          json: bool("json"),
+          progress: bool("progress"),
+        });
         return EXIT.ok;
       default:
         throw usageError(`unknown command ${String(command)}`);
     }
   } finally {
     await opened?.close?.();
+  }
+}
+
+/**
+ * `webhooks orphans`: each `--stack` resolved on its own (its config, its secrets, its
+ * `principalId`), so that the order of the flags changes nothing, and the service listed with each
+ * token they use.
+ */
+async function orphansCommand(
+  io: MainIo,
+  pulumi: PulumiRunner,
+  onConnectionSecrets: (secrets: string[]) => void,
+  options: {
+    flags: ConnectionFlags;
+    stacks: string[];
+    stateFiles: string[];
+    json: boolean;
+    progress: boolean;
+  },
+): Promise<void> {
+  // Before anything is read: nothing to compare with is a usage error, not a missing setting.
+  if (options.stacks.length === 0 && options.stateFiles.length === 0)
+    throw usageError("orphans needs at least one --stack or --state-file");
+  const resolved = await resolveStacksConnection(
+    {
+      flags: options.flags,
+      cwd: io.cwd,
+      env: io.env,
+      pulumi,
+      warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
+    },
+    options.stacks,
+  );
+  onConnectionSecrets(resolved.connectionSecrets);
+  const clients = resolved.connections.map((c) =>
+    io.client ? io.client(c.client) : new WebhooksClient(c.client),
+  );
+  try {
+    await runOrphans(
+      {
+        client: clients,
+        home: resolved.home,
+        stackSettings: resolved.stackSettings,
+        pulumi,
+        sink: io.sink,
+        cwd: io.cwd,
+      },
+      {
+        stacks: options.stacks,
+        stateFiles: options.stateFiles,
+        json: options.json,
+        progress: options.progress,
+        secrets: { inText: resolved.secrets, whole: resolved.wholeSecrets },
+      },
+    );
+  } finally {
+    await Promise.all(clients.map(async (client) => client.close?.()));
   }
 }
 
@@ -364,23 +419,6 @@ function packageVersion(): string {
   } catch {
     return "unknown";
   }
-}
-
-/** A sink that redacts `secrets()` (known once the connection is resolved) from everything written, as a person would read it. */
-function redactingSink(sink: Sink, secrets: () => readonly string[]): Sink {
-  const redacting: Sink = {
-    stdout: (text) => sink.stdout(redactShown(text, secrets())),
-    stderr: (text) => sink.stderr(redactShown(text, secrets())),
-    get stderrIsTTY() {
-      return sink.stderrIsTTY;
-    },
-    get stdinIsTTY() {
-      return sink.stdinIsTTY;
-    },
-  };
-  if (sink.confirm !== undefined)
-    redacting.confirm = (question) => sink.confirm!(redactShown(question, secrets()));
-  return redacting;
 }
 
 /** The sink of the real process. */

@@ -37,7 +37,13 @@ const typescriptSamples: string[] = [];
 
 async function adopt(client: WebhooksClient, ids: number[], format: AdoptFormat, json = false) {
   const sink = memorySink();
-  const outcome = await runAdopt(client, sink, { ids, format, json, progress: false, secrets: [TOKEN] }).then(
+  const outcome = await runAdopt(client, sink, {
+    ids,
+    format,
+    json,
+    progress: false,
+    secrets: { inText: [TOKEN] },
+  }).then(
     () => "printed" as const,
     (error: unknown) => error,
   );

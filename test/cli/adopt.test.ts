@@ -162,7 +162,13 @@ describe("webhooks adopt against the emulator", () => {
 describe("webhooks adopt: names and URLs another team chose", () => {
   let emulator: Emulator;
   let client: WebhooksClient;
-  const base: AdoptOptions = { ids: [], format: "all", json: false, progress: false, secrets: [TOKEN] };
+  const base: AdoptOptions = {
+    ids: [],
+    format: "all",
+    json: false,
+    progress: false,
+    secrets: { inText: [TOKEN] },
+  };
   const ids = {
     orders: 0,
     interpolating: 0,
@@ -290,8 +296,9 @@ describe("webhooks adopt: names and URLs another team chose", () => {
       }[];
     };
     expect(parsed.declarations.map((d) => [d.webhookName, d.webhookUrl])).toEqual([
-      ["team [REDACTED]", "https://example.com/hooks/d"],
-      ["innocent", "https://example.com/hooks/e?t=[REDACTED]"],
+      // docs/operator-cli.md: a field that shows a secret is the marker {"secret": true} in --json.
+      [{ secret: true }, "https://example.com/hooks/d"],
+      ["innocent", { secret: true }],
     ]);
     for (const d of parsed.declarations) {
       expect(d.typescript).toBeNull();

@@ -230,7 +230,13 @@ describe("webhooks orphans", () => {
       expect(five.secretFields).toEqual(["webhookUrl"]);
       expect(five.relation).toBe("left-behind");
       expect(sink.out).not.toContain(url);
-      expect(sink.out).toContain(json ? '"webhookUrl": "[secret]"' : "[secret]");
+      if (json)
+        expect(
+          (JSON.parse(sink.out) as { orphans: { webhookId: number; webhookUrl: unknown }[] }).orphans.find(
+            (o) => o.webhookId === 5,
+          )!.webhookUrl,
+        ).toEqual({ secret: true });
+      else expect(sink.out).toContain("[secret]");
     }
   });
 

@@ -843,6 +843,17 @@ describe("recover: locks, windows and refusals", () => {
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
   });
 
+  it("pulumi's refusal to import, quoting the state it was given, shows none of that state's secrets", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    // The state piped to `pulumi stack import` holds the recorded endpoint's sign secret in plaintext.
+    const secret = emulator.records().find((r) => r.webhook_id === bravo)!.sign_secret;
+    stack.importFailures.push(`error: could not import: unexpected value "${secret}" in resource bravo\n`);
+    const { error } = await recover();
+    expect((error as CliError).message).toMatch(/writing the recovered state failed .*unexpected value/);
+    expect((error as CliError).message).not.toContain(secret);
+  });
+
   it("a state that changed while recover ran is not overwritten (5)", async () => {
     await endpoint("bravo", RUN_START + 1_000);
     setup([], [pendingCreate("bravo")]);

@@ -95,23 +95,25 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     return { code, out: sink.out, err: sink.err };
   }
 
-  it("list, the table and --json: the fields held secret show as [secret], a secret value as [REDACTED]", async () => {
+  it("list, the table and --json: the fields held secret, or showing a secret value, are [secret] (the marker in --json)", async () => {
     for (const argv of [["list"], ["list", "--json"]]) {
       const { code, out, err } = await run(argv);
       expect({ argv, code }).toEqual({ argv, code: 0 });
       for (const secret of [held.url, former.name, configured, TOKEN])
         expect(out + err, `${argv.join(" ")}: ${secret}`).not.toContain(secret);
-      expect(out).toContain("[secret]");
+      expect(out).toContain(argv.includes("--json") ? '{\n        "secret": true\n      }' : "[secret]");
       // What is not secret still shows.
       expect(out).toContain("https://example.com/plain");
     }
     const json = JSON.parse((await run(["list", "--json"])).out) as {
-      endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[];
+      endpoints: { webhookId: number; webhookName: unknown; webhookUrl: unknown }[];
     };
     const byId = new Map(json.endpoints.map((e) => [e.webhookId, e]));
-    expect(byId.get(2)!.webhookUrl).toBe("[secret]");
-    expect(byId.get(3)!.webhookName).toBe("[secret]");
-    expect(byId.get(4)!.webhookUrl).toBe("https://example.com/x?v=[REDACTED]");
+    // docs/operator-cli.md: a secret value in --json is the marker {"secret": true}, whole.
+    expect(byId.get(2)!.webhookUrl).toEqual({ secret: true });
+    expect(byId.get(3)!.webhookName).toEqual({ secret: true });
+    expect(byId.get(4)!.webhookUrl).toEqual({ secret: true });
+    expect(byId.get(1)!.webhookUrl).toBe("https://example.com/plain");
   });
 
   it("after destroy (an empty state), the stack's history still keeps what it held secret out of list", async () => {
@@ -132,10 +134,10 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(await main(["list", "--json"], { sink, env: {}, cwd: project, pulumi: empty })).toBe(0);
     expect(sink.out).not.toContain(former.name);
     expect(
-      (JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] }).endpoints.find(
+      (JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: unknown }[] }).endpoints.find(
         (e) => e.webhookId === 3,
       )!.webhookName,
-    ).toBe("[secret]");
+    ).toEqual({ secret: true });
   });
 
   it("adopt refuses an endpoint whose name or URL the stack holds secret, saying why, and derives no name from it", async () => {
@@ -146,9 +148,9 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(err).toMatch(/endpoint 3 gets no .* declaration: its name is a secret in this stack's state/);
     for (const secret of [held.url, former.name]) expect(out + err).not.toContain(secret);
     const json = JSON.parse((await run(["adopt", "--id", "3", "--json"])).out) as {
-      declarations: { resourceName: string; webhookName: string }[];
+      declarations: { resourceName: string; webhookName: unknown }[];
     };
-    expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: "[secret]" });
+    expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: { secret: true } });
   });
 });
 
@@ -223,7 +225,7 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
     return { code, out: sink.out, err: sink.err };
   }
   const urlOf = (out: string) =>
-    (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl;
+    (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: unknown }[] }).endpoints[0]!.webhookUrl;
 
   it("connected to S2, S2's endpoint 1 is listed and declared as it is; connected to S1, the stack's stays secret", async () => {
     const onS2 = await run(["list", "--json", "--base-url", s2.url], true);
@@ -236,7 +238,7 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
     expect(adopt.out).toContain(" 1");
     const onS1 = await run(["list", "--json"], true);
     expect(onS1.out).not.toContain(secretUrl);
-    expect(urlOf(onS1.out)).toBe("[secret]");
+    expect(urlOf(onS1.out)).toEqual({ secret: true });
     const refused = await run(["adopt", "--id", "1", "--format", "import"], true);
     expect(refused.code).toBe(5);
     expect(refused.err).toMatch(/its URL is a secret in this stack's state/);
@@ -249,11 +251,11 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
       const result = await run([...argv, "--base-url", other], true);
       expect(result.out + result.err, argv.join(" ")).not.toContain(secretUrl);
     }
-    expect(urlOf((await run(["list", "--json", "--base-url", other], true)).out)).toBe("[secret]");
+    expect(urlOf((await run(["list", "--json", "--base-url", other], true)).out)).toEqual({ secret: true });
   });
 
   it("a state that records neither creator nor creation time (an earlier release) cannot tell them apart: kept secret on either service", async () => {
-    expect(urlOf((await run(["list", "--json", "--base-url", s2.url], false)).out)).toBe("[secret]");
+    expect(urlOf((await run(["list", "--json", "--base-url", s2.url], false)).out)).toEqual({ secret: true });
   });
 });
 
@@ -315,7 +317,9 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
       expect(sink.out + sink.err, argv.join(" ")).not.toContain("held-secret-4411");
       if (argv[0] === "list") {
         expect(code).toBe(0);
-        expect(sink.out).toContain("[secret]");
+        expect(sink.out).toMatch(
+          argv.includes("--json") ? /"webhookUrl": \{\s+"secret": true\s+\}/ : /\[secret\]/,
+        );
         expect(sink.err).toMatch(/secrets could not be read/);
       }
       if (argv.includes("all"))

@@ -3,7 +3,7 @@
 // the provider text stored in state, the settings and client defaults, the lookup policy's
 // constants, the model test's sizes. Each check finds the figure by the phrase that states it, and
 // fails when that phrase is gone too (a figure nobody checks is a figure that drifts).
-import { MIN_NODE, unsupportedNode } from "../../src/text";
+import { MIN_NODE, MIN_SECRET_CHARS, SECRET_MARKER, unsupportedNode } from "../../src/text";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import {
   SCAN_PAGE_ALLOWANCE,
 } from "../../src/core/lookups";
 import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
+import { UNREAD_BODY_ALLOWANCE_BYTES } from "../../src/emulator/server";
 import { builtProviderText as providerText } from "../support/provider-text";
 import { LAUNCHER_NODE_FLOOR, NODE_BINARIES, PLATFORMS } from "../../scripts/release/platforms.mjs";
 
@@ -259,5 +260,36 @@ describe("the model-based concurrency test's sizes, as docs/reliability.md state
       fromSource("scripts/soak-model.sh", /PWE_TIER=deep MODEL_SCHEDULES="\$\{MODEL_SCHEDULES:-(\d+)\}"/),
     );
     expect(soakSteps).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_STEPS:-(\d+)\}/));
+  });
+});
+
+describe("the emulator's bound before authentication, as docs/emulator.md states it", () => {
+  it("how much of an unread body is dropped before the connection is closed", () => {
+    expectAllStated(
+      /dropped as it arrives, and past (\d+) MiB the connection is closed/,
+      String(UNREAD_BODY_ALLOWANCE_BYTES / (1024 * 1024)),
+      ["docs/emulator.md"],
+    );
+  });
+});
+
+describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
+  const page = ["docs/operator-cli.md"];
+  it("the shortest secret looked for inside text", () => {
+    expectAllStated(
+      /Only secrets of at least (\d+) characters are looked for inside text/,
+      String(MIN_SECRET_CHARS),
+      page,
+    );
+  });
+
+  it("the secret marker of --json, in the example the page gives", () => {
+    const example = /## Secrets in what `webhooks` prints[\s\S]*?```json\n(.*)\n\s*```/.exec(
+      read("docs/operator-cli.md"),
+    )?.[1];
+    expect(example, "the page's --json example").toBeDefined();
+    const parsed = JSON.parse(example!) as Record<string, unknown>;
+    expect(parsed.webhookUrl).toEqual(SECRET_MARKER);
+    expect(flat("docs/operator-cli.md")).toContain(`\`${JSON.stringify(SECRET_MARKER).replace(":", ": ")}\``);
   });
 });

@@ -1,6 +1,6 @@
-import { shellQuote } from "../../text";
+import { SECRET_CELL, redactShown, shellQuote, showsSecret, shownValue, type ShownSecrets } from "../../text";
 import { resourceNameProblem } from "./adopt";
-import { MAX_CELL, cell, isoTime, jsonText, table, type Sink } from "../output/output";
+import { MAX_CELL, jsonText, shownCell, table, timeCell, type Sink } from "../output/output";
 
 /** What `recover` found and did; `--json` prints it as it is. */
 export interface RecoverReport {
@@ -53,17 +53,25 @@ interface Entry {
   webhookUrl?: string | undefined;
 }
 
-/** `secrets`: what no cell may show (the token, the stack's secret values): redacted before a cell is cut, so no part of one shows. */
+/**
+ * `secrets`: what nothing printed may show (the token, the stack's secret values), through the text
+ * policy (src/text/policy.ts): a value from the outside world that shows one is `[secret]` in the
+ * report and the secret marker in `--json`; one inside a reason (which quotes service and state
+ * text) is `[REDACTED]`.
+ */
 export function printReport(
   sink: Sink,
   report: RecoverReport,
   json: boolean,
-  secrets: readonly string[] = [],
+  policy: ShownSecrets = { inText: [] },
 ): void {
   if (json) {
-    sink.stdout(jsonText(report));
+    sink.stdout(jsonText(reportView(report, policy)));
     return;
   }
+  const secrets = policy.inText;
+  const reason = (text: string) => redactShown(text, secrets);
+  const id = (value: number) => (showsSecret(value, policy) ? SECRET_CELL : String(value));
   const lines: string[] = [];
   const would = report.dryRun ? "would be " : "";
   lines.push(
@@ -92,7 +100,7 @@ export function printReport(
   }
   for (const s of report.services) {
     lines.push(
-      `Service ${cell(s.service, MAX_CELL.url, secrets)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
+      `Service ${shownCell(s.service, MAX_CELL.url, policy)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.map(id).join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
     );
   }
   if (report.recorded.length > 0) {
@@ -104,11 +112,11 @@ export function printReport(
       table(
         ["RESOURCE", "ID", "NAME", "URL", "CREATED"],
         report.recorded.map((r) => [
-          cell(r.resourceName, MAX_CELL.name, secrets),
+          shownCell(r.resourceName, MAX_CELL.name, policy),
           String(r.webhookId),
-          cell(r.webhookName ?? "[secret]", MAX_CELL.name, secrets),
-          cell(r.webhookUrl ?? "[secret]", MAX_CELL.url, secrets),
-          isoTime(r.createTime),
+          r.webhookName === undefined ? SECRET_CELL : shownCell(r.webhookName, MAX_CELL.name, policy),
+          r.webhookUrl === undefined ? SECRET_CELL : shownCell(r.webhookUrl, MAX_CELL.url, policy),
+          timeCell(r.createTime, policy),
         ]),
       ).trimEnd(),
     );
@@ -122,9 +130,9 @@ export function printReport(
       table(
         ["RESOURCE", "NAME", "WHY"],
         report.cleared.map((c) => [
-          cell(c.resourceName, MAX_CELL.name, secrets),
-          cell(c.webhookName ?? "[secret]", MAX_CELL.name, secrets),
-          c.reason,
+          shownCell(c.resourceName, MAX_CELL.name, policy),
+          c.webhookName === undefined ? SECRET_CELL : shownCell(c.webhookName, MAX_CELL.name, policy),
+          reason(c.reason),
         ]),
       ).trimEnd(),
     );
@@ -133,11 +141,11 @@ export function printReport(
     lines.push("", "Not guessed (nothing was changed): a person must choose.");
     for (const a of report.ambiguous) {
       lines.push(
-        `  ${cell(a.resourceName, MAX_CELL.name, secrets)} (${cell(a.webhookName ?? "[secret]", MAX_CELL.name, secrets)}, ${cell(a.webhookUrl ?? "[secret]", MAX_CELL.url, secrets)}): ${a.reason}`,
+        `  ${shownCell(a.resourceName, MAX_CELL.name, policy)} (${a.webhookName === undefined ? SECRET_CELL : shownCell(a.webhookName, MAX_CELL.name, policy)}, ${a.webhookUrl === undefined ? SECRET_CELL : shownCell(a.webhookUrl, MAX_CELL.url, policy)}): ${reason(a.reason)}`,
       );
       for (const c of a.candidates) {
         lines.push(
-          `    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`,
+          `    endpoint ${c.webhookId}, created ${timeCell(c.createTime, policy)} by creator ${id(c.creatorId)}:`,
         );
         lines.push(`      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`);
         // Only a resource name adopt accepts is suggested (a stack's resource may be named anything).
@@ -175,4 +183,47 @@ export function printReport(
   else if (report.dryRun && report.ambiguous.length === 0)
     lines.push("", "Dry run: nothing was changed. Run again with --yes to apply.");
   sink.stdout(`${lines.join("\n")}\n`);
+}
+
+/**
+ * The report as `--json` prints it: each value from the outside world (a resource's name and URN,
+ * an endpoint's name, URL, creator and times, a service, a principal) through the text policy, a
+ * secret one as the marker; a reason, which quotes such values, with each secret in it redacted.
+ */
+function reportView(report: RecoverReport, policy: ShownSecrets): unknown {
+  const shown = <T extends string | number>(value: T) => shownValue(value, policy);
+  const reason = (text: string) => redactShown(text, policy.inText);
+  const entry = (e: Entry) => ({
+    urn: shown(e.urn),
+    resourceName: shown(e.resourceName),
+    ...(e.webhookName === undefined ? {} : { webhookName: shown(e.webhookName) }),
+    ...(e.webhookUrl === undefined ? {} : { webhookUrl: shown(e.webhookUrl) }),
+  });
+  return {
+    ...report,
+    window: report.window && {
+      ...report.window,
+      ...(report.window.creators === undefined ? {} : { creators: report.window.creators.map(shown) }),
+    },
+    services: report.services.map((s) => ({
+      ...s,
+      service: shown(s.service),
+      creators: s.creators.map(shown),
+    })),
+    recorded: report.recorded.map((r) => ({ ...r, ...entry(r), createTime: shown(r.createTime) })),
+    cleared: report.cleared.map((c) => ({ ...c, ...entry(c), reason: reason(c.reason) })),
+    ambiguous: report.ambiguous.map((a) => ({
+      ...a,
+      ...entry(a),
+      reason: reason(a.reason),
+      candidates: a.candidates.map((c) => ({
+        webhookId: c.webhookId,
+        createTime: shown(c.createTime),
+        creatorId: shown(c.creatorId),
+      })),
+      ...(a.elsewhere === undefined
+        ? {}
+        : { elsewhere: { baseUrl: a.elsewhere.baseUrl === null ? null : shown(a.elsewhere.baseUrl) } }),
+    })),
+  };
 }

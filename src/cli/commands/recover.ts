@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
+import { redactShown, type ShownSecrets } from "../../text";
 import { findProject } from "../stack/project";
 import {
   endpointResources,
@@ -34,6 +35,7 @@ import {
   pulumiFailure,
   pulumiOk,
   stackArgs,
+  type PulumiResult,
   type PulumiRunner,
 } from "../stack/pulumi";
 import { matchPendingCreates, type Outcome } from "./recover-plan";
@@ -81,7 +83,7 @@ export interface RecoverOptions {
   /** How long to let creates in flight land after stopping left-over provider hosts. */
   settleMs?: number;
   /** What nothing printed may show (the token, the stack's secret values). */
-  secrets?: readonly string[];
+  secrets?: ShownSecrets;
 }
 
 export interface RecoverDeps {
@@ -610,6 +612,15 @@ function fillReport(
   }
 }
 
+/**
+ * What `pulumi stack import` said when it failed: pulumi's text, which may quote the state it was
+ * given, so with the stack's secrets and the plaintext secrets of that state (the signing secrets
+ * recorded) redacted from it.
+ */
+function importFailure(result: PulumiResult, state: UntypedDeployment, options: RecoverOptions): string {
+  return redactShown(pulumiFailure(result), [...(options.secrets?.inText ?? []), ...secretTexts(state)]);
+}
+
 /** `pulumi stack import` from stdin; a lock it reports is released once when its holder is gone. */
 async function importState(
   pulumi: PulumiRunner,
@@ -630,7 +641,7 @@ async function importState(
       const code = /passphrase|secrets manager|decrypt/i.test(text) ? EXIT.config : EXIT.unexpected;
       throw new CliError(
         code,
-        `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${pulumiFailure(result)}; the state was not changed`,
+        `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${importFailure(result, state, options)}; the state was not changed`,
       );
     }
     const lock = lockFromError(text);
