@@ -17,6 +17,7 @@ import {
   type OutputName,
   type PropertySpec,
 } from "../../src/core/resource";
+import { CLIENT_DEFAULTS } from "../../src/client/options";
 import { SETTINGS, SETTING_NAMES } from "../../src/core/settings-table";
 import { SECRET_SIG, SIG_KEY, UNKNOWN } from "../../src/core/wire";
 import type { WebhookEndpoint } from "../../src/dynamic/webhook-endpoint";
@@ -28,6 +29,7 @@ interface SchemaProperty {
   type?: string;
   $ref?: string;
   secret?: boolean;
+  description?: string;
 }
 interface Schema {
   name: string;
@@ -110,6 +112,17 @@ describe("the schema the native plugin serves holds the resource's definition", 
         const type = setting.kind === "number" ? ("integer" in setting ? "integer" : "number") : setting.kind;
         expect(where[name]!.type, name).toBe(type);
       }
+    }
+  });
+
+  it("describes each setting with its environment variable and the client's default", () => {
+    for (const name of SETTING_NAMES) {
+      const description = schema.config.variables[name]!.description ?? "";
+      expect(description, name).toContain(`\`${SETTINGS[name].env}\``);
+      const stated = /Default `?([^\s`]+?)`?\.(?:\s|$)/.exec(description)?.[1];
+      const fallback = (CLIENT_DEFAULTS as Record<string, unknown>)[name];
+      if (fallback !== undefined) expect(stated, `${name}'s default`).toBe(String(fallback));
+      else expect(stated, `${name} has no default`).toBeUndefined();
     }
   });
 });

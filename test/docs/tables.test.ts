@@ -3,27 +3,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tableRows } from "./markdown";
 import { ALWAYS_SECRET_OUTPUTS, INPUTS, OUTPUT_NAMES } from "../../src/core/resource";
 
 const REPO = join(__dirname, "..", "..");
-
-/** The rows of the Markdown table whose header's first cell is `first`: each row's cells. */
-export function tableRows(markdown: string, first: string): string[][] {
-  const lines = markdown.split("\n");
-  const start = lines.findIndex((line) => line.startsWith(`| ${first} |`));
-  if (start < 0) throw new Error(`no table headed "${first}"`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith("|")) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim()),
-    );
-  }
-  return rows;
-}
 
 /** The property names a row's first cell lists (`a`, or `a`, `b`). */
 const names = (cell: string): string[] => [...cell.matchAll(/`(\w+)`/g)].map((match) => match[1]!);

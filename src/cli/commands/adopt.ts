@@ -1,9 +1,11 @@
+import type { Command } from "../command";
 import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../../client";
 import { TYPE_TOKENS } from "../../core/resource";
 import {
   SECRET_MARKER,
   pasteRefusal,
   shellQuote,
+  showable,
   showsSecret,
   shownValue,
   type ShownSecrets,
@@ -487,3 +489,47 @@ export function yamlString(text: string, kind: "key" | "value"): string {
   }
   return `${out}"`;
 }
+
+export const adoptCommand: Command = {
+  name: "adopt",
+  summary: "print declarations that take existing endpoints over (TypeScript, Pulumi YAML, pulumi import)",
+  usage: ADOPT_USAGE,
+  options: {
+    stack: { type: "string" },
+    id: { type: "string", multiple: true },
+    name: { type: "string" },
+    url: { type: "string" },
+    "resource-name": { type: "string" },
+    format: { type: "string" },
+  },
+  validate(flags) {
+    const ids = flags.list("id");
+    for (const id of ids)
+      if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) <= 0)
+        throw usageError(
+          `adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`,
+        );
+    const byName = flags.str("name") !== undefined || flags.str("url") !== undefined;
+    if (ids.length > 0 === byName)
+      throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
+    const format = flags.str("format");
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+      throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);
+    const resourceName = flags.str("resource-name");
+    const problem = resourceName === undefined ? undefined : resourceNameProblem(resourceName);
+    if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
+  },
+  async run({ io, flags, connect, connection, secrets }) {
+    await runAdopt(await connect(), io.sink, {
+      ids: flags.list("id").map(Number),
+      name: flags.str("name"),
+      url: flags.str("url"),
+      resourceName: flags.str("resource-name"),
+      format: (flags.str("format") ?? "all") as AdoptFormat,
+      json: flags.bool("json"),
+      progress: flags.bool("progress"),
+      secrets: secrets(),
+      secretFields: connection().secretFields,
+    });
+  },
+};

@@ -1,3 +1,6 @@
+import { showable } from "../../text";
+import type { Command } from "../command";
+import { usageError } from "../exit";
 import type { ListFilter, WebhookEndpointRecord } from "../../client";
 import { listEndpoints, type ListingClient } from "./listing";
 import type { ShownSecrets } from "../../text";
@@ -122,3 +125,33 @@ function describeFilter(options: ListOptions, secrets: ShownSecrets): string {
   if (parts.length === 0) return "";
   return ` with ${parts.join(" and ")} (${options.match === "exact" ? "exact match" : "the service's own matching"})`;
 }
+
+export const listCommand: Command = {
+  name: "list",
+  summary: "list the endpoints on the service",
+  usage: LIST_USAGE,
+  options: {
+    stack: { type: "string" },
+    name: { type: "string" },
+    url: { type: "string" },
+    match: { type: "string" },
+    "show-secrets": { type: "boolean" },
+  },
+  validate(flags) {
+    const match = flags.str("match");
+    if (match !== undefined && match !== "exact" && match !== "service")
+      throw usageError(`list: --match must be exact or service, got ${JSON.stringify(showable(match, 40))}`);
+  },
+  async run({ io, flags, connect, connection, secrets }) {
+    await runList(await connect(), io.sink, {
+      name: flags.str("name"),
+      url: flags.str("url"),
+      match: (flags.str("match") ?? "exact") as "exact" | "service",
+      json: flags.bool("json"),
+      showSecrets: flags.bool("show-secrets"),
+      progress: flags.bool("progress"),
+      secrets: secrets(),
+      secretFields: connection().secretFields,
+    });
+  },
+};

@@ -1,3 +1,5 @@
+import type { Command } from "../command";
+import { resolveStacksConnection } from "../stack/config";
 import { readFileSync } from "node:fs";
 import { sameName, type WebhookEndpointRecord } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
@@ -95,7 +97,7 @@ and apart, not ours to remove:
                     line), so the order of the flags changes nothing; the stacks must name one
                     service (else pass --base-url), listed with each token they configure
   --state-file F    a file written by \`pulumi stack export\` (or a backend checkpoint); repeat
-  --json            {"service", "sources": [...], "held": n, "orphans": [record + relation + ours +
+  --json            {"sources": [...], "held": n, "orphans": [record + relation + ours +
                     provenance + resources]}
 Endpoints the stacks hold on other services (explicit providers, connection inputs) are not
 compared with this service's.`;
@@ -438,3 +440,57 @@ function printOrphans(
   }
   sink.stdout(`${parts.join("\n")}\n`);
 }
+
+export const orphansCommand: Command = {
+  name: "orphans",
+  summary: "the endpoints none of the given stacks holds (to remove on the service)",
+  usage: ORPHANS_USAGE,
+  options: {
+    stack: { type: "string", multiple: true },
+    "state-file": { type: "string", multiple: true },
+  },
+  validate(flags) {
+    // Before anything is read: nothing to compare with is a usage error, not a missing setting.
+    if (flags.list("stack").length === 0 && flags.list("state-file").length === 0)
+      throw usageError("orphans needs at least one --stack or --state-file");
+  },
+  // Each --stack resolved on its own (its config, its secrets, its principalId), so that the order
+  // of the flags changes nothing, and the service listed with each token they use.
+  async run(context) {
+    const { io, flags } = context;
+    const stacks = flags.list("stack");
+    const resolved = await resolveStacksConnection(
+      {
+        flags: { baseUrl: flags.str("base-url"), accessToken: flags.str("access-token") },
+        cwd: io.cwd,
+        env: io.env,
+        pulumi: context.pulumi,
+        warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
+      },
+      stacks,
+    );
+    context.addConnectionSecrets(resolved.connectionSecrets);
+    const clients = resolved.connections.map((c) => context.open(c.client));
+    try {
+      await runOrphans(
+        {
+          client: clients,
+          home: resolved.home,
+          stackSettings: resolved.stackSettings,
+          pulumi: context.pulumi,
+          sink: io.sink,
+          cwd: io.cwd,
+        },
+        {
+          stacks,
+          stateFiles: flags.list("state-file"),
+          json: flags.bool("json"),
+          progress: flags.bool("progress"),
+          secrets: { inText: resolved.secrets, whole: resolved.wholeSecrets },
+        },
+      );
+    } finally {
+      await Promise.all(clients.map(async (client) => client.close?.()));
+    }
+  },
+};

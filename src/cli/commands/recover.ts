@@ -1,8 +1,10 @@
+import type { Command } from "../command";
+import { parsePicks } from "./recover-plan";
 import { readFileSync } from "node:fs";
 import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
-import { redactShown, type ShownSecrets } from "../../text";
+import { redactShown, showable, type ShownSecrets } from "../../text";
 import { findProject } from "../stack/project";
 import {
   endpointResources,
@@ -680,3 +682,66 @@ async function verify(
   }
   return after;
 }
+
+export const recoverCommand: Command = {
+  name: "recover",
+  summary: "after a killed `pulumi up`: record the endpoints its creates made, clear the rest",
+  usage: RECOVER_USAGE,
+  options: {
+    stack: { type: "string" },
+    yes: { type: "boolean", short: "y" },
+    "dry-run": { type: "boolean" },
+    pick: { type: "string", multiple: true },
+    since: { type: "string" },
+    "release-lock": { type: "boolean" },
+  },
+  validate(flags) {
+    const since = flags.str("since");
+    if (since !== undefined && !Number.isFinite(Date.parse(since)))
+      throw usageError(
+        `recover: --since must be an ISO time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(showable(since, 40))}`,
+      );
+  },
+  async run(context) {
+    const { io, flags } = context;
+    const since = flags.str("since");
+    await runRecover(
+      {
+        // Resolved when first needed: recover repairs a broken checkpoint first, before which
+        // `pulumi config` cannot read the stack.
+        client: context.connect,
+        home: async () => {
+          await context.connect();
+          const resolved = context.connection();
+          return {
+            service: serviceOf(resolved.connection.client.baseUrl),
+            config: resolved.config,
+            env: io.env,
+            secretConfigKeys: resolved.secretConfigKeys,
+          };
+        },
+        open: context.open,
+        onSecrets: (found) => {
+          context.addSecrets(found);
+          context.addConnectionSecrets(found);
+        },
+        pulumi: context.pulumi,
+        sink: io.sink,
+        cwd: io.cwd,
+      },
+      {
+        stack: flags.str("stack"),
+        yes: flags.bool("yes"),
+        dryRun: flags.bool("dry-run"),
+        json: flags.bool("json"),
+        progress: flags.bool("progress"),
+        releaseLock: flags.bool("release-lock"),
+        since: since === undefined ? undefined : Date.parse(since),
+        picks: parsePicks(flags.list("pick")),
+        get secrets() {
+          return context.secrets();
+        },
+      },
+    );
+  },
+};
