@@ -120,7 +120,7 @@ describe("the schema the native plugin serves holds the resource's definition", 
       const description = schema.config.variables[name]!.description ?? "";
       expect(description, name).toContain(`\`${SETTINGS[name].env}\``);
       const stated = /Default `?([^\s`]+?)`?\.(?:\s|$)/.exec(description)?.[1];
-      const fallback = (CLIENT_DEFAULTS as Record<string, unknown>)[name];
+      const fallback = (CLIENT_DEFAULTS as Record<string, string | number | boolean | undefined>)[name];
       if (fallback !== undefined) expect(stated, `${name}'s default`).toBe(String(fallback));
       else expect(stated, `${name} has no default`).toBeUndefined();
     }
