@@ -17,8 +17,8 @@ export {
   secretForms,
   showable,
 } from "./redact";
+export { HIDDEN, HIDDEN_SOURCE, LOOKALIKE } from "./hidden";
 export {
-  HIDDEN_SOURCE,
   MIN_SECRET_CHARS,
   SECRET_CELL,
   SECRET_MARKER,

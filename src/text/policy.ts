@@ -8,6 +8,7 @@
  * Internal: not exported from the package's entry.
  */
 
+import { HIDDEN_SOURCE } from "./hidden";
 import { charOrEscape } from "./redact";
 
 /**
@@ -29,14 +30,6 @@ export const SECRET_CELL = "[secret]";
  * shown as a whole value (see {@link shownValue}).
  */
 export const MIN_SECRET_CHARS = 4;
-
-/**
- * Characters a terminal hides, reorders or draws like another one: C0 and C1 controls and DEL,
- * format characters (zero-width, bidirectional, the byte-order mark, tags), line and paragraph
- * separators, spaces other than U+0020, the other default-ignorable code points (variation
- * selectors, fillers), noncharacters (U+FFFE, U+FDD0, ...) and lone surrogates.
- */
-export const HIDDEN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}`;
 
 /**
  * What may stand between two characters of a secret, in service text or in what we print, without

@@ -1,5 +1,6 @@
 import type { WebhookEndpointRecord } from "../../client";
 import {
+  HIDDEN,
   HIDDEN_SOURCE,
   SECRET_CELL,
   SECRET_MARKER,
@@ -54,12 +55,11 @@ export function memorySink(
 export const MAX_CELL = { name: 48, url: 72, person: 32 } as const;
 
 /**
- * Characters a terminal hides, reorders or draws like another one (src/text's HIDDEN_SOURCE).
+ * Characters a terminal hides, reorders or draws like another one (src/text/hidden.ts).
  * `orders` and `orders` + U+200B must never look the same, so these are shown as escapes, never
  * removed.
  */
-/** Every hidden character of a text (see {@link HIDDEN_SOURCE}). */
-export const HIDDEN = new RegExp(HIDDEN_SOURCE, "gu");
+export { HIDDEN };
 /** Whether one character is hidden. */
 export const HIDDEN_CHAR = new RegExp(`^(?:${HIDDEN_SOURCE})$`, "u");
 
