@@ -19,6 +19,7 @@
 //
 // npm test and npm run test:deep together run every case once, the budgeted ones twice (small, then
 // full size).
+import { unsupportedNode } from "../../src/text/runtime";
 
 export const TIERS = ["ci", "deep"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -64,14 +65,15 @@ export const PACKAGE_STAGE = [
 export const RELEASE_STAGE = ["test/release/five-platforms.test.ts"];
 
 /**
- * The suite needs the Node.js the package needs (undici 8: 22.19 or newer); an older one fails deep in
- * undici with "Cannot read properties of undefined (reading 'bind')". Both configs refuse it up front.
+ * The suite needs the Node.js the package needs (src/text/runtime.ts's MIN_NODE, package.json's engines);
+ * an older one fails deep in undici with "Cannot read properties of undefined (reading 'bind')". Both
+ * configs refuse it up front.
  */
 export function requireSupportedNode(version: string = process.versions.node): void {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  if (major > 22 || (major === 22 && minor >= 19)) return;
+  const tooOld = unsupportedNode("the tests", "", version);
+  if (tooOld === undefined) return;
   throw new Error(
-    `the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
+    `${tooOld}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
   );
 }
 
