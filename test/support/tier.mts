@@ -19,7 +19,7 @@
 //
 // npm test and npm run test:deep together run every case once, the budgeted ones twice (small, then
 // full size).
-import { unsupportedNode } from "../../src/text/runtime";
+import { unsupportedNode } from "../../src/text/runtime.js";
 
 export const TIERS = ["ci", "deep"] as const;
 export type Tier = (typeof TIERS)[number];
