@@ -70,7 +70,10 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     // and read reports a live endpoint gone.
     const { client, cursors } = await serve((cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(cursor === "" ? page({ data: [], next_cursor: "p2" }) : page({ data: [record(7)] }));
+      // The second page ends the listing with an empty cursor.
+      res.end(
+        cursor === "" ? page({ data: [], next_cursor: "p2" }) : page({ data: [record(7)], next_cursor: "" }),
+      );
     });
     const result = await client.scan({ limit: 10 });
     expect(cursors).toEqual(["", "p2"]);
@@ -165,9 +168,11 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
   it('B6 paging.ts:90/97/107/113 — a WebhookPagingError without a documented trace id has traceId undefined, not ""', async () => {
     // The issue: "ListPage.traceId is the envelope's trace_id only when it is in the documented
     // form, else "" (errors: traceId undefined)". pagesOf passes the page's "" on to the error.
+    // A cursor too long to be one stops the listing with the error (a repeated cursor no longer
+    // does: it ends the listing possibly incomplete).
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(page({ data: [record(1)], next_cursor: "same" }, "not-a-trace-id"));
+      res.end(page({ data: [record(1)], next_cursor: "x".repeat(4097) }, "not-a-trace-id"));
     });
     const error = await captureError(client.scan({ limit: 10 }));
     expect(error).toBeInstanceOf(WebhookPagingError);
