@@ -17,6 +17,7 @@ const NEEDS_DIST = [
   "test/native/server.test.ts",
   "test/emulator/bin-process.test.ts",
   "test/cli/main.test.ts",
+  "test/cli/incomplete-listing.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",

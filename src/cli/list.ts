@@ -1,5 +1,5 @@
 import type { ListFilter, WebhookEndpointRecord } from "../client";
-import { listEndpoints, type ListingClient } from "./listing";
+import { listEndpoints, mayBeIncomplete, type ListingClient } from "./listing";
 import {
   MAX_CELL,
   Progress,
@@ -44,10 +44,14 @@ in such characters never look alike.
   --match exact       (default) the same name/URL, up to the forms a service may store
                       (surrounding white space, Unicode form; case of scheme and host, one trailing slash)
   --match service     whatever the service's own filter returns (it may match partially)
-  --json              JSON for scripts: {"endpoints": [records]}, camelCase record fields, the
-                      exact text with hidden characters as \\u escapes and the access token
-                      replaced by [REDACTED]
-  --show-secrets      include signSecret (table column and JSON field); hidden otherwise`;
+  --json              JSON for scripts: {"endpoints": [records], "complete": true|false}, camelCase
+                      record fields, the exact text with hidden characters as \\u escapes and the
+                      access token replaced by [REDACTED]; "complete": false (with
+                      "incompleteReason") when the service's listing may hold more than it showed
+  --show-secrets      include signSecret (table column and JSON field); hidden otherwise
+A service that caps its pages without saying so, or ignores the paging position, may show only
+its first endpoints: the count line says so ("the first 50 endpoints the service lists, not
+necessarily all"), and --name or --url narrow the listing.`;
 
 export async function runList(
   client: ListingClient,
@@ -59,16 +63,26 @@ export async function runList(
   if (options.url !== undefined) filter.webhookUrl = options.url;
   const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress));
   // A name or URL the stack holds secret is not shown as the service has it.
-  const records = listed.map((record) => hideSecretFields(record, options.secretFields?.fieldsOf(record)));
+  const records = listed.records.map((record) =>
+    hideSecretFields(record, options.secretFields?.fieldsOf(record)),
+  );
+  const { end } = listed;
   if (options.json) {
     sink.stdout(
       jsonText({
         endpoints: records.map((record) => recordView(record, options.showSecrets, options.secrets ?? [])),
+        complete: end.complete,
+        ...(end.complete ? {} : { incompleteReason: end.reason }),
       }),
     );
   } else {
     sink.stdout(endpointTable(records, options.showSecrets, options.secrets ?? []));
-    sink.stderr(`${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options)}\n`);
+    const count = `${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options)}`;
+    sink.stderr(
+      end.complete
+        ? `${count}\n`
+        : `the first ${count} the service lists, not necessarily all: ${mayBeIncomplete(end)}; narrow it with --name or --url\n`,
+    );
   }
   return records;
 }

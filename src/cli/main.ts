@@ -338,8 +338,10 @@ function validate(
           `adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`,
         );
     const byName = str("name") !== undefined || str("url") !== undefined;
-    if (ids.length > 0 === byName)
-      throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
+    if (ids.length === 0 && !byName)
+      throw usageError(
+        "adopt: select the endpoints with --id N (one or more, narrowed by --name or --url if given), or with --name and/or --url",
+      );
     const format = str("format");
     if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
       throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);

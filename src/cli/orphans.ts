@@ -14,7 +14,7 @@ import {
   type UntypedDeployment,
 } from "./deployment";
 import { usageError } from "./exit";
-import { listEndpoints, type ListingClient } from "./listing";
+import { listEndpoints, mayBeIncomplete, type ListingClient } from "./listing";
 import { historyCheckpoints } from "./history";
 import {
   MAX_CELL,
@@ -82,8 +82,9 @@ and apart, not ours to remove:
                     secrets read in memory and never shown; on a file:// backend its history
                     checkpoints are read too); repeat for several
   --state-file F    a file written by \`pulumi stack export\` (or a backend checkpoint); repeat
-  --json            {"service", "sources": [...], "held": n, "orphans": [record + relation + ours +
-                    provenance + resources]}
+  --json            {"service", "sources": [...], "held": n, "complete": true|false, "orphans":
+                    [record + relation + ours + provenance + resources]}; "complete": false (with
+                    "incompleteReason") when the service's listing may hold more than it showed
 Endpoints the stacks hold on other services (explicit providers, connection inputs) are not
 compared with this service's.`;
 
@@ -234,7 +235,12 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       ),
     ]),
   );
-  const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
+  const { records, end } = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
+  // What a listing that cannot prove itself complete did not show is unknown: said, never taken as absent.
+  if (!end.complete)
+    deps.sink.stderr(
+      `warning: ${mayBeIncomplete(end)}: endpoints past the ${records.length} listed are neither counted nor shown\n`,
+    );
   // Held: the service's endpoints the stacks hold now (seen on it).
   const held = records.filter(isHeld).length;
   const orphans: Orphan[] = records
@@ -308,6 +314,8 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
           historyCheckpoints: s.history.length,
         })),
         held,
+        complete: end.complete,
+        ...(end.complete ? {} : { incompleteReason: end.reason }),
         orphans: orphans.map((o) => ({
           ...recordView(o.record, false, options.secrets ?? []),
           relation: o.relation,
