@@ -1,7 +1,7 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
 import { WebhookApiError, WebhookInvalidResponseError } from "./errors";
 import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
-import { COMPLETE, nextCursor, pagesOf, readContinuation, type ServicePage } from "./paging";
+import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
 import { refuseExistingAnswer, settleAmbiguousCreate, takeSnapshot, type ServiceListing } from "./reconcile";
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
@@ -212,6 +212,7 @@ export class WebhooksClient {
               settleMs: this.#settings.createSettleMs,
               clockSkewMs: this.#settings.clockSkewMs,
               ourCreatorIds: this.#ourCreatorIds,
+              opposite: oppositeOrder(this.#settings.ascending),
               signal: options.signal,
             });
             if (found) return { record: found, traceId: "", recovered: true };

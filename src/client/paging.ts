@@ -272,3 +272,27 @@ function probeFailed(probed: number, error: WebhookApiError): ListedPage {
     ),
   };
 }
+
+/**
+ * The `ascending` value that asks for the other order than `ascending` does, in the same
+ * vocabulary; undefined when that vocabulary is not one we know (then lookups run one scan, and a
+ * create's settle lists in one order).
+ */
+export function oppositeOrder(ascending: string): string | undefined {
+  const opposite = OPPOSITE_ORDER.get(ascending.toLowerCase());
+  if (opposite === undefined) return undefined;
+  return ascending !== ascending.toLowerCase() && ascending === ascending.toUpperCase()
+    ? opposite.toUpperCase()
+    : opposite;
+}
+
+const OPPOSITE_ORDER = new Map([
+  ["true", "false"],
+  ["false", "true"],
+  ["asc", "desc"],
+  ["desc", "asc"],
+  ["ascending", "descending"],
+  ["descending", "ascending"],
+  ["1", "0"],
+  ["0", "1"],
+]);

@@ -45,7 +45,7 @@ export interface Listed {
 
 /** Lists every record for a filter, with the service's own matching (the caller re-matches). */
 export type ServiceListing = (
-  filter: { webhookName?: string; webhookUrl?: string },
+  filter: { webhookName?: string; webhookUrl?: string; ascending?: string },
   signal: AbortSignal | undefined,
 ) => Promise<Listed>;
 
@@ -73,7 +73,11 @@ export async function takeSnapshot(
   if (!byName.end.complete) {
     const byUrl = await listByForms(listing, params, "url", options.signal);
     records.push(...byUrl.records);
-    if (!byUrl.end.complete && !records.some((record) => maySameEndpoint(record, params))) {
+    if (
+      !byUrl.end.complete &&
+      !options.allowExisting &&
+      !records.some((record) => maySameEndpoint(record, params))
+    ) {
       throw new WebhookPagingError(
         `create of ${quoteServiceText(params.webhookName, options.secrets)} was not sent: the service's listings by its name and by its URL may both be incomplete (${byName.end.reason}), so whether an endpoint with this name and URL already exists cannot be told, and a second one could never be deleted. Declare a name or URL that fewer endpoints share, or adopt the existing endpoint by its id`,
         { operation: "create" },
@@ -118,6 +122,11 @@ export interface SettleOptions {
   clockSkewMs: number;
   /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. Read at the end of the window. */
   ourCreatorIds: ReadonlySet<number>;
+  /**
+   * The `ascending` value for the other order than the client's, when known: a listing that cannot
+   * reach past its first page in the usual order may reach the newest endpoints in the other one.
+   */
+  opposite?: string | undefined;
   signal: AbortSignal | undefined;
 }
 
@@ -174,12 +183,16 @@ async function listByForms(
   params: CreateParams,
   by: "name" | "url",
   signal: AbortSignal | undefined,
+  order: { ascending?: string } = {},
 ): Promise<Listed> {
   const records: WebhookEndpointRecord[] = [];
   let end: ListingEnd = { complete: true };
   const forms = by === "name" ? nameLookupForms(params.webhookName) : urlLookupForms(params.webhookUrl);
   for (const form of forms) {
-    const listed = await listing(by === "name" ? { webhookName: form } : { webhookUrl: form }, signal);
+    const listed = await listing(
+      by === "name" ? { webhookName: form, ...order } : { webhookUrl: form, ...order },
+      signal,
+    );
     records.push(...listed.records);
     if (!listed.end.complete) end = listed.end;
   }
@@ -224,6 +237,14 @@ export async function settleAmbiguousCreate(
           byUrl.records.filter((record) => isNew(record) && record.createTime >= notBefore),
         );
         if (byUrl.end.complete) unproven = undefined;
+      }
+      if (candidates.length === 0 && unproven !== undefined && options.opposite !== undefined) {
+        // The endpoint looked for is the newest: where the usual order stops at the first page, the
+        // other order may start with it. Nothing it does not show is concluded absent.
+        const newest = await listByForms(listing, params, "name", options.signal, {
+          ascending: options.opposite,
+        });
+        candidates = unique(newest.records.filter(isNew));
       }
     } catch (listError) {
       throw new WebhookCreateUncertainError(

@@ -1,4 +1,10 @@
-import type { ListingEnd, ListPage, WebhookEndpointRecord, WebhooksClient } from "../client";
+import {
+  oppositeOrder,
+  type ListingEnd,
+  type ListPage,
+  type WebhookEndpointRecord,
+  type WebhooksClient,
+} from "../client";
 
 /**
  * Finding endpoints by id, for one connection, for the length of one command (a provider process
@@ -112,29 +118,6 @@ class SharedScan {
     while (!this.done && !this.failed) await this.advance();
   }
 }
-
-/**
- * The `ascending` value that asks for the other order than `ascending` does, in the same
- * vocabulary; undefined when that vocabulary is not one we know (then only one scan runs).
- */
-export function oppositeOrder(ascending: string): string | undefined {
-  const opposite = OPPOSITE_ORDER.get(ascending.toLowerCase());
-  if (opposite === undefined) return undefined;
-  return ascending !== ascending.toLowerCase() && ascending === ascending.toUpperCase()
-    ? opposite.toUpperCase()
-    : opposite;
-}
-
-const OPPOSITE_ORDER = new Map([
-  ["true", "false"],
-  ["false", "true"],
-  ["asc", "desc"],
-  ["desc", "asc"],
-  ["ascending", "descending"],
-  ["descending", "ascending"],
-  ["1", "0"],
-  ["0", "1"],
-]);
 
 /** One scan and the lookups its pages alone have answered (each pays for one more page). */
 interface ScanSlot {

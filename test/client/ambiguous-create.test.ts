@@ -9,7 +9,7 @@ import {
 } from "../../src/client";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
 import { TOKEN, apiRecord, captureError, rawServer, waitUntil } from "../support/helpers";
-import { TRACE, scriptedService } from "../support/scripted-service";
+import { TRACE, scriptedService, type Stored } from "../support/scripted-service";
 import { sized } from "../support/tier.mjs";
 
 /**
@@ -294,6 +294,81 @@ describe("only proof of 'not processed' permits a resend", () => {
       expect(error).toBeInstanceOf(WebhookCreateUncertainError);
       expect((error as Error).message).toMatch(/may be incomplete/);
       expect(service.creates()).toBe(1);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+});
+
+describe("settling on a service whose listing stops at its first page", () => {
+  it("the endpoint a lost answer made, past the first page by name and by URL, is found among the newest in the other order", async () => {
+    const CAP = 50;
+    const NAME = "crowded";
+    const URL_ = "https://a.example/crowded";
+    // A silent cap of 50, the paging position ignored, the order honoured ("true" ascending, "false" descending).
+    const onList = (body: Record<string, unknown>, records: Stored[]) => {
+      const matching = records.filter(
+        (r) =>
+          (body.webhook_name ? r.webhook_name === body.webhook_name : true) &&
+          (body.webhook_url ? r.webhook_url === body.webhook_url : true),
+      );
+      const ordered = body.ascending === "false" ? [...matching].reverse() : matching;
+      return {
+        status: 200,
+        body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: ordered.slice(0, CAP) } },
+      };
+    };
+    let stored: Stored[] = [];
+    const service = await scriptedService({
+      onList: (body) => onList(body, stored),
+      onCreate: (body, records) => {
+        stored = records;
+        if (body.webhook_name !== NAME) return undefined;
+        // While our create is in flight, others fill a page with its name, and one with its URL.
+        for (let i = 0; i < 60; i++) {
+          records.push(
+            apiRecord({
+              webhook_id: 5000 + i,
+              webhook_name: NAME,
+              webhook_url: `https://b.example/${i}`,
+              creator_id: 9,
+            }),
+          );
+          records.push(
+            apiRecord({ webhook_id: 6000 + i, webhook_name: `other-${i}`, webhook_url: URL_, creator_id: 9 }),
+          );
+        }
+        const ours = apiRecord({
+          webhook_id: 9000,
+          webhook_name: NAME,
+          webhook_url: URL_,
+          creator_id: 7,
+          create_time: Date.now(),
+        });
+        records.push(ours);
+        return {
+          status: 503,
+          body: "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+        };
+      },
+    });
+    const client = new WebhooksClient({
+      baseUrl: service.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 2,
+      createSettleMs: 0,
+    });
+    try {
+      // A create that succeeds first shows the client its principal (creator 7).
+      await client.create({ webhookName: "warm-up", webhookUrl: "https://a.example/warm-up" });
+      const result = await client.create({ webhookName: NAME, webhookUrl: URL_ });
+      expect(result).toMatchObject({ recovered: true, attempts: 1 });
+      expect(result.record.webhookId).toBe(9000);
+      expect(service.creates()).toBe(2);
+      expect(
+        service.listings().some((body) => body.webhook_name === NAME && body.ascending === "false"),
+      ).toBe(true);
     } finally {
       await client.close();
       await service.close();

@@ -1071,6 +1071,15 @@ export function forecastCreate(
         records = byUrl.records;
         proven ||= byUrl.complete;
       }
+      // "when neither proved itself complete and none is found, the name is listed once more in the
+      // other order (the client's ascending "true": "false"), where the newest come first"
+      if (typeof found !== "string" && found.length === 0 && !proven) {
+        const newest = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+        if ("failed" in newest) return done({ kind: "uncertain", ids: undefined });
+        if ("unsure" in newest) return unsure(`settling listing: ${newest.unsure}`);
+        found = candidates(newest.records, false);
+        records = newest.records;
+      }
       if (typeof found === "string") return unsure(found);
       // "exactly one is the result only if it cannot be someone else's: the service said it processed
       // our request (a 2xx status whose body was lost or unusable), or it was created by our own
