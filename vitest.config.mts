@@ -25,6 +25,7 @@ const NEEDS_DIST = [
   "test/cli/main.test.ts",
   "test/cli/secret-values.test.ts",
   "test/cli/orphans-stacks.test.ts",
+  "test/cli/incomplete-listing.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",

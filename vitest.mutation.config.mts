@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { tierFromEnv, tierTags } from "./test/support/tier.mjs";
 
 // The tests the mutation run (npm run mutation, stryker.config.mjs) runs against each mutant: the
 // ones that exercise the core paths in-process, where Stryker's instrumented sources are the code
@@ -18,6 +19,8 @@ export default defineConfig({
       "test/emulator/rewrite.test.ts",
     ],
     exclude: ["**/node_modules/**"],
+    // The tags the test files use (a file tagged `budgeted` fails to load without them).
+    tags: tierTags(tierFromEnv()),
     globalSetup: ["test/support/global-setup.ts"],
     env: { HOSTILE_SCALE: "0.1" },
     testTimeout: 60_000,

@@ -28,6 +28,7 @@ export {
   type CreateParams,
   type CreateResult,
   type ListFilter,
+  type ListingEnd,
   type ListPage,
   type ListParams,
   type ScanResult,

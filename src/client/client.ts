@@ -1,7 +1,7 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
 import { WebhookApiError, WebhookInvalidResponseError } from "./errors";
 import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
-import { nextCursor, pagesOf, readContinuation, type ServicePage } from "./paging";
+import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
 import { refuseExistingAnswer, settleAmbiguousCreate, takeSnapshot, type ServiceListing } from "./reconcile";
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
@@ -14,6 +14,7 @@ import type {
   CreateParams,
   CreateResult,
   ListFilter,
+  ListingEnd,
   ListPage,
   ListParams,
   ScanResult,
@@ -44,6 +45,10 @@ export class WebhooksClient {
   readonly #createQueues = new Map<string, Promise<unknown>>();
   /** Creator ids of endpoints this client created: our principal, once known. */
   readonly #ourCreatorIds = new Set<number>();
+  /** The most records the service sent in one page so far: a shorter page without a continuation is its last. */
+  #reach = 0;
+  /** Whether a page no filter narrows was asked for to learn {@link #reach} (once per client). */
+  #reachLearnt = false;
 
   /**
    * @param options `baseUrl` and `accessToken`, plus optional tuning (see
@@ -72,59 +77,68 @@ export class WebhooksClient {
       records: this.#matching(page.records, params),
       traceId: page.traceId,
       continuation: page.continuation,
-      nextCursor: nextCursor(page.records, page.continuation, limit),
+      nextCursor: nextCursor(page.records, page.continuation, limit, this.#reach),
     };
   }
 
   /**
    * Every page matching the filter, following whatever continuation the server gives: a cursor
-   * field, a has-more flag (the next cursor is then the last record's id), or none (a short or
-   * empty page ends the listing). A repeated cursor, a page that only repeats records already
-   * seen, or a cap (`maxPages`, `maxScanRecords`, `maxScanBytes`) stops it with a
-   * `WebhookPagingError`.
+   * field, a has-more flag (the next cursor is then the last record's id), or none (an empty page,
+   * or one shorter than a page the service was seen to send, ends the listing; after any other the
+   * last id is asked for). The last page says how the listing ended (`end`): a service that
+   * ignores the paging position or caps its pages without saying so ends it possibly incomplete.
+   * A cap (`maxPages`, `maxScanRecords`, `maxScanBytes`) or a cursor that cannot be used stops it
+   * with a `WebhookPagingError`.
    */
   async *listAll(
     filter: ListFilter = {},
     options: CallOptions = {},
   ): AsyncGenerator<ListPage, void, undefined> {
     const limit = filter.limit ?? this.#settings.pageSize;
+    const filtered = (filter.webhookName ?? "") !== "" || (filter.webhookUrl ?? "") !== "";
     const pages = pagesOf((cursor) => this.#fetchPage({ ...filter, cursor, limit }, options), {
       ...this.#settings,
       limit,
+      reach: () => this.#reach,
+      learnReach: filtered ? () => this.#learnReach(limit, options) : undefined,
     });
     for await (const page of pages) {
       yield {
         records: this.#matching(page.records, filter),
         traceId: page.traceId,
         continuation: page.continuation,
-        nextCursor: nextCursor(page.records, page.continuation, limit),
+        nextCursor: page.next,
+        ...(page.end === undefined ? {} : { end: page.end }),
       };
     }
   }
 
-  /** Collects every record of `listAll(filter)`, each id once (pages may overlap). */
+  /** Collects every record of `listAll(filter)`, each id once (pages may overlap), and how the listing ended. */
   async scan(filter: ListFilter = {}, options: CallOptions = {}): Promise<ScanResult> {
     const byId = new Map<number, WebhookEndpointRecord>();
     let pages = 0;
     let traceId = "";
+    let end: ListingEnd = COMPLETE;
     for await (const page of this.listAll(filter, options)) {
       pages++;
       traceId = page.traceId;
+      end = page.end ?? end;
       for (const record of page.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
     }
-    return { records: [...byId.values()], pages, traceId };
+    return { records: [...byId.values()], pages, traceId, end };
   }
 
   /**
    * Creates an endpoint, safely on an API that can never delete (see `reconcile.ts`):
-   * - one listing by name first: an endpoint that may be the requested one already existing is a
-   *   `WebhookEndpointExistsError` and nothing is sent (unless `allowDuplicate`);
-   * - the create is repeated only when the service certainly did not act (connection refused,
-   *   429, 503);
-   * - an ambiguous failure (timeout or dropped connection after sending, another 5xx, an unusable
-   *   body) is settled by listing, only among endpoints that did not exist before: one is the
-   *   result, none (after `createSettleMs`) makes a retry safe, more than one is a
-   *   `WebhookCreateUncertainError` saying which may exist.
+   * - one listing by name first (by URL too when that listing cannot prove itself complete): an
+   *   endpoint that may be the requested one already existing is a `WebhookEndpointExistsError`
+   *   and nothing is sent (unless `allowDuplicate`);
+   * - the create is sent again at once only when the connection never carried it (`retry.ts`);
+   * - any other failure but a refusal (a 5xx or 429 from the service or a gateway, a body that is
+   *   not the envelope, a connection dropped after sending) is settled by listing, only among
+   *   endpoints that did not exist before: one is the result, none (after `createSettleMs`, in a
+   *   complete listing, for a request the service is done with) lets it be sent again, anything
+   *   else is a `WebhookCreateUncertainError` saying what may exist.
    * Concurrent creates of the same name and URL through one client run one after another.
    */
   async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
@@ -168,7 +182,16 @@ export class WebhooksClient {
       async () => {
         attempts++;
         try {
-          const raw = await this.#transport.post(CREATE_PATH, body, this.#sendOptions("create", options));
+          const raw = await this.#transport.post(CREATE_PATH, body, {
+            operation: "create",
+            // Given up on, a create can never be sent again (nothing proves the service did not
+            // make it): its answer is waited for longer than a list's.
+            timeoutMs: Math.max(
+              options.timeoutMs ?? this.#settings.timeoutMs,
+              this.#settings.createTimeoutMs,
+            ),
+            signal: options.signal,
+          });
           // `secrets` holds the signing secrets this create's listings saw: a refusal quoting one is redacted.
           const envelope = interpretResponse("create", raw, schemas().createEnvelope, {
             ...this.#context,
@@ -189,6 +212,7 @@ export class WebhooksClient {
               settleMs: this.#settings.createSettleMs,
               clockSkewMs: this.#settings.clockSkewMs,
               ourCreatorIds: this.#ourCreatorIds,
+              opposite: oppositeOrder(this.#settings.ascending),
               signal: options.signal,
             });
             if (found) return { record: found, traceId: "", recovered: true };
@@ -214,22 +238,37 @@ export class WebhooksClient {
   }
 
   /**
-   * Every record for a filter with the service's own matching, for the create checks. Each
-   * record's signing secret is appended to `seenSecrets` (once), to be redacted from later messages.
+   * Every record for a filter with the service's own matching, and how the listing ended, for the
+   * create checks. Each record's signing secret is appended to `seenSecrets` (once), to be
+   * redacted from later messages.
    */
   #serviceListing(options: CallOptions, seenSecrets: string[]): ServiceListing {
     const seen = new Set(seenSecrets);
     return async (filter, signal) => {
       const bounded = signal ?? AbortSignal.timeout(SETTLE_LISTING_TIMEOUT_MS);
-      const { records } = await this.scan({ ...filter, match: "service" }, { ...options, signal: bounded });
+      const { records, end } = await this.scan(
+        { ...filter, match: "service" },
+        { ...options, signal: bounded },
+      );
       for (const record of records) {
         if (!seen.has(record.signSecret)) {
           seen.add(record.signSecret);
           seenSecrets.push(record.signSecret);
         }
       }
-      return records;
+      return { records, end };
     };
+  }
+
+  /**
+   * Learns how many records the service sends in one page from a page no filter narrows (once per
+   * client): a filtered listing's small pages alone cannot be told from a service's silent cap. A
+   * failure leaves it unlearnt: the listing then proves nothing it could not prove before.
+   */
+  async #learnReach(limit: number, options: CallOptions): Promise<void> {
+    if (this.#reachLearnt) return;
+    this.#reachLearnt = true;
+    await this.#fetchPage({ limit }, options).catch(() => undefined);
   }
 
   /** One page as the service sent it; identical concurrent requests share one. */
@@ -273,6 +312,7 @@ export class WebhooksClient {
             },
           );
         }
+        if (envelope.data.data.length > this.#reach) this.#reach = envelope.data.data.length;
         return {
           records: envelope.data.data.map((record) => toRecord(record, tokenOnly)),
           traceId: envelope.trace_id,

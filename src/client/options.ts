@@ -4,6 +4,7 @@ import type { WebhooksClientOptions } from "./types";
 /** The client's configuration after defaults and validation. */
 export interface ClientSettings {
   timeoutMs: number;
+  createTimeoutMs: number;
   maxRetries: number;
   maxRetryAfterMs: number;
   retryBaseDelayMs: number;
@@ -20,6 +21,7 @@ export interface ClientSettings {
 /** Defaults of every option; the README's option table states the same values. */
 export const CLIENT_DEFAULTS: Readonly<ClientSettings> = Object.freeze({
   timeoutMs: 10_000,
+  createTimeoutMs: 60_000,
   maxRetries: 3,
   maxRetryAfterMs: 30_000,
   retryBaseDelayMs: 250,
@@ -40,6 +42,7 @@ export function clientSettings(options: WebhooksClientOptions): ClientSettings {
     throw new WebhookConfigError("ascending must be a string of at most 100 characters");
   return {
     timeoutMs: number(options.timeoutMs, "timeoutMs", 1, 3_600_000),
+    createTimeoutMs: number(options.createTimeoutMs, "createTimeoutMs", 1, 3_600_000),
     maxRetries: integer(options.maxRetries, "maxRetries", 0, 100),
     maxRetryAfterMs: number(options.maxRetryAfterMs, "maxRetryAfterMs", 0, 3_600_000),
     retryBaseDelayMs: number(options.retryBaseDelayMs, "retryBaseDelayMs", 0, 600_000),

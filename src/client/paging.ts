@@ -1,11 +1,11 @@
-import { WebhookPagingError } from "./errors";
-import type { Continuation, WebhookEndpointRecord } from "./types";
+import { WebhookAbortError, WebhookApiError, WebhookAuthError, WebhookPagingError } from "./errors";
+import type { Continuation, ListingEnd, WebhookEndpointRecord } from "./types";
 
 /**
  * Paging through a listing whose continuation the document does not describe. Whatever the server
- * sends, a listing ends: a repeated cursor, a page that only repeats records already listed, or a
- * cap (pages, records, bytes) stops it with a {@link WebhookPagingError} instead of looping or
- * growing without bound.
+ * sends, a listing ends, and says whether it proved complete: a repeated cursor or a page that only
+ * repeats records already listed ends it possibly incomplete; a cap (pages, records, bytes) stops
+ * it with a {@link WebhookPagingError} instead of looping or growing without bound.
  */
 
 /** One page as the service sent it, before any client-side matching. */
@@ -26,6 +26,13 @@ export interface PagingLimits {
   maxPages: number;
   maxScanRecords: number;
   maxScanBytes: number;
+  /** The most records this service was seen to send in one page (read afresh at each page). */
+  reach: () => number;
+  /**
+   * Asks the service for a page no filter narrows, to learn how many records it sends in one
+   * (raising `reach`); for a filtered listing whose small pages cannot otherwise be told from a cap.
+   */
+  learnReach?: (() => Promise<void>) | undefined;
 }
 
 const CURSOR_FIELDS = [
@@ -59,36 +66,95 @@ export function readContinuation(data: Record<string, unknown>): Continuation {
   return {};
 }
 
+/** A listing that proved nothing else matches its filter. */
+export const COMPLETE: ListingEnd = Object.freeze({ complete: true });
+
+function incomplete(reason: string): ListingEnd {
+  return { complete: false, reason };
+}
+
 /**
- * The cursor for the page after this one, or undefined when the listing is complete: the
- * server's cursor (followed even after an empty page: a service that filters after paging returns
- * those); else, with a has-more flag, the last record's id; else (no continuation at all) the last
- * id when the page was full, since a full page may hide more.
+ * What follows a page: the cursor to ask for next, or the end of the listing and whether it proved
+ * complete. `probe`: a page the service may have cut short (see {@link nextStep}); only the next
+ * page can tell.
  */
+export type NextStep = { cursor: string; probe: boolean } | { end: ListingEnd };
+
+/**
+ * The step after a page. The service's own continuation decides when it sent one: a cursor is
+ * followed (even after an empty page: a service that filters after paging returns those); a
+ * has-more flag continues from the last record's id, or ends the listing, complete. With no
+ * continuation at all, a listing is proven complete by an empty page, or by a page shorter than a
+ * page this service was seen to send (`reach`: its records, not the client's matches): a service
+ * capping pages silently below `limit` sends exactly as many as its cap. A full page continues
+ * from its last id; any other page is a `probe`: the last id is asked for, and the answer tells a
+ * service that pages that way (new records) from one that ignores the paging position.
+ */
+export function nextStep(
+  records: readonly WebhookEndpointRecord[],
+  continuation: Continuation,
+  limit: number,
+  reach: number,
+): NextStep {
+  const { cursor, hasMore } = continuation;
+  if (continuation.unusable === true)
+    return { end: incomplete("the service's paging cursor could not be read exactly") };
+  if (cursor !== undefined) return { cursor, probe: false };
+  const last = records.at(-1);
+  if (hasMore === false) return { end: COMPLETE };
+  if (hasMore === true) {
+    return last === undefined
+      ? {
+          end: incomplete(
+            "the service said more records follow, on a page with none to continue from (a has-more flag and no cursor)",
+          ),
+        }
+      : { cursor: String(last.webhookId), probe: false };
+  }
+  if (last === undefined) return { end: COMPLETE };
+  if (records.length >= limit) return { cursor: String(last.webhookId), probe: false };
+  if (records.length < reach) return { end: COMPLETE };
+  return { cursor: String(last.webhookId), probe: true };
+}
+
+/** The cursor for the page after this one (see {@link nextStep}), or undefined when the listing ended. */
 export function nextCursor(
   records: readonly WebhookEndpointRecord[],
   continuation: Continuation,
   limit: number,
+  reach: number,
 ): string | undefined {
-  const { cursor, hasMore } = continuation;
-  if (continuation.unusable === true) return undefined;
-  if (cursor !== undefined) return cursor;
-  const last = records.at(-1);
-  if (last === undefined) return undefined;
-  if (hasMore === false) return undefined;
-  if (hasMore === true) return String(last.webhookId);
-  return records.length < limit ? undefined : String(last.webhookId);
+  const step = nextStep(records, continuation, limit, reach);
+  return "cursor" in step ? step.cursor : undefined;
 }
 
-/** Every page of a listing, in order, within the limits. */
+/** A page as {@link pagesOf} yields it: what the service sent, the cursor asked for next, and on the last page how the listing ended. */
+export interface ListedPage extends ServicePage {
+  next?: string | undefined;
+  end?: ListingEnd | undefined;
+}
+
+/**
+ * Every page of a listing, in order, within the limits. The last page yielded carries `end`: a
+ * listing that cannot prove it is complete ends there, `complete: false` with the reason, and is
+ * not an error (the caller that only wants what is there has it), but proves nothing absent:
+ * - a page that only repeats records already listed, or a cursor the service already returned:
+ *   it ignores the paging position. After a page that could not have been cut (a probe's page
+ *   shorter than a page the service was seen to send, if need be after `learnReach`), the listing
+ *   is complete all the same;
+ * - a probe's request that fails: nothing proves the probed page was not cut.
+ * Caps (pages, records, bytes) and a cursor that cannot be used throw a {@link WebhookPagingError}.
+ */
 export async function* pagesOf(
   fetchPage: (cursor: string) => Promise<ServicePage>,
   limits: PagingLimits,
-): AsyncGenerator<ServicePage, void, undefined> {
+): AsyncGenerator<ListedPage, void, undefined> {
   const seenCursors = new Set<string>([""]);
   const seenIds = new Set<number>();
   let bytes = 0;
   let cursor = "";
+  /** Records of the page the last request probes past, while it does. */
+  let probed: number | undefined;
   for (let pageNumber = 1; ; pageNumber++) {
     if (pageNumber > limits.maxPages) {
       throw new WebhookPagingError(
@@ -98,7 +164,14 @@ export async function* pagesOf(
         },
       );
     }
-    const page = await fetchPage(cursor);
+    let page: ServicePage;
+    try {
+      page = await fetchPage(cursor);
+    } catch (error) {
+      if (probed === undefined || !inconclusiveFailure(error)) throw error;
+      yield probeFailed(probed, error);
+      return;
+    }
     const traceId = page.traceId === "" ? undefined : page.traceId;
     if (page.continuation.unusable === true) {
       throw new WebhookPagingError(
@@ -114,13 +187,8 @@ export async function* pagesOf(
       }
     }
     if (page.records.length > 0 && fresh === 0) {
-      throw new WebhookPagingError(
-        `page ${pageNumber} repeated records already listed: the service ignored the paging position, so the listing may be incomplete; narrow the filter`,
-        {
-          operation: "list",
-          traceId,
-        },
-      );
+      yield { ...page, end: await afterRepeats(pageNumber, probed, limits) };
+      return;
     }
     bytes += page.bytes;
     if (seenIds.size > limits.maxScanRecords || bytes > limits.maxScanBytes) {
@@ -129,10 +197,22 @@ export async function* pagesOf(
         { operation: "list", traceId },
       );
     }
-    yield page;
-
-    const next = nextCursor(page.records, page.continuation, limits.limit);
-    if (next === undefined) return;
+    const step = nextStep(page.records, page.continuation, limits.limit, limits.reach());
+    if ("end" in step) {
+      yield { ...page, end: step.end };
+      return;
+    }
+    const next = step.cursor;
+    if (seenCursors.has(next)) {
+      yield {
+        ...page,
+        end: incomplete(
+          `the service returned a paging cursor it had already returned (page ${pageNumber}): it ignores the paging position, so the listing stopped there`,
+        ),
+      };
+      return;
+    }
+    yield { ...page, next };
     if (next.length > MAX_CURSOR_CHARS) {
       throw new WebhookPagingError(
         `the service returned a paging cursor of ${next.length} characters (page ${pageNumber}); stopping`,
@@ -142,13 +222,77 @@ export async function* pagesOf(
         },
       );
     }
-    if (seenCursors.has(next)) {
-      throw new WebhookPagingError(
-        `the service returned a paging cursor it had already returned (page ${pageNumber}); stopping instead of looping`,
-        { operation: "list", traceId },
-      );
-    }
     seenCursors.add(next);
     cursor = next;
+    probed = step.probe ? page.records.length : undefined;
   }
 }
+
+/**
+ * How a listing ends on a page that only repeats records already listed (the service ignores the
+ * paging position): complete only when the page before could not have been cut, being a probe's
+ * page shorter than a page the service was seen to send.
+ */
+async function afterRepeats(
+  pageNumber: number,
+  probed: number | undefined,
+  limits: PagingLimits,
+): Promise<ListingEnd> {
+  if (probed !== undefined && probed >= limits.reach() && limits.learnReach !== undefined) {
+    await limits.learnReach();
+  }
+  if (probed !== undefined && probed < limits.reach()) return COMPLETE;
+  const capped =
+    probed === undefined
+      ? "the page before it was full or said more follow"
+      : `no page of more than ${limits.reach()} records was seen from this service, so it may cap its pages at ${probed} without saying so`;
+  return incomplete(
+    `page ${pageNumber} only repeated records already listed: the service ignores the paging position, and ${capped}`,
+  );
+}
+
+/** A failure that leaves a probe unanswered, not the listing broken: the service's refusal of the position asked for, a failed page. */
+function inconclusiveFailure(error: unknown): error is WebhookApiError {
+  return (
+    error instanceof WebhookApiError &&
+    !(error instanceof WebhookAbortError) &&
+    !(error instanceof WebhookAuthError)
+  );
+}
+
+/** The end of a listing whose probe failed: a page with nothing in it, saying why the listing proves nothing. */
+function probeFailed(probed: number, error: WebhookApiError): ListedPage {
+  return {
+    records: [],
+    traceId: error.traceId ?? "",
+    continuation: {},
+    bytes: 0,
+    end: incomplete(
+      `the service sent a page of ${probed} records and no continuation, and the request for the records after it failed (${error.message}), so whether it cut that page short cannot be told`,
+    ),
+  };
+}
+
+/**
+ * The `ascending` value that asks for the other order than `ascending` does, in the same
+ * vocabulary; undefined when that vocabulary is not one we know (then lookups run one scan, and a
+ * create's settle lists in one order).
+ */
+export function oppositeOrder(ascending: string): string | undefined {
+  const opposite = OPPOSITE_ORDER.get(ascending.toLowerCase());
+  if (opposite === undefined) return undefined;
+  return ascending !== ascending.toLowerCase() && ascending === ascending.toUpperCase()
+    ? opposite.toUpperCase()
+    : opposite;
+}
+
+const OPPOSITE_ORDER = new Map([
+  ["true", "false"],
+  ["false", "true"],
+  ["asc", "desc"],
+  ["desc", "asc"],
+  ["ascending", "descending"],
+  ["descending", "ascending"],
+  ["1", "0"],
+  ["0", "1"],
+]);

@@ -3,11 +3,12 @@ import {
   WebhookCreateUncertainError,
   WebhookEndpointExistsError,
   WebhookInvalidResponseError,
+  WebhookPagingError,
   type WebhookApiError,
 } from "./errors";
-import { sleep } from "./retry";
+import { mayStillBeInFlight, sleep } from "./retry";
 import { maySameEndpoint, nameLookupForms, sameEndpoint, urlLookupForms } from "./rules";
-import type { CreateParams, WebhookEndpointRecord } from "./types";
+import type { CreateParams, ListingEnd, WebhookEndpointRecord } from "./types";
 
 /**
  * Create reconciliation: what makes a create safe on an API that can never delete.
@@ -16,13 +17,16 @@ import type { CreateParams, WebhookEndpointRecord } from "./types";
  *    takes a snapshot of what exists
  *    ({@link takeSnapshot}). An endpoint that may be the one requested (same name and URL, up to
  *    the forms a service may rewrite) is never silently taken and never silently duplicated: the
- *    create is refused with a {@link WebhookEndpointExistsError} naming it.
+ *    create is refused with a {@link WebhookEndpointExistsError} naming it. A listing by name that
+ *    cannot prove itself complete is narrowed by URL; when neither can, nothing is sent.
  * 2. When a create's outcome is ambiguous, the endpoint it may have made is looked for by
  *    listing ({@link settleAmbiguousCreate}), and only among endpoints that did not exist before
  *    the attempt: not in the snapshot, created since the attempt began, and created by our own
  *    principal when that is known. The listing goes on for the whole settle window, because a
  *    service may still be committing our request while someone else creates the same name and
- *    URL. At the end of the window: none makes a retry safe; more than one is a
+ *    URL. At the end of the window: none makes a retry safe only when a complete listing shows it
+ *    and the service is done with the request (else a {@link WebhookCreateUncertainError}); more
+ *    than one is a
  *    {@link WebhookCreateUncertainError} that names them; exactly one is the result only if it
  *    cannot be someone else's: the service said it processed our request (a 2xx status and a
  *    success code whose data was unusable), or it was created by our own principal (learned from this client's
@@ -33,11 +37,17 @@ import type { CreateParams, WebhookEndpointRecord } from "./types";
  *    ({@link refuseExistingAnswer}): a service may answer a create with the endpoint it holds.
  */
 
+/** Every record a listing returned, and how it ended (only a complete one proves an endpoint absent). */
+export interface Listed {
+  records: WebhookEndpointRecord[];
+  end: ListingEnd;
+}
+
 /** Lists every record for a filter, with the service's own matching (the caller re-matches). */
 export type ServiceListing = (
-  filter: { webhookName?: string; webhookUrl?: string },
+  filter: { webhookName?: string; webhookUrl?: string; ascending?: string },
   signal: AbortSignal | undefined,
-) => Promise<WebhookEndpointRecord[]>;
+) => Promise<Listed>;
 
 export interface CreateSnapshot {
   /** Ids the name listing returned before the create was sent. */
@@ -47,8 +57,10 @@ export interface CreateSnapshot {
 }
 
 /**
- * Lists by name before creating. Throws {@link WebhookEndpointExistsError} when an endpoint that
- * may be the requested one exists, unless `allowExisting`.
+ * Lists by name before creating, and by URL when the name's listing cannot prove itself complete
+ * (an endpoint with this name and URL has this URL too). Throws {@link WebhookEndpointExistsError}
+ * when an endpoint that may be the requested one exists, unless `allowExisting`; a
+ * {@link WebhookPagingError} when neither listing can prove that none does.
  */
 export async function takeSnapshot(
   listing: ServiceListing,
@@ -56,7 +68,22 @@ export async function takeSnapshot(
   options: { allowExisting: boolean; signal: AbortSignal | undefined; secrets: readonly string[] },
 ): Promise<CreateSnapshot> {
   const startedAt = Date.now();
-  const records = await listByForms(listing, params, "name", options.signal);
+  const byName = await listByForms(listing, params, "name", options.signal);
+  const records = [...byName.records];
+  if (!byName.end.complete) {
+    const byUrl = await listByForms(listing, params, "url", options.signal);
+    records.push(...byUrl.records);
+    if (
+      !byUrl.end.complete &&
+      !options.allowExisting &&
+      !records.some((record) => maySameEndpoint(record, params))
+    ) {
+      throw new WebhookPagingError(
+        `create of ${quoteServiceText(params.webhookName, options.secrets)} was not sent: the service's listings by its name and by its URL may both be incomplete (${byName.end.reason}), so whether an endpoint with this name and URL already exists cannot be told, and a second one could never be deleted. Declare a name or URL that fewer endpoints share, or adopt the existing endpoint by its id`,
+        { operation: "create" },
+      );
+    }
+  }
   const existing = unique(records.filter((record) => maySameEndpoint(record, params)));
   if (existing.length > 0 && !options.allowExisting) {
     throw new WebhookEndpointExistsError(
@@ -95,6 +122,11 @@ export interface SettleOptions {
   clockSkewMs: number;
   /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. Read at the end of the window. */
   ourCreatorIds: ReadonlySet<number>;
+  /**
+   * The `ascending` value for the other order than the client's, when known: a listing that cannot
+   * reach past its first page in the usual order may reach the newest endpoints in the other one.
+   */
+  opposite?: string | undefined;
   signal: AbortSignal | undefined;
 }
 
@@ -144,27 +176,36 @@ export function refuseExistingAnswer(
  * Every record the service lists for the declared name (or URL) in each form it may have stored
  * it under ({@link nameLookupForms}, {@link urlLookupForms}): a service whose filter compares its
  * stored, rewritten values exactly finds nothing by the declared form alone. One listing when
- * the declared form is the only one.
+ * the declared form is the only one. Complete only when every one of them is.
  */
 async function listByForms(
   listing: ServiceListing,
   params: CreateParams,
   by: "name" | "url",
   signal: AbortSignal | undefined,
-): Promise<WebhookEndpointRecord[]> {
+  order: { ascending?: string } = {},
+): Promise<Listed> {
   const records: WebhookEndpointRecord[] = [];
+  let end: ListingEnd = { complete: true };
   const forms = by === "name" ? nameLookupForms(params.webhookName) : urlLookupForms(params.webhookUrl);
-  for (const form of forms)
-    records.push(...(await listing(by === "name" ? { webhookName: form } : { webhookUrl: form }, signal)));
+  for (const form of forms) {
+    const listed = await listing(
+      by === "name" ? { webhookName: form, ...order } : { webhookUrl: form, ...order },
+      signal,
+    );
+    records.push(...listed.records);
+    if (!listed.end.complete) end = listed.end;
+  }
   // Not deduplicated here: a service may list one id twice with different fields, and the caller
   // filters every copy before it keeps one (a copy that qualifies must not hide behind one that does not).
-  return records;
+  return { records, end };
 }
 
 /**
  * Looks for the endpoint an ambiguous create may have made. Returns it when exactly one new
- * endpoint matches; undefined when, after the settle window, none does (a retry is then safe);
- * throws {@link WebhookCreateUncertainError} when it cannot tell.
+ * endpoint matches; undefined when, after the settle window, none does in a complete listing and
+ * the service is done with the request (a retry is then safe); throws
+ * {@link WebhookCreateUncertainError} when it cannot tell.
  */
 export async function settleAmbiguousCreate(
   listing: ServiceListing,
@@ -181,14 +222,29 @@ export async function settleAmbiguousCreate(
     (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
   for (let round = 0; ; round++) {
     let candidates: WebhookEndpointRecord[];
+    /** Why this round's listings cannot prove that no candidate exists; undefined when one of them can. */
+    let unproven: string | undefined;
     try {
-      candidates = unique((await listByForms(listing, params, "name", options.signal)).filter(isNew));
+      const byName = await listByForms(listing, params, "name", options.signal);
+      candidates = unique(byName.records.filter(isNew));
+      unproven = byName.end.complete ? undefined : byName.end.reason;
       if (candidates.length === 0) {
         // A service that rewrites names may not find the endpoint by the name we sent; its URL
         // may still find it. The snapshot does not cover this listing, so the creation time must
         // also fall within the attempt.
         const byUrl = await listByForms(listing, params, "url", options.signal);
-        candidates = unique(byUrl.filter((record) => isNew(record) && record.createTime >= notBefore));
+        candidates = unique(
+          byUrl.records.filter((record) => isNew(record) && record.createTime >= notBefore),
+        );
+        if (byUrl.end.complete) unproven = undefined;
+      }
+      if (candidates.length === 0 && unproven !== undefined && options.opposite !== undefined) {
+        // The endpoint looked for is the newest: where the usual order stops at the first page, the
+        // other order may start with it. Nothing it does not show is concluded absent.
+        const newest = await listByForms(listing, params, "name", options.signal, {
+          ascending: options.opposite,
+        });
+        candidates = unique(newest.records.filter(isNew));
       }
     } catch (listError) {
       throw new WebhookCreateUncertainError(
@@ -217,9 +273,32 @@ export async function settleAmbiguousCreate(
         { operation: "create", traceId: failure.traceId, candidateIds: ids, cause: failure },
       );
     }
-    if (remaining <= 0) return undefined;
+    if (remaining <= 0) {
+      if (!mayStillBeInFlight(failure) && unproven === undefined) return undefined;
+      throw nothingFound(params, failure, unproven, options.secrets);
+    }
     await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
   }
+}
+
+/**
+ * Why no endpoint found after an ambiguous create does not permit sending it again: the service
+ * may still be working on the request, or the listing could not prove that none exists.
+ */
+function nothingFound(
+  params: CreateParams,
+  failure: WebhookApiError,
+  unproven: string | undefined,
+  secrets: readonly string[],
+): WebhookCreateUncertainError {
+  const name = quoteServiceText(params.webhookName, secrets);
+  const why = mayStillBeInFlight(failure)
+    ? `no answer came (${failure.message}), so the service may still be creating it: no endpoint with that name and URL had appeared when the settle window ended`
+    : `got no usable answer (${failure.message}), and the listing that found no endpoint with that name and URL may be incomplete (${unproven ?? ""})`;
+  return new WebhookCreateUncertainError(
+    `create of ${name} ${why}. It was not sent again, since a second endpoint could never be deleted. List the endpoints named ${name} later: adopt the one that appears, or create again once none has`,
+    { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
+  );
 }
 
 function unique(records: WebhookEndpointRecord[]): WebhookEndpointRecord[] {

@@ -3,6 +3,8 @@ import {
   WebhookInvalidResponseError,
   WebhookRateLimitError,
   WebhookServerError,
+  WebhookTimeoutError,
+  type WebhookApiError,
 } from "./errors";
 
 /** How long to wait between attempts. */
@@ -60,25 +62,41 @@ export function isRetryableList(error: unknown): boolean {
 }
 
 /**
- * What a failed create may have done on the service:
- * - `refused`: the service answered no; retrying is pointless;
- * - `not-processed`: it certainly did not act (the connection never carried the request, 429,
- *   503), so a retry cannot duplicate;
- * - `ambiguous`: it may have acted (timeout or dropped connection after sending, another 5xx, an
- *   unusable body), so only a listing can tell.
+ * What a failed create may have done on the service. Only proof of "not processed" permits sending
+ * it again; the API document shows no error codes or statuses, so no answer proves it:
+ * - `refused`: the answer refused the request (a redirect, 401/403, any other 4xx but 429, an
+ *   envelope code of another family): final, nothing is sent again;
+ * - `not-processed`: the connection never carried the request (refused, unresolvable, unreachable,
+ *   a connect timeout), so the service cannot have acted: it may be sent again;
+ * - `ambiguous`: anything else, whoever answered: a 5xx or a 429 (the service's own, in its
+ *   envelope, or a gateway's or proxy's, such as Envoy's 503 "upstream connect error or
+ *   disconnect/reset before headers" after the service committed), a body that is not the
+ *   envelope, a connection dropped or an answer given up on after the request was sent. Settled by
+ *   listing ({@link mayStillBeInFlight} says when even a listing that finds nothing cannot permit
+ *   another create).
  */
 export type CreateFailure = "refused" | "not-processed" | "ambiguous";
 
 export function classifyCreateFailure(error: unknown): CreateFailure {
   if (error instanceof WebhookConnectionError) return error.requestSent ? "ambiguous" : "not-processed";
-  if (error instanceof WebhookRateLimitError) return "not-processed";
-  if (error instanceof WebhookServerError) {
-    return error.status === 503 || (error.serviceCode ?? "").startsWith("503")
-      ? "not-processed"
-      : "ambiguous";
-  }
-  if (error instanceof WebhookInvalidResponseError) return "ambiguous";
+  if (
+    error instanceof WebhookRateLimitError ||
+    error instanceof WebhookServerError ||
+    error instanceof WebhookInvalidResponseError
+  )
+    return "ambiguous";
   return "refused";
+}
+
+/**
+ * Whether the service may still be working on a create when the failure came: no answer at all
+ * arrived before the client stopped waiting, or a gateway said it stopped waiting for the service
+ * (504). A listing that finds nothing then proves only that nothing was committed yet, so it never
+ * permits sending the create again.
+ */
+export function mayStillBeInFlight(error: WebhookApiError): boolean {
+  if (error.status === 504) return true;
+  return error instanceof WebhookTimeoutError && error.requestSent && error.status === undefined;
 }
 
 /** Waits, or rejects with the signal's reason as soon as it aborts. */

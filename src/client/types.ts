@@ -36,9 +36,16 @@ export interface WebhooksClientOptions {
    */
   timeoutMs?: number;
   /**
+   * Time allowed for a create's answer, in milliseconds (never less than `timeoutMs`). Longer than
+   * a list's: a create given up on may still be made by the service, and once given up on nothing
+   * proves it was not, so it is never sent again. A slow service's own late answer settles it.
+   * @default 60000
+   */
+  createTimeoutMs?: number;
+  /**
    * How many times a failed call may be retried (list: on 429, 5xx, connection failures and
-   * unusable bodies; create: only when the service certainly did not act, or after a listing
-   * proved that nothing was created).
+   * unusable bodies; create: only when the connection never carried the request, or after a
+   * complete listing proved that nothing was created by a request the service is done with).
    * @default 3
    */
   maxRetries?: number;
@@ -167,6 +174,15 @@ export interface Continuation {
   unusable?: boolean;
 }
 
+/**
+ * How a listing ended: `complete` when it proved that nothing else matches its filter (the
+ * service's continuation said so, an empty page, or a page shorter than a page this service was
+ * seen to send); otherwise the reason it cannot (the service ignores the paging position, caps its
+ * pages without saying so, or failed when asked for more). A listing that is not complete shows
+ * what it holds, but never proves an endpoint absent.
+ */
+export type ListingEnd = { complete: true } | { complete: false; reason: string };
+
 /** One page of a listing. */
 export interface ListPage {
   /** The page's records that match the filters (see `ListParams.match`). */
@@ -176,10 +192,16 @@ export interface ListPage {
   /** What the server said about continuing, as it said it. */
   continuation: Continuation;
   /**
-   * The cursor to pass for the next page, worked out from the continuation (or, with none, from a
-   * full page's last id); undefined when the listing is complete.
+   * The cursor to pass for the next page, worked out from the continuation (or, with none, from the
+   * last id of a page that may not be the last); undefined when the listing ended.
    */
   nextCursor?: string | undefined;
+  /**
+   * On the last page `listAll` yields, how the listing ended (see {@link ListingEnd}); undefined
+   * on every other page, and on `list`'s. That last page may hold no new record: a page that only
+   * repeated earlier ones, or none when asking for more failed.
+   */
+  end?: ListingEnd | undefined;
 }
 
 /** What to create. */
@@ -223,6 +245,8 @@ export interface ScanResult {
   pages: number;
   /** The trace id of the last page. */
   traceId: string;
+  /** How the listing ended: only a complete one proves that an endpoint is not there. */
+  end: ListingEnd;
 }
 
 /** A listing to filter and page through: the list parameters without the paging position. */

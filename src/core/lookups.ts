@@ -1,4 +1,10 @@
-import type { ListPage, WebhookEndpointRecord, WebhooksClient } from "../client";
+import {
+  oppositeOrder,
+  type ListingEnd,
+  type ListPage,
+  type WebhookEndpointRecord,
+  type WebhooksClient,
+} from "../client";
 
 /**
  * Finding endpoints by id, for one connection, for the length of one command (a provider process
@@ -12,6 +18,10 @@ import type { ListPage, WebhookEndpointRecord, WebhooksClient } from "../client"
  * stay at most one per endpoint plus twice the allowance, whatever the service holds. The policy
  * rule by rule, with the measurements and the review finding behind it: docs/lifecycle.md, "How
  * lookups find endpoints".
+ *
+ * A lookup that does not find the endpoint says whether a listing proved it absent: only one that
+ * proved itself complete does (a service that ignores the paging position, or caps its pages
+ * without saying so, proves nothing absent), and then the lookup is `unknown`, with the reason.
  */
 /** Lookups of a command that go by name before the scans start (a small stack never scans). */
 export const BY_NAME_FIRST = 8;
@@ -23,6 +33,19 @@ export const PAGE_TRUST_MS = 10_000;
 export const SCAN_FRESH_MS = 60_000;
 /** Pages a listing by name (or URL) may take before the filter is judged not to narrow. */
 export const BY_NAME_MAX_PAGES = 2;
+
+/**
+ * What a lookup found: the endpoint; `absent`, proven by a listing that proved itself complete (for a
+ * diff, under its name: gone or renamed); or `unknown`, with the reason no listing could prove it.
+ */
+export type Lookup =
+  { kind: "found"; record: WebhookEndpointRecord } | { kind: "absent" } | { kind: "unknown"; reason: string };
+
+const ABSENT: Lookup = Object.freeze({ kind: "absent" });
+const found = (record: WebhookEndpointRecord): Lookup => ({ kind: "found", record });
+/** Not found in a listing that ended so: absent only when it proved itself complete. */
+const notFoundIn = (end: ListingEnd): Lookup =>
+  end.complete ? ABSENT : { kind: "unknown", reason: end.reason };
 
 /** What a lookup knows of the endpoint besides its id. */
 export interface LookupHints {
@@ -48,6 +71,8 @@ class SharedScan {
   pages = 0;
   done = false;
   failed = false;
+  /** How the listing ended, once it did (set with `done`). */
+  end: ListingEnd | undefined;
   #iterator: AsyncIterator<ListPage> | undefined;
   #inflight: Promise<void> | undefined;
 
@@ -79,6 +104,7 @@ class SharedScan {
         return;
       }
       this.pages++;
+      if (step.value.end !== undefined) this.end = step.value.end;
       const at = Date.now();
       for (const record of step.value.records)
         if (!this.#records.has(record.webhookId)) this.#records.set(record.webhookId, { record, at });
@@ -93,29 +119,6 @@ class SharedScan {
   }
 }
 
-/**
- * The `ascending` value that asks for the other order than `ascending` does, in the same
- * vocabulary; undefined when that vocabulary is not one we know (then only one scan runs).
- */
-export function oppositeOrder(ascending: string): string | undefined {
-  const opposite = OPPOSITE_ORDER.get(ascending.toLowerCase());
-  if (opposite === undefined) return undefined;
-  return ascending !== ascending.toLowerCase() && ascending === ascending.toUpperCase()
-    ? opposite.toUpperCase()
-    : opposite;
-}
-
-const OPPOSITE_ORDER = new Map([
-  ["true", "false"],
-  ["false", "true"],
-  ["asc", "desc"],
-  ["desc", "asc"],
-  ["ascending", "descending"],
-  ["descending", "ascending"],
-  ["1", "0"],
-  ["0", "1"],
-]);
-
 /** One scan and the lookups its pages alone have answered (each pays for one more page). */
 interface ScanSlot {
   scan: SharedScan;
@@ -124,7 +127,7 @@ interface ScanSlot {
 
 /** A filtered listing that stopped at {@link BY_NAME_MAX_PAGES} without finding the id: the filter does not narrow. */
 const INCONCLUSIVE = Symbol("inconclusive");
-type Found = WebhookEndpointRecord | undefined | typeof INCONCLUSIVE;
+type Found = Lookup | typeof INCONCLUSIVE;
 
 /** Lookups by id on one connection, with the shared scans described at the top of this file. */
 export class EndpointLookups {
@@ -155,38 +158,35 @@ export class EndpointLookups {
   /**
    * Finds an endpoint by id. `everywhere`: when neither its name nor its URL finds it, complete the
    * scan to tell a renamed endpoint from a deleted one (refresh and import); otherwise a name miss
-   * means "not found" (diff: the endpoint vanished or was renamed, a replacement either way).
+   * means "absent under its name" (diff: the endpoint vanished or was renamed, a replacement
+   * either way), when that listing proved itself complete.
    */
-  async find(
-    id: number,
-    hints: LookupHints,
-    everywhere: boolean,
-  ): Promise<WebhookEndpointRecord | undefined> {
+  async find(id: number, hints: LookupHints, everywhere: boolean): Promise<Lookup> {
     this.stats.lookups++;
     const slots = this.#currentSlots();
     const cached = this.#fromPages(slots, id);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return found(cached);
     if (this.#filtersDoNotNarrow) return this.#fromCompleteScan(id);
     // The scans paying for themselves: their next pages probably hold this endpoint too.
     const paying = slots.filter((slot) => slot.earned > 0 && this.#mayAdvance(slot));
     if (paying.length > 0) {
       await Promise.all(paying.map((slot) => this.#advance(slot.scan)));
       const paged = this.#fromPages(paying, id);
-      if (paged !== undefined) return paged;
+      if (paged !== undefined) return found(paged);
     }
     if (hints.webhookName || hints.webhookUrl) {
-      const found = await this.#byHints(
+      const byHints = await this.#byHints(
         id,
         hints,
         slots.filter((slot) => slot.earned === 0),
       );
-      if (found === INCONCLUSIVE) {
+      if (byHints === INCONCLUSIVE) {
         this.#filtersDoNotNarrow = true;
         return this.#fromCompleteScan(id);
       }
-      if (found !== undefined || !everywhere) return found;
+      if (byHints.kind === "found" || !everywhere) return byHints;
     }
-    if (!everywhere) return undefined;
+    if (!everywhere) return { kind: "unknown", reason: "it has neither a name nor a URL to be listed by" };
     return this.#fromCompleteScan(id);
   }
 
@@ -205,34 +205,34 @@ export class EndpointLookups {
   /**
    * By name, with the next page of each scan in `alongside` fetched at the same moment (not waited
    * for when the name finds the endpoint: a slow or failing scan page never delays a lookup the
-   * name answered); then by URL.
+   * name answered); then by URL. Not found: what the first listing made says (the name's, for a
+   * diff), unless one did not narrow.
    */
   async #byHints(id: number, hints: LookupHints, alongside: readonly ScanSlot[]): Promise<Found> {
     const pagesAlongside = Promise.all(
       alongside.filter((slot) => this.#mayAdvance(slot)).map((slot) => this.#advance(slot.scan)),
     );
-    let inconclusive = false;
+    let missed: Found | undefined;
     if (hints.webhookName) {
       this.stats.byName++;
-      const found = await this.#list({ webhookName: hints.webhookName }, id, hints.redact);
-      if (found !== undefined && found !== INCONCLUSIVE) return found;
-      inconclusive = found === INCONCLUSIVE;
+      missed = await this.#list({ webhookName: hints.webhookName }, id, hints.redact);
+      if (missed !== INCONCLUSIVE && missed.kind === "found") return missed;
     }
     await pagesAlongside;
     for (const slot of alongside) {
       const paged = slot.scan.get(id, PAGE_TRUST_MS);
-      if (paged !== undefined) return paged;
+      if (paged !== undefined) return found(paged);
     }
     if (hints.webhookUrl) {
       this.stats.byUrl++;
-      const found = await this.#list({ webhookUrl: hints.webhookUrl }, id, hints.redact);
-      if (found !== undefined && found !== INCONCLUSIVE) return found;
-      inconclusive ||= found === INCONCLUSIVE;
+      const byUrl = await this.#list({ webhookUrl: hints.webhookUrl }, id, hints.redact);
+      if (byUrl !== INCONCLUSIVE && byUrl.kind === "found") return byUrl;
+      if (missed !== INCONCLUSIVE) missed = missed === undefined || byUrl === INCONCLUSIVE ? byUrl : missed;
     }
-    return inconclusive ? INCONCLUSIVE : undefined;
+    return missed ?? ABSENT;
   }
 
-  async #fromCompleteScan(id: number): Promise<WebhookEndpointRecord | undefined> {
+  async #fromCompleteScan(id: number): Promise<Lookup> {
     // The forward scan is completed (started again when older than SCAN_FRESH_MS or failed), and
     // answers the lookups after it.
     let slot = this.#slots[0];
@@ -246,19 +246,21 @@ export class EndpointLookups {
       this.#countPages();
     }
     if (scan.failed) {
-      // The listing could not be completed: say so rather than report the endpoint gone.
-      const { records } = await this.client.scan({});
-      return records.find((record) => record.webhookId === id);
+      // The shared scan broke off: one listing of its own, retried, which throws rather than
+      // report the endpoint gone when it cannot be had either.
+      const { records, end } = await this.client.scan({});
+      const record = records.find((candidate) => candidate.webhookId === id);
+      return record !== undefined ? found(record) : notFoundIn(end);
     }
     // Absent from the complete listing: a page of the other scan that holds it still counts (a
     // service paging by offset can skip a record when another is removed during the listing).
-    const found = scan.get(id, SCAN_FRESH_MS);
-    if (found !== undefined) return found;
+    const record = scan.get(id, SCAN_FRESH_MS);
+    if (record !== undefined) return found(record);
     for (const other of this.#slots.slice(1)) {
       const paged = other?.scan.get(id, PAGE_TRUST_MS);
-      if (paged !== undefined) return paged;
+      if (paged !== undefined) return found(paged);
     }
-    return undefined;
+    return notFoundIn(scan.end ?? { complete: false, reason: "the listing of the service did not end" });
   }
 
   /**
@@ -304,7 +306,7 @@ export class EndpointLookups {
    * The endpoint with this id among those the filter lists, with the service's own matching (the
    * id decides, and an endpoint stored under another form of its name or URL is still found).
    * Stops at the page holding it; {@link INCONCLUSIVE} when {@link BY_NAME_MAX_PAGES} pages did not
-   * hold it and the listing goes on.
+   * hold it and the listing goes on; not found, absent only when the listing proved itself complete.
    */
   async #list(
     filter: { webhookName?: string; webhookUrl?: string },
@@ -312,14 +314,16 @@ export class EndpointLookups {
     redact: readonly string[] | undefined,
   ): Promise<Found> {
     let pages = 0;
+    let end: ListingEnd | undefined;
     for await (const page of this.client.listAll(
       { ...filter, match: "service" },
       redact === undefined || redact.length === 0 ? {} : { redact },
     )) {
-      const found = page.records.find((record) => record.webhookId === id);
-      if (found !== undefined) return found;
+      const record = page.records.find((candidate) => candidate.webhookId === id);
+      if (record !== undefined) return found(record);
       if (++pages >= BY_NAME_MAX_PAGES && page.nextCursor !== undefined) return INCONCLUSIVE;
+      end = page.end ?? end;
     }
-    return undefined;
+    return notFoundIn(end ?? { complete: false, reason: "the listing did not end" });
   }
 }

@@ -11,7 +11,7 @@ import {
 import { pasteRefusal, quoteServiceText, secretForms, shellQuote } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
-import { EndpointLookups, type LookupStats } from "./lookups";
+import { EndpointLookups, type Lookup, type LookupStats } from "./lookups";
 import {
   EMPTY_CONFIG,
   SETTING_NAMES,
@@ -47,7 +47,8 @@ import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
  *   exists, else it fails naming it); repeated only when the service certainly did not act; never
  *   settles on an endpoint that existed before; if the endpoint exists but something after fails,
  *   fails with its id so that it lands in state (adopting makes no create call);
- * - read never trusts the service's filter and reports a vanished endpoint as gone;
+ * - read never trusts the service's filter and reports a vanished endpoint as gone, only when a
+ *   listing that proved itself complete lacks it (else it keeps the endpoint and warns);
  * - diff always answers explicitly (an SDK upgrade never shows as a change), compares inputs up to
  *   the forms a service may store, and looks at the service so drift shows without `--refresh`;
  * - update and delete never call the API (there is none) and delete says so once per endpoint.
@@ -66,6 +67,8 @@ export interface ProviderCoreOptions {
   env?: NodeJS.ProcessEnv;
   /** Where notices go (delete, stored forms). @default console.log */
   notify?: (message: string) => void;
+  /** Where warnings go (an endpoint kept because no listing could tell). @default `notify`, prefixed "warning: " */
+  warn?: (message: string) => void;
 }
 
 /** How the core answers a diff; each face translates it. */
@@ -98,7 +101,7 @@ interface PerConnection {
   secrets: readonly string[];
   lookups: EndpointLookups;
   /** What a read just saw, reused once by the diff that follows it in a refresh. */
-  justRead: Map<string, { record: WebhookEndpointRecord | undefined; at: number }>;
+  justRead: Map<string, { lookup: Lookup; at: number }>;
   /**
    * The stack's principal on this connection, as recorded facts show it: the creators of the
    * endpoints this stack created on its service (their provenance says so), seen in this process
@@ -119,6 +122,7 @@ export class ProviderCore {
   #config: ProviderConfig = EMPTY_CONFIG;
   readonly #envOverride: NodeJS.ProcessEnv | undefined;
   readonly #notify: (message: string) => void;
+  readonly #warn: (message: string) => void;
   readonly #connections = new Map<string, PerConnection>();
   /** The last connection resolved and every value its resolution read (see #resolve). */
   #lastResolved: { config: ProviderConfig; read: unknown[]; connection: Connection } | undefined;
@@ -127,6 +131,7 @@ export class ProviderCore {
     this.face = options.face;
     this.#envOverride = options.env;
     this.#notify = options.notify ?? ((message) => console.log(message));
+    this.#warn = options.warn ?? ((message) => this.#notify(`warning: ${message}`));
   }
 
   /** Replaces the provider configuration (stack config, or an explicit provider's arguments). */
@@ -242,13 +247,15 @@ export class ProviderCore {
   ): Promise<ReadOutcome | undefined> {
     const webhookId = idNumber(id);
     const connection = this.#connection(old?.connection);
-    const record = await connection.lookups.find(
+    const lookup = await connection.lookups.find(
       webhookId,
       { webhookName: old?.webhookName, webhookUrl: old?.webhookUrl, redact: taint.values },
       true,
     );
-    connection.justRead.set(id, { record, at: Date.now() });
-    if (record === undefined) return undefined;
+    connection.justRead.set(id, { lookup, at: Date.now() });
+    if (lookup.kind === "absent") return undefined;
+    if (lookup.kind === "unknown") return this.#unknownOnRead(id, old, lookup.reason, taint, connection);
+    const record = lookup.record;
     // An import (`pulumi import`, the import option of either face: no outputs recorded yet) writes
     // the service's name and URL into the program and the state: the same policy as `webhooks adopt`.
     if (old === undefined || typeof old.webhookId !== "number") refuseImportShowing(id, record, connection);
@@ -271,6 +278,37 @@ export class ProviderCore {
       ...(Array.isArray(old?.__secretInputs) ? { __secretInputs: old.__secretInputs } : {}),
     };
     return { id, state, inputs };
+  }
+
+  /**
+   * A read whose listings could not tell whether the endpoint exists: an import fails, saying how
+   * to narrow the listing; a refresh keeps what the state holds, and warns.
+   */
+  #unknownOnRead(
+    id: string,
+    old: Partial<WebhookEndpointOutputs> | undefined,
+    reason: string,
+    taint: Taint,
+    connection: PerConnection,
+  ): ReadOutcome {
+    const secrets = [...connection.secrets, ...taint.values];
+    const why = scrubbed(reason, secrets);
+    if (old === undefined) {
+      throw new ProviderError(
+        `endpoint ${id} was not found, and the service's listing cannot prove that it does not exist: ${why}. Import cannot narrow the listing (it knows only the id); declare the resource with adoptWebhookId: ${id} and the endpoint's exact name and URL instead (\`webhooks adopt --id ${id} --name <name>\` prints it), which lists by name`,
+      );
+    }
+    this.#warn(
+      `refresh could not tell whether webhook endpoint ${id} still exists, so it is kept in state as it was: ${why}`,
+    );
+    const inputs: WebhookEndpointInputs = {
+      webhookName: String(old.webhookName),
+      webhookUrl: String(old.webhookUrl),
+      ...(old.adoptWebhookId === undefined ? {} : { adoptWebhookId: old.adoptWebhookId }),
+      ...(old.connection === undefined ? {} : { connection: old.connection }),
+      ...(Array.isArray(old.__secretInputs) ? { __secretInputs: old.__secretInputs } : {}),
+    };
+    return { id, state: old as WebhookEndpointOutputs, inputs };
   }
 
   /** Diff: inputs compared with what was declared, then the service asked whether the endpoint drifted. */
@@ -328,17 +366,23 @@ export class ProviderCore {
       // (the engine's marker must never be sent as a token or used as a URL).
       const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
       const seen = takeJustRead(connection, id);
-      const current = seen
-        ? seen.record
+      const lookup = seen
+        ? seen.lookup
         : await connection.lookups.find(
             idNumber(id),
             { webhookName: olds.webhookName, redact: taint.values },
             false,
           );
+      const current = lookup.kind === "found" ? lookup.record : undefined;
       const stranger = current === undefined ? undefined : anotherEndpoint(id, olds, current);
-      if (current === undefined) {
+      if (lookup.kind === "absent") {
         replaces.push("webhookId");
         drift = `endpoint ${id} no longer exists on the service under its name`;
+      } else if (lookup.kind === "unknown") {
+        // No listing proved it gone: nothing is replaced on a guess, and the user is told.
+        this.#warn(
+          `could not tell whether webhook endpoint ${id} still exists under its name, so no change is assumed: ${scrubbed(lookup.reason, [...connection.secrets, ...taint.values])}`,
+        );
       } else if (stranger !== undefined) {
         // Ids are per service: the connection now reaches another service, where this id is
         // another endpoint (often another team's). It is replaced there, never taken.
@@ -346,7 +390,7 @@ export class ProviderCore {
         if (at >= 0) updates.splice(at, 1);
         replaces.push(connectionChanged ? "connection" : "webhookId");
         drift = stranger;
-      } else {
+      } else if (current !== undefined) {
         // The stack's own endpoint, on the connection it was made with: it may show the stack's principal.
         if (!connectionChanged) learnPrincipal(connection, olds, stack);
         if (!stillAsCreated(current, olds)) {
@@ -461,16 +505,22 @@ export class ProviderCore {
     const { lookups, secrets } = this.#connection(inputs.connection);
     const quote = (text: string, property: "webhookName" | "webhookUrl") =>
       shown(text, property, taint, [...secrets, ...taint.values]);
-    const record = await lookups.find(
+    const lookup = await lookups.find(
       adoptId,
       { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values },
       true,
     );
-    if (record === undefined) {
+    if (lookup.kind === "absent") {
       throw new ProviderError(
         `adoptWebhookId ${adoptId}: no endpoint with that webhook_id exists on the service; check the id, or remove adoptWebhookId to create a new endpoint`,
       );
     }
+    if (lookup.kind === "unknown") {
+      throw new ProviderError(
+        `adoptWebhookId ${adoptId}: not found by its name, its URL or a listing of the service, and that listing cannot prove it does not exist: ${scrubbed(lookup.reason, [...secrets, ...taint.values])}. Check the id and that webhookName and webhookUrl are exactly the endpoint's (\`webhooks list --name <name>\` shows it): the listing by name finds it even where the service's full listing cannot`,
+      );
+    }
+    const record = lookup.record;
     const mismatches: string[] = [];
     if (!sameName(record.webhookName, inputs.webhookName)) {
       mismatches.push(
@@ -603,10 +653,7 @@ function fullyKnown(value: unknown): boolean {
   return typeof value !== "object" || value === null || Object.values(value).every((field) => isKnown(field));
 }
 
-function takeJustRead(
-  connection: PerConnection,
-  id: string,
-): { record: WebhookEndpointRecord | undefined } | undefined {
+function takeJustRead(connection: PerConnection, id: string): { lookup: Lookup } | undefined {
   const entry = connection.justRead.get(id);
   connection.justRead.delete(id);
   return entry && Date.now() - entry.at <= JUST_READ_MS ? entry : undefined;

@@ -150,8 +150,8 @@ export function failBeforeProcessing(
 
 /**
  * Sends a processed outcome, or breaks it as a post-processing fault says: the socket dropped,
- * half the body, or a body that is not the envelope. `malformedSoFar` counts malformed faults
- * including this one.
+ * half the body, a body that is not the envelope, or a gateway's answer in its place.
+ * `kindSoFar` counts the faults of this kind including this one.
  */
 export function deliver(
   res: http.ServerResponse,
@@ -159,7 +159,7 @@ export function deliver(
   outcome: Outcome,
   fault?: FaultKind,
   faults?: ResolvedRouteFaults,
-  malformedSoFar = 0,
+  kindSoFar = 0,
 ): void {
   switch (fault) {
     case "drop-after-commit":
@@ -181,14 +181,46 @@ export function deliver(
     }
     case "malformed": {
       entry.status = 200;
-      const [contentType, body] = malformedBody(malformedSoFar, entry.trace_id);
+      const [contentType, body] = malformedBody(kindSoFar, entry.trace_id);
       res.writeHead(200, { "content-type": contentType, "content-length": String(Buffer.byteLength(body)) });
+      res.end(body);
+      return;
+    }
+    case "gateway-error": {
+      const [status, contentType, body] = gatewayAnswer(kindSoFar);
+      entry.status = status;
+      res.writeHead(status, {
+        "content-type": contentType,
+        "content-length": String(Buffer.byteLength(body)),
+      });
       res.end(body);
       return;
     }
     default:
       entry.status = outcome.status;
       writeJson(res, outcome.status, outcome.payload, outcome.headers);
+  }
+}
+
+// What gateways in front of a service answer when they lose the service's answer, in turn: Envoy's
+// 503 when the upstream connection resets before the headers, nginx's 502 page, Envoy's 504 when
+// its route timeout passes. None is the service's envelope.
+function gatewayAnswer(occurrence: number): [status: number, contentType: string, body: string] {
+  switch (occurrence % 3) {
+    case 1:
+      return [
+        503,
+        "text/plain",
+        "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+      ];
+    case 2:
+      return [
+        502,
+        "text/html",
+        "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+      ];
+    default:
+      return [504, "text/plain", "upstream request timeout"];
   }
 }
 

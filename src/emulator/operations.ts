@@ -171,7 +171,7 @@ function checkUrl(url: string, options: ResolvedOptions): string {
 
 function pageSize(raw: unknown, options: ResolvedOptions): number {
   const fallback = Math.min(options.defaultPageSize, options.maxPageSize);
-  if (!isPresent(raw)) return fallback;
+  if (!isPresent(raw) || options.pageLimit === "ignored") return fallback;
   if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0) {
     throw apiErrors.badRequest("limit must be a non-negative integer");
   }

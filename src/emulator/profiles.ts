@@ -9,7 +9,11 @@ import type { EmulatorOptions } from "./options";
 export const EMULATOR_PROFILES: Readonly<Record<string, Readonly<Partial<EmulatorOptions>>>> = deepFreeze({
   default: {},
   "partial-filters": { filterMatch: "partial", paging: "cursor" },
+  // The cursor ignored and no continuation sent; `limit` honoured up to 50, a larger one lowered to 50.
   "no-paging": { paging: "none", maxPageSize: 50 },
+  // A silent page cap: every page the first 50 records (of the filter), whatever cursor and limit ask,
+  // and nothing in the answer to say more exist.
+  "page-cap": { paging: "none", pageLimit: "ignored", defaultPageSize: 50, maxPageSize: 50 },
   "has-more": { filterMatch: "exact", paging: "has-more", defaultPageSize: 5, maxPageSize: 10 },
   "next-cursor": { paging: "next-cursor" },
   "unique-names": { uniqueNames: true },
@@ -35,6 +39,14 @@ export const EMULATOR_PROFILES: Readonly<Record<string, Readonly<Partial<Emulato
     errorStyle: "envelope-200",
     ascending: "true-false-string",
     requiredListFields: [...LIST_REQUEST_FIELDS],
+  },
+  // A gateway in front of the service that loses answers after the service acted: 30% of creates
+  // (and 10% of lists) are committed, then answered 503, 502 or 504 with the gateway's own text.
+  "behind-gateway": {
+    faults: {
+      create: { rate: 0.3, kinds: { "gateway-error": 1 } },
+      list: { rate: 0.1, kinds: { "gateway-error": 1 } },
+    },
   },
   // Short latency faults so a test suite can afford them.
   flaky: { faults: { list: { rate: 0.2, slowMs: 200 }, create: { rate: 0.2, slowMs: 200 } } },

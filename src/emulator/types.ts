@@ -20,10 +20,12 @@ export const FAULT_KINDS = [
   "drop-after-commit",
   "truncated",
   "malformed",
+  "gateway-error",
 ] as const;
 export const FILTER_MATCHES = ["exact", "partial", "ignored"] as const;
 export const PAGING_STYLES = ["none", "cursor", "next-cursor", "has-more"] as const;
 export const LIMIT_ABOVE_MAX = ["clamp", "error"] as const;
+export const PAGE_LIMITS = ["honoured", "ignored"] as const;
 export const TAKEN_NAME_ANSWERS = ["refuse", "existing"] as const;
 export const ERROR_STYLES = ["http", "envelope-200"] as const;
 export const ASCENDING_MODES = ["true-false-string", "asc-desc", "any", "ignored"] as const;
@@ -51,6 +53,10 @@ export const API_ROUTES = ["list", "create"] as const;
  * - `malformed`: processes (a create IS stored), then answers HTTP 200 with a body that is not the
  *   documented envelope; rotates through `<html>`, `{"code":200,"data":"oops"}` and an envelope whose
  *   `data` is an empty array.
+ * - `gateway-error`: processes (a create IS stored), then a gateway in front of the service answers
+ *   instead of it: HTTP 503, 502 and 504 in turn, with a text body that is not the envelope
+ *   (Envoy's "upstream connect error or disconnect/reset before headers...", nginx's 502 page,
+ *   Envoy's "upstream request timeout").
  */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** How `webhook_name` / `webhook_url` list filters compare against stored values. */
@@ -59,6 +65,8 @@ export type FilterMatch = (typeof FILTER_MATCHES)[number];
 export type PagingStyle = (typeof PAGING_STYLES)[number];
 /** What happens when a list request asks for more than `maxPageSize` records. */
 export type LimitAboveMax = (typeof LIMIT_ABOVE_MAX)[number];
+/** Whether the list request's `limit` sets the page size (see {@link EmulatorOptions.pageLimit}). */
+export type PageLimit = (typeof PAGE_LIMITS)[number];
 /** What a create of a taken name gets, with `uniqueNames`: an error, or the endpoint that has it (an idempotent create). */
 export type TakenNameAnswer = (typeof TAKEN_NAME_ANSWERS)[number];
 /** Where errors are reported: the HTTP status, or a non-"200" `code` inside an HTTP 200 envelope. */
@@ -217,6 +225,13 @@ export interface EmulatorOptions {
    */
   limitAboveMax?: LimitAboveMax | undefined;
   /**
+   * `honoured`: `limit` sets the page size (see `defaultPageSize`, `maxPageSize`, `limitAboveMax`);
+   * `ignored`: `limit` is never looked at, and every page holds up to `defaultPageSize` records
+   * (capped at `maxPageSize`): with `paging: "none"`, a silent page cap.
+   * @default "honoured"
+   */
+  pageLimit?: PageLimit | undefined;
+  /**
    * Refuse a create whose stored `webhook_name` already exists (code "40009", HTTP 409).
    * @default false
    */
@@ -351,6 +366,7 @@ export interface ResolvedOptions {
   defaultPageSize: number;
   maxPageSize: number;
   limitAboveMax: LimitAboveMax;
+  pageLimit: PageLimit;
   uniqueNames: boolean;
   takenName: TakenNameAnswer;
   errorStyle: ErrorStyle;

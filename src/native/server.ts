@@ -85,7 +85,14 @@ export class WebhooksProviderServer {
   constructor(engineAddress: string | undefined, core?: ProviderCore) {
     this.#engineAddress = engineAddress;
     this.#core =
-      core ?? new ProviderCore({ face: "native", notify: (message) => this.#log(LOG_INFO, message) });
+      core ??
+      new ProviderCore({
+        face: "native",
+        notify: (message) => this.#log(LOG_INFO, message),
+        // A warning names its endpoint, and is logged under no resource: reads run concurrently,
+        // so the URN of the operation in progress may be another's.
+        warn: (message) => this.#log(LOG_WARNING, message, ""),
+      });
   }
 
   /** The handlers, by gRPC method name; methods left out answer UNIMPLEMENTED. */
@@ -325,7 +332,7 @@ export class WebhooksProviderServer {
     const request = new enginePb.LogRequest();
     request.setSeverity(severity);
     request.setMessage(text);
-    if (urn !== undefined) request.setUrn(urn);
+    if (urn !== undefined && urn !== "") request.setUrn(urn);
     this.#engine.log(request, (error) => {
       if (error) process.stderr.write(`${text}\n`);
     });

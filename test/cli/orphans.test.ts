@@ -153,6 +153,7 @@ describe("webhooks orphans", () => {
     const parsed = JSON.parse(sink.out.replaceAll(root, "<tmp>")) as {
       sources: unknown[];
       held: number;
+      complete: boolean;
       orphans: Record<string, unknown>[];
     };
     expect(parsed.sources).toEqual([
@@ -161,6 +162,8 @@ describe("webhooks orphans", () => {
       { label: "stack prod", endpoints: 0, historyCheckpoints: 1 },
     ]);
     expect(parsed.held).toBe(2);
+    expect(parsed.complete).toBe(true);
+    expect(parsed).not.toHaveProperty("incompleteReason");
     expect(parsed.orphans.map((o) => o.relation)).toEqual([
       "left-behind",
       "formerly-held",
@@ -507,6 +510,38 @@ describe("webhooks orphans", () => {
       { stacks: [], stateFiles: [join(root, "nope.json")], json: false, progress: false },
     ).catch((e: unknown) => e);
     expect((unreadable as CliError).exitCode).toBe(EXIT.usage);
+  });
+
+  it("on a service whose listing stops at its first page: says so, in the table's warning and in --json, and counts only what it saw", async () => {
+    const capped = await cliEmulator({ profile: "page-cap" });
+    for (let i = 1; i <= 60; i++)
+      capped.addRecord({ webhook_name: `team-${i}`, webhook_url: `https://example.com/team/${i}` });
+    const cappedClient = clientFor(capped);
+    try {
+      const table = memorySink();
+      const orphans = await runOrphans(
+        { client: cappedClient, pulumi: fakePulumi({}, { missing: true }), sink: table, cwd: root },
+        { stacks: [], stateFiles: [stateFile()], json: false, progress: false },
+      );
+      // The 50 listed, less endpoint 6, which the state file holds.
+      expect(orphans).toHaveLength(49);
+      expect(table.err).toMatch(
+        /warning: the service's listing may be incomplete \(.*ignores the paging position/,
+      );
+      expect(table.err).toMatch(/endpoints past the 50 listed are neither counted nor shown/);
+      const json = memorySink();
+      await runOrphans(
+        { client: cappedClient, pulumi: fakePulumi({}, { missing: true }), sink: json, cwd: root },
+        { stacks: [], stateFiles: [stateFile()], json: true, progress: false },
+      );
+      expect(JSON.parse(json.out)).toMatchObject({
+        complete: false,
+        incompleteReason: expect.stringMatching(/ignores the paging position/),
+      });
+    } finally {
+      await cappedClient.close();
+      await capped.close();
+    }
   });
 
   it("a stack pulumi cannot export is a configuration error (exit 3) with pulumi's reason", async () => {

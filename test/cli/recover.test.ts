@@ -454,6 +454,43 @@ describe("recover: a stack whose principal the state shows", () => {
   });
 });
 
+describe("recover: a service whose listing stops at its first page (a silent cap of 50, the paging position ignored)", () => {
+  /** 60 endpoints made before the run, by someone else, named `name` (or `crowd-<i>`), then the cap. */
+  function crowd(name?: (i: number) => string): void {
+    now = RUN_START - HOUR;
+    for (let i = 0; i < 60; i++)
+      emulator.addRecord({
+        webhook_name: name?.(i) ?? `crowd-${i}`,
+        webhook_url: `https://example.com/crowd/${i}`,
+      });
+    now = RUN_START + 2 * HOUR;
+    emulator.configure({ paging: "none", pageLimit: "ignored", defaultPageSize: 50, maxPageSize: 50 });
+  }
+
+  it("finds the endpoint a create made past the first page by listing its name, and records it (it was cleared as never sent)", async () => {
+    crowd();
+    const ours = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.cleared).toEqual([]);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
+
+  it("a create whose name more than a page of endpoints share: neither recorded nor cleared on a listing that cannot tell; exits 5, nothing changed", async () => {
+    crowd(() => "bravo");
+    setup([], [pendingCreate("bravo")]);
+    const { report, error, sink } = await recover();
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.refused);
+    expect(report).toBeUndefined();
+    expect(stack.imported).toBeUndefined();
+    expect(sink.out).toMatch(/whether its create reached the service cannot be told and it is not cleared/);
+    expect(sink.out).toMatch(/ignores the paging position/);
+    expect(sink.out).not.toMatch(/^Cleared/m);
+  });
+});
+
 /** Outputs marking how a held resource's endpoint entered the stack. */
 function entered(resource: StateResource, how: string, service = emulator.url): StateResource {
   return { ...resource, outputs: { ...resource.outputs, provenance: { how, service, stack: "shop/dev" } } };

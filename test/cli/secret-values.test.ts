@@ -51,6 +51,7 @@ const OURS = new Set([
   "held",
   "endpoints",
   "historyCheckpoints",
+  "complete",
 ]);
 
 /** No value from the service or the state shows a secret: none equals one, no text holds a long one. */

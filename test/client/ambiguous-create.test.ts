@@ -3,22 +3,30 @@ import {
   WebhookApiError,
   WebhookConnectionError,
   WebhookCreateUncertainError,
+  WebhookPagingError,
   WebhooksClient,
   type CreateResult,
 } from "../../src/client";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
-import { TOKEN, captureError, rawServer } from "../support/helpers";
+import { TOKEN, apiRecord, captureError, rawServer, waitUntil } from "../support/helpers";
+import { TRACE, scriptedService, type Stored } from "../support/scripted-service";
 import { sized } from "../support/tier.mjs";
 
 /**
- * The latency fault makes the client give up (timeoutMs) before the service commits (slowMs), and the
+ * The latency fault makes the client give up (createTimeoutMs) before the service commits (slowMs), and the
  * commit must land inside the settle window. The client and the emulator share one event loop, so
  * their timers fire in order of due time however busy the machine; what load can still do is delay
  * the emulator's reading of the request (the commit is scheduled from there) or any answer past its
  * timeout. Hence margins of seconds (a 0.5 s delay before the read, 1 s for any answer) rather than
  * tenths: the commit is due 0.5 s after the client gives up and the window ends 1 s after that.
  */
-const FAST = { retryBaseDelayMs: 2, maxRetryAfterMs: 20, timeoutMs: 1000, createSettleMs: 1000 } as const;
+const FAST = {
+  retryBaseDelayMs: 2,
+  maxRetryAfterMs: 20,
+  timeoutMs: 1000,
+  createTimeoutMs: 1000,
+  createSettleMs: 1000,
+} as const;
 const SLOW_MS = 1500;
 
 describe("create under each fault, one at a time", () => {
@@ -43,6 +51,8 @@ describe("create under each fault, one at a time", () => {
     { kind: "malformed", recovered: true, attempts: 1 },
     // The client gave up while the service was still working: found once it committed.
     { kind: "latency", recovered: true, attempts: 1 },
+    // A gateway answered 503 (not the service's envelope) after the service committed: found by listing.
+    { kind: "gateway-error", recovered: true, attempts: 1 },
     // Nothing was processed: the listing proves it and one retry creates it.
     { kind: "reset-before", recovered: false, attempts: 2 },
     { kind: "server-error", recovered: false, attempts: 2 },
@@ -61,6 +71,18 @@ describe("create under each fault, one at a time", () => {
     expect(result.recovered).toBe(recovered);
     expect(result.attempts).toBe(attempts);
     expect(emulator.counters().create - createsBefore).toBe(attempts);
+    // Only proof of "not processed" permits a resend, and no answer is one: every create sent
+    // again came after a listing that found nothing.
+    const routes = emulator
+      .requests()
+      .filter(
+        (r) =>
+          r.route === "list" ||
+          (r.route === "create" && (r.body as { webhook_name?: string })?.webhook_name === name),
+      )
+      .map((r) => r.route);
+    const firstCreate = routes.indexOf("create");
+    if (attempts > 1) expect(routes.slice(firstCreate, routes.lastIndexOf("create"))).toContain("list");
   });
 
   it("with its principal unknown, a single endpoint found after a lost answer is named, not taken", async () => {
@@ -148,6 +170,266 @@ describe("create under each fault, one at a time", () => {
     await offline.close();
     expect(error).toBeInstanceOf(WebhookConnectionError);
     expect((error as WebhookConnectionError).requestSent).toBe(false);
+  });
+});
+
+describe("only proof of 'not processed' permits a resend", () => {
+  const SETTLE = { retryBaseDelayMs: 2, createSettleMs: 1000 } as const;
+  const named = (emulator: Emulator, name: string) =>
+    emulator.records().filter((r) => r.webhook_name === name);
+  const createsOf = (emulator: Emulator, name: string) =>
+    emulator
+      .requests()
+      .filter((r) => r.route === "create" && (r.body as { webhook_name?: string })?.webhook_name === name);
+
+  it("a slow service: its answer after timeoutMs, within createTimeoutMs, is the answer: one create, one endpoint", async () => {
+    const emulator = await startEmulator({
+      accessToken: TOKEN,
+      faults: { create: { rate: 0, slowMs: 1500 } },
+    });
+    // A list given up on after 300 ms; a create waits for its answer (createTimeoutMs, 60 s by default).
+    const client = new WebhooksClient({
+      baseUrl: emulator.url,
+      accessToken: TOKEN,
+      ...SETTLE,
+      timeoutMs: 300,
+    });
+    try {
+      emulator.injectNext("create", "latency");
+      const result = await client.create({ webhookName: "slow", webhookUrl: "https://example.com/slow" });
+      expect(result).toMatchObject({ recovered: false, attempts: 1 });
+      expect(named(emulator, "slow").map((r) => r.webhook_id)).toEqual([result.record.webhookId]);
+      expect(createsOf(emulator, "slow")).toHaveLength(1);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  });
+
+  it("a create given up on (createTimeoutMs) is never sent again, even when a listing finds nothing yet", async () => {
+    const emulator = await startEmulator({
+      accessToken: TOKEN,
+      faults: { create: { rate: 0, slowMs: 2500 } },
+    });
+    const client = new WebhooksClient({
+      baseUrl: emulator.url,
+      accessToken: TOKEN,
+      ...SETTLE,
+      timeoutMs: 500,
+      createTimeoutMs: 500,
+    });
+    try {
+      emulator.injectNext("create", "latency");
+      const error = await captureError(
+        client.create({ webhookName: "given-up", webhookUrl: "https://example.com/given-up" }),
+      );
+      expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((error as Error).message).toMatch(/may still be creating it/);
+      expect((error as Error).message).toMatch(/not sent again/);
+      // The service finishes the request it was given, and that is the only endpoint.
+      await waitUntil("the slow create commits", () => named(emulator, "given-up").length > 0);
+      expect(named(emulator, "given-up")).toHaveLength(1);
+      expect(createsOf(emulator, "given-up")).toHaveLength(1);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  });
+
+  it("a gateway's 504 before the service committed: nothing found yet, and it is not sent again", async () => {
+    let later: NodeJS.Timeout | undefined;
+    const service = await scriptedService({
+      // The gateway stops waiting; the service commits 1.5 s later.
+      onCreate: (body, records) => {
+        later = setTimeout(() => {
+          records.push(
+            apiRecord({
+              webhook_id: 77,
+              webhook_name: body.webhook_name,
+              webhook_url: body.webhook_url,
+              create_time: Date.now(),
+            }),
+          );
+        }, 1500);
+        return { status: 504, body: "upstream request timeout" };
+      },
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN, ...SETTLE, maxRetries: 3 });
+    try {
+      const error = await captureError(
+        client.create({ webhookName: "gw", webhookUrl: "https://example.com/gw" }),
+      );
+      expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((error as Error).message).toMatch(/may still be creating it/);
+      expect(service.creates()).toBe(1);
+      await waitUntil("the service commits", () => service.records.length === 1);
+      expect(service.creates()).toBe(1);
+    } finally {
+      clearTimeout(later);
+      await client.close();
+      await service.close();
+    }
+  });
+
+  it("a listing after a lost answer that cannot prove absence never permits a resend", async () => {
+    // The listings before the create prove nothing exists (empty pages); after the create's 500,
+    // the service lists one other endpoint for everything, whatever the position asked for.
+    let creates = 0;
+    const other = apiRecord({ webhook_id: 5, webhook_name: "unrelated" });
+    const service = await scriptedService({
+      onCreate: () => {
+        creates++;
+        return { status: 500, body: { code: "50001", msg: "internal error", trace_id: TRACE } };
+      },
+      onList: () =>
+        creates === 0
+          ? undefined
+          : { status: 200, body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: [other] } } },
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN, ...SETTLE, maxRetries: 3 });
+    try {
+      const error = await captureError(
+        client.create({ webhookName: "unproven", webhookUrl: "https://example.com/unproven" }),
+      );
+      expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((error as Error).message).toMatch(/may be incomplete/);
+      expect(service.creates()).toBe(1);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+});
+
+describe("settling on a service whose listing stops at its first page", () => {
+  it("the endpoint a lost answer made, past the first page by name and by URL, is found among the newest in the other order", async () => {
+    const CAP = 50;
+    const NAME = "crowded";
+    const URL_ = "https://a.example/crowded";
+    // A silent cap of 50, the paging position ignored, the order honoured ("true" ascending, "false" descending).
+    const onList = (body: Record<string, unknown>, records: Stored[]) => {
+      const matching = records.filter(
+        (r) =>
+          (body.webhook_name ? r.webhook_name === body.webhook_name : true) &&
+          (body.webhook_url ? r.webhook_url === body.webhook_url : true),
+      );
+      const ordered = body.ascending === "false" ? [...matching].reverse() : matching;
+      return {
+        status: 200,
+        body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: ordered.slice(0, CAP) } },
+      };
+    };
+    let stored: Stored[] = [];
+    const service = await scriptedService({
+      onList: (body) => onList(body, stored),
+      onCreate: (body, records) => {
+        stored = records;
+        if (body.webhook_name !== NAME) return undefined;
+        // While our create is in flight, others fill a page with its name, and one with its URL.
+        for (let i = 0; i < 60; i++) {
+          records.push(
+            apiRecord({
+              webhook_id: 5000 + i,
+              webhook_name: NAME,
+              webhook_url: `https://b.example/${i}`,
+              creator_id: 9,
+            }),
+          );
+          records.push(
+            apiRecord({ webhook_id: 6000 + i, webhook_name: `other-${i}`, webhook_url: URL_, creator_id: 9 }),
+          );
+        }
+        const ours = apiRecord({
+          webhook_id: 9000,
+          webhook_name: NAME,
+          webhook_url: URL_,
+          creator_id: 7,
+          create_time: Date.now(),
+        });
+        records.push(ours);
+        return {
+          status: 503,
+          body: "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+        };
+      },
+    });
+    const client = new WebhooksClient({
+      baseUrl: service.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 2,
+      createSettleMs: 0,
+    });
+    try {
+      // A create that succeeds first shows the client its principal (creator 7).
+      await client.create({ webhookName: "warm-up", webhookUrl: "https://a.example/warm-up" });
+      const result = await client.create({ webhookName: NAME, webhookUrl: URL_ });
+      expect(result).toMatchObject({ recovered: true, attempts: 1 });
+      expect(result.record.webhookId).toBe(9000);
+      expect(service.creates()).toBe(2);
+      expect(
+        service.listings().some((body) => body.webhook_name === NAME && body.ascending === "false"),
+      ).toBe(true);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+});
+
+describe("the check before create on a listing that cannot prove itself complete", () => {
+  it("a listing by name that cannot prove itself complete is narrowed by URL, and the create goes ahead", async () => {
+    // Every endpoint the service holds is named "orders": the listing by name is as large as any
+    // page it was seen to send, and it ignores the paging position, so it proves nothing.
+    const service = await scriptedService({
+      records: [
+        apiRecord({ webhook_id: 1, webhook_name: "orders", webhook_url: "https://a.example/1" }),
+        apiRecord({ webhook_id: 2, webhook_name: "orders", webhook_url: "https://a.example/2" }),
+      ],
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN });
+    try {
+      const result = await client.create({ webhookName: "orders", webhookUrl: "https://a.example/3" });
+      expect(result.attempts).toBe(1);
+      expect(service.listings().some((body) => body.webhook_url === "https://a.example/3")).toBe(true);
+      expect(service.creates()).toBe(1);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+
+  it("when neither the name's nor the URL's listing can prove itself complete, nothing is sent, and the error says why", async () => {
+    // A service that ignores its filters and the paging position: one page, whatever is asked.
+    const service = await scriptedService({
+      records: [apiRecord({ webhook_id: 1, webhook_name: "other", webhook_url: "https://a.example/other" })],
+      onList: () => ({
+        status: 200,
+        body: {
+          code: "200",
+          msg: "SUCCESS",
+          trace_id: TRACE,
+          data: {
+            data: [
+              apiRecord({ webhook_id: 1, webhook_name: "other", webhook_url: "https://a.example/other" }),
+            ],
+          },
+        },
+      }),
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN });
+    try {
+      const error = await captureError(
+        client.create({ webhookName: "orders", webhookUrl: "https://a.example/orders" }),
+      );
+      expect(error).toBeInstanceOf(WebhookPagingError);
+      expect((error as Error).message).toMatch(/was not sent/);
+      expect((error as Error).message).toMatch(/may both be incomplete/);
+      expect((error as Error).message).toMatch(/ignores the paging position/);
+      expect(service.creates()).toBe(0);
+    } finally {
+      await client.close();
+      await service.close();
+    }
   });
 });
 

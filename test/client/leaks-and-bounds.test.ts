@@ -155,8 +155,9 @@ describe("B: a signing secret never appears in an error message built from servi
       webhook_url: "https://other.example.org/hook",
       sign_secret: secret,
     });
+    // Its listing says it is complete (an empty cursor): the record is all there is.
     const c = await start((req, _body, res) => {
-      if (!isCreate(req.url)) return send(res, 200, page([existing]));
+      if (!isCreate(req.url)) return send(res, 200, page([existing], { cursor: "" }));
       return send(res, 409, {
         code: "409",
         msg: `name orders taken by endpoint 5 (secret ${secret}, url https://other.example.org/hook)`,

@@ -1,18 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { WebhookPagingError, type WebhookEndpointRecord } from "../../src/client";
+import {
+  WebhookAbortError,
+  WebhookAuthError,
+  WebhookPagingError,
+  WebhookRequestRefusedError,
+  type WebhookEndpointRecord,
+} from "../../src/client";
 import {
   MAX_CURSOR_CHARS,
   nextCursor,
   pagesOf,
   readContinuation,
+  type ListedPage,
   type PagingLimits,
   type ServicePage,
 } from "../../src/client/paging";
 import type { Continuation } from "../../src/client/types";
 
-// Paging through a listing whose continuation the API document does not show (section 4.1). The
-// expectations are docs/client.md's, "Paging": follow a continuation field if the response has one; stop
-// on an empty or short page; never loop on a repeated cursor; cap pages (and records and bytes).
+// Paging through a listing whose continuation the API document does not show (section 4.1), nor
+// its page size limits (section 8). The expectations are docs/client.md's paging rules: follow a
+// continuation field if the response has one; without one, an empty page, or one shorter than a
+// page the service was seen to send, ends the listing complete; never loop on a repeated cursor;
+// cap pages (and records and bytes); a listing that cannot prove itself complete says so.
 
 function rec(id: number): WebhookEndpointRecord {
   return {
@@ -30,20 +39,32 @@ function rec(id: number): WebhookEndpointRecord {
 }
 const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => rec(from + i));
 const TRACE = "ab".repeat(16);
-const LIMITS: PagingLimits = { limit: 3, maxPages: 100, maxScanRecords: 1000, maxScanBytes: 1_000_000 };
+const LIMITS: Omit<PagingLimits, "reach"> = {
+  limit: 3,
+  maxPages: 100,
+  maxScanRecords: 1000,
+  maxScanBytes: 1_000_000,
+};
 
-/** A service as a function of the cursor asked for; every cursor asked is kept. */
+/**
+ * A service as a function of the cursor asked for; every cursor asked is kept, and `reach` is the
+ * most records it sent in one page (what the client learns from the pages it fetched).
+ */
 function service(
   pages: Record<
     string,
-    { records: WebhookEndpointRecord[]; continuation?: Continuation; bytes?: number; traceId?: string }
+    | { records: WebhookEndpointRecord[]; continuation?: Continuation; bytes?: number; traceId?: string }
+    | Error
   >,
 ) {
   const asked: string[] = [];
+  let reach = 0;
   const fetchPage = (cursor: string): Promise<ServicePage> => {
     asked.push(cursor);
     const page = pages[cursor];
     if (page === undefined) throw new Error(`no page at cursor ${JSON.stringify(cursor)}`);
+    if (page instanceof Error) return Promise.reject(page);
+    reach = Math.max(reach, page.records.length);
     return Promise.resolve({
       records: page.records,
       continuation: page.continuation ?? {},
@@ -51,21 +72,23 @@ function service(
       traceId: page.traceId ?? TRACE,
     });
   };
-  return { fetchPage, asked };
+  return { fetchPage, asked, reach: () => reach, raise: (to: number) => (reach = Math.max(reach, to)) };
 }
 
 async function collect(
-  fetchPage: (cursor: string) => Promise<ServicePage>,
+  fetchPage: ((cursor: string) => Promise<ServicePage>) | ReturnType<typeof service>,
   limits: Partial<PagingLimits> = {},
 ) {
-  const pages: ServicePage[] = [];
+  const fetch = typeof fetchPage === "function" ? fetchPage : fetchPage.fetchPage;
+  const reach = typeof fetchPage === "function" ? () => 0 : fetchPage.reach;
+  const pages: ListedPage[] = [];
   let error: WebhookPagingError | undefined;
   try {
-    for await (const page of pagesOf(fetchPage, { ...LIMITS, ...limits })) pages.push(page);
+    for await (const page of pagesOf(fetch, { ...LIMITS, reach, ...limits })) pages.push(page);
   } catch (thrown) {
     error = thrown as WebhookPagingError;
   }
-  return { pages, error };
+  return { pages, error, end: pages.at(-1)?.end };
 }
 
 describe("reading the continuation a page carries", () => {
@@ -102,22 +125,29 @@ describe("reading the continuation a page carries", () => {
 
 describe("the cursor for the next page", () => {
   it("the server's cursor, even after an empty page (a service that filters after paging)", () => {
-    expect(nextCursor([], { cursor: "c2" }, 3)).toBe("c2");
-    expect(nextCursor(ids(1, 1), { cursor: "c2" }, 3)).toBe("c2");
+    expect(nextCursor([], { cursor: "c2" }, 3, 0)).toBe("c2");
+    expect(nextCursor(ids(1, 1), { cursor: "c2" }, 3, 50)).toBe("c2");
   });
   it("none from a cursor too large to read exactly, whatever else the page says", () => {
-    expect(nextCursor(ids(1, 3), { unusable: true }, 3)).toBeUndefined();
-    expect(nextCursor(ids(1, 3), { unusable: true, hasMore: true }, 3)).toBeUndefined();
+    expect(nextCursor(ids(1, 3), { unusable: true }, 3, 3)).toBeUndefined();
+    expect(nextCursor(ids(1, 3), { unusable: true, hasMore: true }, 3, 3)).toBeUndefined();
   });
   it("with a has-more flag: the last record's id while it says more, none when it says no or the page is empty", () => {
-    expect(nextCursor(ids(5, 3), { hasMore: true }, 10)).toBe("7");
-    expect(nextCursor(ids(5, 3), { hasMore: false }, 3)).toBeUndefined();
-    expect(nextCursor([], { hasMore: true }, 3)).toBeUndefined();
+    expect(nextCursor(ids(5, 3), { hasMore: true }, 10, 3)).toBe("7");
+    expect(nextCursor(ids(5, 3), { hasMore: false }, 3, 3)).toBeUndefined();
+    expect(nextCursor([], { hasMore: true }, 3, 3)).toBeUndefined();
   });
-  it("with no continuation: the last id after a full page, none after a short or empty one", () => {
-    expect(nextCursor(ids(5, 3), {}, 3)).toBe("7");
-    expect(nextCursor(ids(5, 2), {}, 3)).toBeUndefined();
-    expect(nextCursor([], {}, 3)).toBeUndefined();
+  it("with no continuation: the last id after a full page, none after an empty one", () => {
+    expect(nextCursor(ids(5, 3), {}, 3, 3)).toBe("7");
+    expect(nextCursor([], {}, 3, 0)).toBeUndefined();
+  });
+  it("with no continuation, a short page ends the listing only when the service was seen to send a longer one", () => {
+    // A page of 2 when 3 were asked for: the service's silent cap may be 2.
+    expect(nextCursor(ids(5, 2), {}, 3, 2)).toBe("6");
+    // It was seen to send 3 in a page: 2 is not its cap, so nothing follows.
+    expect(nextCursor(ids(5, 2), {}, 3, 3)).toBeUndefined();
+    // Cap 50, limit 100: a page of 50 is no proof.
+    expect(nextCursor(ids(1, 50), {}, 100, 50)).toBe("50");
   });
 });
 
@@ -128,17 +158,35 @@ describe("every page of a listing", () => {
       b: { records: ids(4, 3), continuation: { cursor: "c" } },
       c: { records: ids(7, 1) },
     });
-    const { pages, error } = await collect(s.fetchPage);
+    const { pages, error } = await collect(s);
     expect(error).toBeUndefined();
     expect(s.asked).toEqual(["", "b", "c"]);
     expect(pages.flatMap((p) => p.records.map((r) => r.webhookId))).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it("an empty page with a cursor goes on; an empty page without one ends the listing", async () => {
-    const s = service({ "": { records: [], continuation: { cursor: "b" } }, b: { records: ids(1, 2) } });
-    const { pages, error } = await collect(s.fetchPage);
+    const s = service({
+      "": { records: [], continuation: { cursor: "b" } },
+      b: { records: ids(1, 3), continuation: { cursor: "c" } },
+      c: { records: [] },
+    });
+    const { pages, error, end } = await collect(s);
     expect(error).toBeUndefined();
-    expect(pages.map((p) => p.records.length)).toEqual([0, 2]);
+    expect(pages.map((p) => p.records.length)).toEqual([0, 3, 0]);
+    expect(end).toEqual({ complete: true });
+    expect(pages.map((p) => p.end)).toEqual([undefined, undefined, { complete: true }]);
+  });
+
+  it("a listing the service's continuation ends is complete, with no request after it", async () => {
+    const byCursor = service({
+      "": { records: ids(1, 2), continuation: { cursor: "b" } },
+      b: { records: ids(3, 1), continuation: { hasMore: false } },
+    });
+    expect((await collect(byCursor)).end).toEqual({ complete: true });
+    expect(byCursor.asked).toEqual(["", "b"]);
+    const byFlag = service({ "": { records: ids(1, 2), continuation: { hasMore: false } } });
+    expect((await collect(byFlag)).end).toEqual({ complete: true });
+    expect(byFlag.asked).toEqual([""]);
   });
 
   it("stops at maxPages with an error naming the cap", async () => {
@@ -157,34 +205,41 @@ describe("every page of a listing", () => {
     expect(error!.operation).toBe("list");
   });
 
-  it("a cursor the server already returned stops it, the first page's empty cursor included", async () => {
+  it("a cursor the server already returned ends it, possibly incomplete, the first page's empty cursor included", async () => {
     const s = service({
       "": { records: ids(1, 3), continuation: { cursor: "b" } },
       b: { records: ids(4, 3), continuation: { cursor: "b" } },
     });
-    const { pages, error } = await collect(s.fetchPage);
+    const { pages, error, end } = await collect(s);
+    expect(error).toBeUndefined();
     expect(pages).toHaveLength(2);
-    expect(error).toBeInstanceOf(WebhookPagingError);
-    expect(error!.message).toContain("a paging cursor it had already returned (page 2)");
-    expect(error!.operation).toBe("list");
-    expect(error!.traceId).toBe(TRACE);
+    expect(s.asked).toEqual(["", "b"]);
+    expect(end).toEqual({
+      complete: false,
+      reason: expect.stringContaining("a paging cursor it had already returned (page 2)"),
+    });
     const back = service({ "": { records: [], continuation: { cursor: "" } } });
-    const again = await collect(back.fetchPage);
-    expect(again.error!.message).toContain("already returned (page 1)");
+    const again = await collect(back);
+    expect(again.end).toEqual({
+      complete: false,
+      reason: expect.stringContaining("already returned (page 1)"),
+    });
     expect(back.asked).toEqual([""]);
   });
 
-  it("a page that only repeats records already listed stops it (the service ignored the position)", async () => {
+  it("a page that only repeats records already listed ends it, possibly incomplete (the service ignored the position)", async () => {
     const s = service({
       "": { records: ids(1, 3), continuation: { cursor: "b" } },
       b: { records: ids(1, 3), continuation: { cursor: "c" }, traceId: "" },
     });
-    const { pages, error } = await collect(s.fetchPage);
-    expect(pages).toHaveLength(1);
-    expect(error!.message).toContain("page 2 repeated records already listed");
-    expect(error!.operation).toBe("list");
-    // No trace id when the page had none.
-    expect(error!.traceId).toBeUndefined();
+    const { pages, error, end } = await collect(s);
+    expect(error).toBeUndefined();
+    expect(pages).toHaveLength(2);
+    expect(s.asked).toEqual(["", "b"]);
+    expect(end).toEqual({
+      complete: false,
+      reason: expect.stringContaining("page 2 only repeated records already listed"),
+    });
   });
 
   it("caps records and bytes: reaching a cap is fine, passing it stops the listing", async () => {
@@ -193,25 +248,25 @@ describe("every page of a listing", () => {
         "": { records: ids(1, 3), continuation: { cursor: "b" }, bytes },
         b: { records: ids(4, 2), bytes },
       });
-    expect((await collect(twoPages(100).fetchPage, { maxScanRecords: 5 })).error).toBeUndefined();
-    const records = await collect(twoPages(100).fetchPage, { maxScanRecords: 4 });
+    expect((await collect(twoPages(100), { maxScanRecords: 5 })).error).toBeUndefined();
+    const records = await collect(twoPages(100), { maxScanRecords: 4 });
     expect(records.pages).toHaveLength(1);
     expect(records.error!.message).toContain(
       "listing stopped after 5 records and 0 KB (caps: maxScanRecords 4, maxScanBytes 1000000)",
     );
     expect(records.error!.operation).toBe("list");
-    expect((await collect(twoPages(1024).fetchPage, { maxScanBytes: 2048 })).error).toBeUndefined();
-    const bytes = await collect(twoPages(1024).fetchPage, { maxScanBytes: 2047 });
+    expect((await collect(twoPages(1024), { maxScanBytes: 2048 })).error).toBeUndefined();
+    const bytes = await collect(twoPages(1024), { maxScanBytes: 2047 });
     expect(bytes.error!.message).toContain("after 5 records and 2 KB");
   });
 
   it("a cursor longer than a cursor can be stops it; one at the limit is followed", async () => {
     const at = "x".repeat(MAX_CURSOR_CHARS);
     const ok = service({ "": { records: ids(1, 3), continuation: { cursor: at } }, [at]: { records: [] } });
-    expect((await collect(ok.fetchPage)).error).toBeUndefined();
+    expect((await collect(ok)).error).toBeUndefined();
     const long = at + "x";
     const tooLong = service({ "": { records: ids(1, 3), continuation: { cursor: long } } });
-    const { error } = await collect(tooLong.fetchPage);
+    const { error } = await collect(tooLong);
     expect(error).toBeInstanceOf(WebhookPagingError);
     expect(error!.message).toContain(`a paging cursor of ${MAX_CURSOR_CHARS + 1} characters (page 1)`);
     expect(error!.operation).toBe("list");
@@ -222,7 +277,7 @@ describe("every page of a listing", () => {
     const s = service({
       "": { records: ids(1, 3), continuation: { unusable: true, source: "data.next_cursor" } },
     });
-    const { pages, error } = await collect(s.fetchPage);
+    const { pages, error } = await collect(s);
     expect(pages).toHaveLength(0);
     expect(error!.message).toContain(
       "a numeric paging cursor in data.next_cursor too large to be read exactly (page 1)",
@@ -230,6 +285,104 @@ describe("every page of a listing", () => {
     expect(error!.operation).toBe("list");
     expect(error!.traceId).toBe(TRACE);
     const unnamed = service({ "": { records: [], continuation: { unusable: true } } });
-    expect((await collect(unnamed.fetchPage)).error!.message).toContain("cursor in its answer too large");
+    expect((await collect(unnamed)).error!.message).toContain("cursor in its answer too large");
+  });
+});
+
+describe("a service that sends no continuation: only a listing that proves itself complete says so", () => {
+  // A silent page cap: 80 records, at most 50 a page whatever `limit` asks, the paging position ignored.
+  const capped = () => service({ "": { records: ids(1, 50) }, "50": { records: ids(1, 50) } });
+
+  it("a page as large as the service's cap, with no way to ask for more, ends the listing possibly incomplete", async () => {
+    const s = capped();
+    const { pages, error, end } = await collect(s, { limit: 100 });
+    expect(error).toBeUndefined();
+    // The first page, then one request for what follows its last id, which only repeats it.
+    expect(s.asked).toEqual(["", "50"]);
+    expect(pages.map((p) => p.records.length)).toEqual([50, 50]);
+    expect(pages[0]!.next).toBe("50");
+    expect(end).toEqual({ complete: false, reason: expect.stringContaining("ignores the paging position") });
+    expect(end).toEqual({ complete: false, reason: expect.stringContaining("cap its pages at 50") });
+  });
+
+  it("a full page whose next page only repeats it is possibly incomplete, whatever the service was seen to send", async () => {
+    const s = service({ "": { records: ids(1, 3) }, "3": { records: ids(1, 3) } });
+    expect((await collect(s, { limit: 3 })).end).toMatchObject({ complete: false });
+  });
+
+  it("a short page after which the last id brings new records: the service pages that way, and the listing goes on to its end", async () => {
+    const s = service({ "": { records: ids(1, 2) }, "2": { records: ids(3, 2) }, "4": { records: [] } });
+    const { pages, end } = await collect(s, { limit: 10 });
+    expect(s.asked).toEqual(["", "2", "4"]);
+    expect(pages.flatMap((p) => p.records.map((r) => r.webhookId))).toEqual([1, 2, 3, 4]);
+    expect(end).toEqual({ complete: true });
+  });
+
+  it("a short page shorter than one the service was seen to send ends the listing complete, with no request after it", async () => {
+    const s = service({ "": { records: ids(1, 2) } });
+    s.raise(50);
+    const { end } = await collect(s, { limit: 100 });
+    expect(s.asked).toEqual([""]);
+    expect(end).toEqual({ complete: true });
+  });
+
+  it("a short page whose next page only repeats it: complete once a larger page is learnt from the service, not before", async () => {
+    const pages = { "": { records: ids(7, 1) }, "7": { records: ids(7, 1) } };
+    const unlearnt = service(pages);
+    expect((await collect(unlearnt, { limit: 100 })).end).toMatchObject({ complete: false });
+    const learnt = service(pages);
+    let learnCalls = 0;
+    const { end } = await collect(learnt, {
+      limit: 100,
+      learnReach: () => {
+        learnCalls++;
+        learnt.raise(50);
+        return Promise.resolve();
+      },
+    });
+    expect(learnCalls).toBe(1);
+    expect(end).toEqual({ complete: true });
+    // Nothing larger to learn: still unproven.
+    const small = service(pages);
+    expect((await collect(small, { limit: 100, learnReach: () => Promise.resolve() })).end).toMatchObject({
+      complete: false,
+    });
+  });
+
+  it("a short page whose next page is empty ends the listing complete", async () => {
+    const s = service({ "": { records: ids(1, 2) }, "2": { records: [] } });
+    expect((await collect(s, { limit: 10 })).end).toEqual({ complete: true });
+  });
+
+  it("a failed request after a short page is no proof: the listing ends possibly incomplete, saying why", async () => {
+    const s = service({
+      "": { records: ids(1, 2) },
+      "2": new WebhookRequestRefusedError("list was refused by the service (HTTP 400)", { status: 400 }),
+    });
+    const { pages, error, end } = await collect(s, { limit: 10 });
+    expect(error).toBeUndefined();
+    expect(pages.map((p) => p.records.length)).toEqual([2, 0]);
+    expect(end).toEqual({
+      complete: false,
+      reason: expect.stringContaining("list was refused by the service (HTTP 400)"),
+    });
+  });
+
+  it("a cancelled or refused-token request after a short page is not swallowed", async () => {
+    for (const failure of [
+      new WebhookAbortError("list request was cancelled by the caller"),
+      new WebhookAuthError("the access token was not accepted", { status: 401 }),
+    ]) {
+      const s = service({ "": { records: ids(1, 2) }, "2": failure });
+      expect((await collect(s, { limit: 10 })).error).toBe(failure);
+    }
+  });
+
+  it("a has-more flag on an empty page gives nothing to continue from: possibly incomplete", async () => {
+    const s = service({ "": { records: [], continuation: { hasMore: true } } });
+    expect((await collect(s)).end).toMatchObject({
+      complete: false,
+      reason: expect.stringContaining("has-more"),
+    });
   });
 });

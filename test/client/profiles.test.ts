@@ -1,10 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  WebhookAuthError,
-  WebhookPagingError,
-  WebhookRequestRefusedError,
-  WebhooksClient,
-} from "../../src/client";
+import { WebhookAuthError, WebhookRequestRefusedError, WebhooksClient } from "../../src/client";
 import { EMULATOR_PROFILES, startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError } from "../support/helpers";
 
@@ -13,7 +8,11 @@ import { TOKEN, captureError } from "../support/helpers";
  * round trip: create, list with a name filter that other records partially match, page through
  * everything, and a refused token.
  */
-const profiles = Object.keys(EMULATOR_PROFILES).filter((name) => name !== "flaky");
+// Not the profiles of random faults (flaky, behind-gateway): test/client/ambiguous-create.test.ts
+// meets those one fault at a time.
+const profiles = Object.keys(EMULATOR_PROFILES).filter(
+  (name) => name !== "flaky" && name !== "behind-gateway",
+);
 
 describe.each(profiles)("client under emulator profile %s", (profile) => {
   let emulator: Emulator;
@@ -24,8 +23,9 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
     client = new WebhooksClient({
       baseUrl: emulator.url,
       accessToken: TOKEN,
-      // A server that refuses a limit above its maximum needs a page size that fits it.
-      pageSize: 10,
+      // A server that refuses a limit above its maximum needs a page size that fits it; one that
+      // ignores limit (page-cap) gets the default, as any page larger than asked for is refused.
+      pageSize: profile === "page-cap" ? 100 : 10,
       ascending: profile === "asc-desc" ? "asc" : "true",
       retryBaseDelayMs: 1,
     });
@@ -81,12 +81,18 @@ describe.each(profiles)("client under emulator profile %s", (profile) => {
       .records()
       .map((r) => r.webhook_id)
       .sort((a, b) => a - b);
-    if (profile === "no-paging") {
-      // No continuation and the cursor ignored: a full page can only be followed by itself.
-      const error = await captureError(client.scan({ limit: 10 }));
-      expect(error).toBeInstanceOf(WebhookPagingError);
-      const all = await client.scan({ limit: 50 });
-      expect(all.records.map((r) => r.webhookId).sort((a, b) => a - b)).toEqual(expected);
+    if (profile === "no-paging" || profile === "page-cap") {
+      // No continuation and the cursor ignored: what one page holds is all a listing can show, and
+      // no page larger than it was seen, so it cannot prove that nothing else exists.
+      const shown = await client.scan({ limit: profile === "page-cap" ? 100 : 10 });
+      expect(shown.end).toMatchObject({ complete: false });
+      const ids = shown.records.map((r) => r.webhookId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.every((id) => expected.includes(id))).toBe(true);
+      // A listing narrowed below a page the service was seen to send proves itself complete.
+      const one = await client.scan({ webhookName: "bulk-3" });
+      expect(one.end).toEqual({ complete: true });
+      expect(one.records.map((r) => r.webhookName)).toEqual(["bulk-3"]);
       return;
     }
     const { records, pages } = await client.scan({ limit: 10 });

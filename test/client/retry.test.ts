@@ -14,13 +14,17 @@ import {
   backoffDelay,
   classifyCreateFailure,
   isRetryableList,
+  mayStillBeInFlight,
   retrying,
   sleep,
 } from "../../src/client/retry";
 
-// Retry classification and backoff, from docs/client.md, "Retries": list is retried with backoff and
-// jitter, honouring Retry-After; and create's rule that a blind retry after a request that may have
-// been processed makes a duplicate, so only failures that certainly processed nothing are retried.
+// Retry classification and backoff, from the client's docs (docs/client.md, "Retries" and "Create
+// and the settle rules"): bounded retries with backoff and jitter for list, Retry-After honoured;
+// a create is sent again at once only when the connection never carried it. The API document
+// shows no error codes or statuses (section 7), so no answer, from the service or from anything
+// between (a gateway's 502/503/504, a 429, a body that is not the envelope), proves "not
+// processed": each is ambiguous, and settled by listing.
 
 describe("what a failed create may have done", () => {
   it.each([
@@ -35,16 +39,32 @@ describe("what a failed create may have done", () => {
       "ambiguous",
     ],
     ["a timeout after sending", new WebhookTimeoutError("timed out", { requestSent: true }), "ambiguous"],
-    ["429", new WebhookRateLimitError("slow down", { status: 429, retryAfterMs: 100 }), "not-processed"],
-    ["HTTP 503", new WebhookServerError("unavailable", { status: 503 }), "not-processed"],
+    ["429", new WebhookRateLimitError("slow down", { status: 429, retryAfterMs: 100 }), "ambiguous"],
+    ["HTTP 503", new WebhookServerError("unavailable", { status: 503 }), "ambiguous"],
+    [
+      "a gateway's 503 after the service committed (Envoy's text, no envelope)",
+      new WebhookServerError("upstream connect error or disconnect/reset before headers", { status: 503 }),
+      "ambiguous",
+    ],
+    ["a gateway's 504", new WebhookServerError("gateway timeout", { status: 504 }), "ambiguous"],
     [
       "code 503 inside HTTP 200",
       new WebhookServerError("unavailable", { status: 200, serviceCode: "503" }),
-      "not-processed",
+      "ambiguous",
     ],
     [
       "a service code beginning 503",
       new WebhookServerError("unavailable", { status: 200, serviceCode: "50301" }),
+      "ambiguous",
+    ],
+    [
+      "a 429 code inside HTTP 200",
+      new WebhookRateLimitError("slow down", { status: 200, serviceCode: "42901" }),
+      "ambiguous",
+    ],
+    [
+      "a connect timeout (the connection never carried the request)",
+      new WebhookTimeoutError("connect timed out", { requestSent: false }),
       "not-processed",
     ],
     ["HTTP 500", new WebhookServerError("internal", { status: 500, serviceCode: "500" }), "ambiguous"],
@@ -60,6 +80,43 @@ describe("what a failed create may have done", () => {
     ["something that is not an API error", new Error("bug"), "refused"],
   ])("%s: %s", (_what, error, expected) => {
     expect(classifyCreateFailure(error)).toBe(expected);
+  });
+});
+
+describe("whether the service may still be working on a create", () => {
+  it.each([
+    [
+      "no answer before the client stopped waiting",
+      new WebhookTimeoutError("timed out", { requestSent: true }),
+      true,
+    ],
+    [
+      "a gateway's 504: it stopped waiting for the service",
+      new WebhookServerError("gateway timeout", { status: 504 }),
+      true,
+    ],
+    [
+      "a 504 in the service's own envelope",
+      new WebhookServerError("timeout", { status: 504, serviceCode: "50401" }),
+      true,
+    ],
+    [
+      "a body given up on after its status came: the service had answered",
+      new WebhookTimeoutError("timed out", { requestSent: true, status: 200 }),
+      false,
+    ],
+    [
+      "a connect timeout: never sent",
+      new WebhookTimeoutError("connect timed out", { requestSent: false }),
+      false,
+    ],
+    ["a connection dropped after sending", new WebhookConnectionError("reset", { requestSent: true }), false],
+    ["a gateway's 502", new WebhookServerError("bad gateway", { status: 502 }), false],
+    ["a 503", new WebhookServerError("unavailable", { status: 503 }), false],
+    ["a 500", new WebhookServerError("internal", { status: 500 }), false],
+    ["an unusable body", new WebhookInvalidResponseError("truncated", { status: 200 }), false],
+  ])("%s", (_what, error, expected) => {
+    expect(mayStillBeInFlight(error)).toBe(expected);
   });
 });
 

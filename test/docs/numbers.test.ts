@@ -209,11 +209,8 @@ describe("defaults: the settings and client tables hold the code's values", () =
     }
   });
 
-  it("the settle window a lost create is watched for: timeoutMs + createSettleMs", () => {
-    expectAllStated(
-      /later than that \((\d+) s with the defaults\)/,
-      String((CLIENT_DEFAULTS.timeoutMs + CLIENT_DEFAULTS.createSettleMs) / 1000),
-    );
+  it("how long a create's answer is waited for: createTimeoutMs", () => {
+    expectAllStated(/up to (\d+) s\s+\(`createTimeoutMs`/, String(CLIENT_DEFAULTS.createTimeoutMs / 1000));
   });
 });
 

@@ -6,8 +6,11 @@
 // an endpoint) running `up`, `refresh` and `destroy` with changing declarations drawn from one
 // small pool of names and URLs (so they overlap each other and the human); a "human" creating,
 // removing and renaming endpoints on the service with a token of their own; seeded faults on
-// both API routes during some runs; and runs that overlap (A and B at once, the human acting in
-// the middle of A's run).
+// both API routes during some runs, some of them a gateway answering 502/503/504 after the
+// service acted; and runs that overlap (A and B at once, the human acting in the middle of A's
+// run). A third of the schedules run against a service that caps its pages at 3 records without
+// saying so and ignores the paging position (the emulator's page-cap reading, at a size this small
+// pool can fill), where no listing of more than a few endpoints can prove anything absent.
 //
 // Invariants (the README: "create never duplicates or takes an existing endpoint"), checked after
 // every step, derived from that promise and the service's own records, not from our code:
@@ -49,6 +52,10 @@ const URLS = ["https://a.example/hook", "https://b.example/hooks/", "https://A.e
 
 /** The schedule is a function of its seed alone: the emulator's seeded generator, mulberry32. */
 const rng = mulberry32;
+/** The service's paging reading of a schedule, from its seed, on a stream of its own (the steps' draws are unchanged). */
+const PAGING_SALT = 0x2c1b3c6d;
+/** Records a page of the capped service holds: a size this pool of names and URLs fills within a schedule. */
+const PAGE_CAP = 3;
 
 interface Declared {
   resource: string;
@@ -120,21 +127,27 @@ class Worker {
       ...this.backend.env,
       WEBHOOKS_BASE_URL: this.emulator.url,
       WEBHOOKS_ACCESS_TOKEN: STACK_TOKENS[stack],
-      // A request times out (400 ms) well before a slow create (600 ms) commits, so lost answers
-      // happen; the settle window after it is seconds, not milliseconds: on a loaded machine the
-      // slow create committed more than 0.9 s after the timeout, was taken for never made, and was
-      // sent again (a duplicate the product documents for a service slower than the window, seen
-      // once in 200 schedules of test:deep at load average 9).
+      // A list times out (400 ms) before a slow answer (600 ms); a create waits for its answer
+      // (createTimeoutMs, 60 s), so a slow create is answered, never given up on and resent. The
+      // settle window covers what an answer lost after the service acted (a 5xx, a gateway's
+      // answer, a dropped connection) leaves: the emulator lists a commit at once, so 2 s is ample
+      // on a loaded machine; every 5xx and 429 now costs one window, 6 s made schedules slow.
       WEBHOOKS_TIMEOUT_MS: "400",
-      WEBHOOKS_CREATE_SETTLE_MS: "6000",
+      WEBHOOKS_CREATE_SETTLE_MS: "2000",
       WEBHOOKS_MAX_RETRIES: "4",
     };
   }
 
   /** Fresh stacks and an empty service: each schedule replays from its seed alone. */
-  private async reset(seed: number): Promise<void> {
+  private async reset(seed: number): Promise<string> {
     this.emulator.reset();
-    this.emulator.configure({ faults: {} });
+    const capped = rng(seed ^ PAGING_SALT)() < 1 / 3;
+    this.emulator.configure({
+      faults: {},
+      ...(capped
+        ? { paging: "none", pageLimit: "ignored", defaultPageSize: PAGE_CAP, maxPageSize: PAGE_CAP }
+        : { paging: "cursor", pageLimit: "honoured", defaultPageSize: 20, maxPageSize: 100 }),
+    });
     this.renamedByHuman = new Set();
     this.racedAcrossStacks = new Set();
     this.log = [];
@@ -154,6 +167,7 @@ class Worker {
     };
     this.stacks = { a: make("a"), b: make("b") };
     for (const name of ["a", "b"] as const) await this.run(name, ["stack", "init", this.stacks[name].stack]);
+    return capped ? `[page cap ${PAGE_CAP}] ` : "";
   }
 
   private async run(stack: StackName, args: string[]): Promise<RunResult> {
@@ -294,16 +308,19 @@ class Worker {
       this.stats.faultyRuns++;
       const change = this.mutate(which, random);
       const rate = 0.15 + random() * 0.25;
+      // Half of these behind a gateway that loses answers after the service acted (503, 502, 504).
+      const gateway = random() < 0.5;
+      const kinds = gateway ? { kinds: { "gateway-error": 1 } } : {};
       this.emulator.configure({
         seed: Math.floor(random() * 1e9),
-        faults: { create: { rate, slowMs: 600 }, list: { rate: rate / 3, slowMs: 600 } },
+        faults: { create: { rate, slowMs: 600, ...kinds }, list: { rate: rate / 3, slowMs: 600, ...kinds } },
       });
       try {
         await this.up(which);
       } finally {
         this.emulator.configure({ faults: {} });
       }
-      return `${change}; up ${which} under ${Math.round(rate * 100)}% faults`;
+      return `${change}; up ${which} under ${Math.round(rate * 100)}% ${gateway ? "gateway errors" : "faults"}`;
     }
     if (roll < 0.76) {
       // The human creates one of the stack's declared endpoints in the middle of its run.
@@ -323,7 +340,7 @@ class Worker {
             create: {
               rate: 0.8,
               slowMs: 600,
-              kinds: { "server-error": 3, "drop-after-commit": 1, latency: 1 },
+              kinds: { "server-error": 3, "drop-after-commit": 1, latency: 1, "gateway-error": 1 },
             },
           },
         });
@@ -435,7 +452,7 @@ class Worker {
   }
 
   async schedule(seed: number): Promise<void> {
-    await this.reset(seed);
+    const reading = await this.reset(seed);
     const random = rng(seed);
     const before = this.violations.length;
     const done: string[] = [];
@@ -460,7 +477,7 @@ class Worker {
       );
     // One line per schedule: what each run covered, and what a replay of the seed must repeat.
     console.log(
-      `[model] seed ${seed}: ${done.join(" | ")}${this.violations.length > before ? "  VIOLATION" : ""}`,
+      `[model] seed ${seed}: ${reading}${done.join(" | ")}${this.violations.length > before ? "  VIOLATION" : ""}`,
     );
     this.stats.schedules++;
   }

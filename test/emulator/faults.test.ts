@@ -132,6 +132,27 @@ describe("scripted faults", () => {
     expect(emulator.records()).toHaveLength(3);
   });
 
+  it("gateway-error: the create IS stored, then a gateway answers 503, 502, 504 in turn, never the envelope", async () => {
+    const emulator = await start();
+    emulator.injectNext("create", "gateway-error", 3);
+    const replies = [
+      await create(emulator, hook(1)),
+      await create(emulator, hook(2)),
+      await create(emulator, hook(3)),
+    ];
+    expect(replies.map((r) => r.status)).toEqual([503, 502, 504]);
+    expect(replies[0]!.text).toMatch(/^upstream connect error or disconnect\/reset before headers/);
+    expect(replies[1]!.text).toContain("502 Bad Gateway");
+    expect(replies[2]!.text).toBe("upstream request timeout");
+    for (const reply of replies) expect(reply.json).toBeUndefined();
+    expect(emulator.records()).toMatchObject([hook(1), hook(2), hook(3)]);
+    expect(emulator.requests().map((e) => [e.status, e.fault])).toEqual([
+      [503, "gateway-error"],
+      [502, "gateway-error"],
+      [504, "gateway-error"],
+    ]);
+  });
+
   it("applies scripted faults per route and in order", async () => {
     const emulator = await start();
     emulator.injectNext("list", "rate-limit");

@@ -1,10 +1,13 @@
 // The options schema: defaults, messages that name the option, profiles checked by it, and
 // options handed out as copies.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_OPTIONS,
   EMULATOR_PROFILES,
   EmulatorConfigError,
+  FAULT_KINDS,
   startEmulator,
 } from "../../src/emulator/index";
 import { TOKEN, admin, create, emulators, hook } from "./helpers";
@@ -104,5 +107,15 @@ describe("options schema", () => {
     expect((await admin(emulator, "config", "POST", { adminToken: "" })).json.error).toMatch(
       /configure\.adminToken must be a non-empty string/,
     );
+  });
+});
+
+describe("docs/emulator.md names what the emulator can play", () => {
+  const page = readFileSync(join(__dirname, "../../docs/emulator.md"), "utf8");
+  it("every profile of EMULATOR_PROFILES", () => {
+    for (const name of Object.keys(EMULATOR_PROFILES)) expect(page, name).toContain(`\`${name}\``);
+  });
+  it("every fault kind", () => {
+    for (const kind of FAULT_KINDS) expect(page, kind).toContain(`\`${kind}\``);
   });
 });

@@ -71,6 +71,16 @@ describe("paging styles", () => {
     expect(again).toEqual(first);
   });
 
+  it("page-cap: the first 50 of the filter whatever cursor and limit ask, and no continuation field", async () => {
+    const emulator = await start({ profile: "page-cap" });
+    seed(emulator, 80);
+    for (const asked of [{ limit: 100 }, { limit: 3 }, { limit: 100, cursor: "50" }, {}]) {
+      const page = (await list(emulator, asked)).json.data;
+      expect(Object.keys(page), JSON.stringify(asked)).toEqual(["data"]);
+      expect(idsOf(page.data), JSON.stringify(asked)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    }
+  });
+
   it("pages in descending order and stays consistent when records vanish between pages", async () => {
     const emulator = await start({ paging: "cursor" });
     seed(emulator, 7);

@@ -117,9 +117,10 @@ const LIST_RETRIES: ReadonlySet<ErrorName> = new Set([
 ]);
 
 /**
- * What a failed create may have done (docs/client.md, "Create and the settle rules"): a refusal (4xx other than 429) is final; 429,
- * 503 and a connection that never carried the request processed nothing; a timeout or drop after
- * sending, another 5xx or an unusable body are ambiguous.
+ * What a failed create may have done (docs/client.md, "Create and the settle rules"): a refusal
+ * (a redirect, 401/403, any other 4xx but 429) is final; only a connection that never carried the
+ * request processed nothing; everything else (a 429 or any 5xx, whoever sent it, a body that is not
+ * the envelope, a drop after sending) is ambiguous, settled by listing.
  */
 export type CreateFailureKind = "refused" | "not-processed" | "ambiguous";
 
@@ -282,15 +283,14 @@ function traceIdsIn(response: Hostile, text: string, json: Json): Set<string> {
 }
 
 /** What a failure of this class, with this status and code, may have done on the service. */
-function createKindOf(
-  error: ErrorName,
-  status: number | undefined,
-  code: string | undefined,
-): CreateFailureKind {
-  if (error === "WebhookConnectionError" || error === "WebhookInvalidResponseError") return "ambiguous";
-  if (error === "WebhookRateLimitError") return "not-processed";
-  if (error === "WebhookServerError")
-    return status === 503 || (code ?? "").startsWith("503") ? "not-processed" : "ambiguous";
+function createKindOf(error: ErrorName): CreateFailureKind {
+  if (
+    error === "WebhookConnectionError" ||
+    error === "WebhookInvalidResponseError" ||
+    error === "WebhookRateLimitError" ||
+    error === "WebhookServerError"
+  )
+    return "ambiguous";
   return "refused";
 }
 
@@ -331,7 +331,7 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
         status < 300 &&
         error === "WebhookInvalidResponseError" &&
         code === "200",
-      create: createKindOf(error, status, code),
+      create: createKindOf(error),
       why,
     };
   };
@@ -418,7 +418,19 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
 // ---------------------------------------------------------------------------------------------
 // 4. Continuation: the three clauses of docs/client.md, in order, the first that applies decides.
 
-export type Next = { ends: true } | { cursor: string } | { unsure: string } | { unusable: string };
+/** What follows a page: the end (proven complete or not), a cursor (`probe`: see clause 3), or the oracle cannot say. */
+export type Next =
+  | { ends: true; complete: boolean }
+  | { cursor: string; probe?: true }
+  | { unsure: string }
+  | { unusable: string };
+
+/** What a client remembers between its listings: the most records the service sent in one page, and whether it asked for a page to learn that. */
+export interface ClientMemory {
+  reach: number;
+  reachLearnt: boolean;
+}
+export const freshMemory = (): ClientMemory => ({ reach: 0, reachLearnt: false });
 
 export interface ContinuationReading {
   next: Next;
@@ -440,6 +452,7 @@ export function continuationOf(
   data: Obj,
   records: readonly WebhookEndpointRecord[],
   limit: number,
+  reach: number,
 ): ContinuationReading {
   // "first present wins": a field is present when it holds a cursor, i.e. a string or a number.
   const cursorEntry = STATED.cursorFields
@@ -455,7 +468,10 @@ export function continuationOf(
       applies: cursorEntry !== undefined,
       reading: () => {
         if (cursorEntry === "")
-          return { next: { ends: true }, reported: { cursor: undefined, hasMore: "false-or-absent" } };
+          return {
+            next: { ends: true, complete: true },
+            reported: { cursor: undefined, hasMore: "false-or-absent" },
+          };
         const text = typeof cursorEntry === "number" ? decimal(cursorEntry) : (cursorEntry as string);
         return text === undefined
           ? {
@@ -466,27 +482,38 @@ export function continuationOf(
       },
     },
     {
-      // "else a has-more flag (true: the next cursor is the last record's webhook_id in decimal)";
-      // with no record there is nothing to continue past.
+      // "else a has-more flag: true continues from the last record's webhook_id in decimal, false
+      // ends"; "a has-more flag on a page with no record to continue from ends it possibly incomplete".
       applies: flag !== undefined,
       reading: () => ({
-        next: flag === true && last !== undefined ? { cursor: String(last.webhookId) } : { ends: true },
+        next:
+          flag === false
+            ? { ends: true, complete: true }
+            : last !== undefined
+              ? { cursor: String(last.webhookId) }
+              : { ends: true, complete: false },
         reported: { cursor: undefined, hasMore: flag },
       }),
     },
     {
-      // "else nothing (a page shorter than the limit, or empty, ends the listing; a full page continues past its last id)"
+      // "else nothing: an empty page ends the listing, complete; so does a page shorter than the
+      // most records the service was seen to send in one page; a full page continues past its last
+      // id; any other page is followed by a request for what comes after its last id (a probe)".
       applies: true,
       reading: () => ({
         next:
-          last === undefined || records.length < limit ? { ends: true } : { cursor: String(last.webhookId) },
+          last === undefined || (records.length < limit && records.length < reach)
+            ? { ends: true, complete: true }
+            : records.length >= limit
+              ? { cursor: String(last.webhookId) }
+              : { cursor: String(last.webhookId), probe: true },
         reported: { cursor: undefined, hasMore: undefined },
       }),
     },
   ];
   const stated = clauses.find((clause) => clause.applies)!.reading();
   if (KNOWN_DEPARTURES.emptyPageEndsListing && records.length === 0 && "cursor" in stated.next) {
-    return { next: { ends: true }, reported: stated.reported, departure: true };
+    return { next: { ends: true, complete: true }, reported: stated.reported, departure: true };
   }
   return { ...stated, departure: false };
 }
@@ -637,17 +664,27 @@ export interface ForecastPage {
   records: WebhookEndpointRecord[];
   traceId: string;
   continuation: ContinuationReading;
-  /** The next cursor `ListPage.nextCursor` must carry. */
+  /** The next cursor `ListPage.nextCursor` must carry (none on the page that ends the listing). */
   nextCursor: string | undefined;
+  /** On the last page: whether the listing proved itself complete. */
+  end?: { complete: boolean };
+  /** A page standing for a request that failed after a probe: its failure (the page holds nothing). */
+  failed?: Extract<Meaning, { kind: "failure" }>;
 }
 
 export type Ending =
-  | { ok: true }
+  | { ok: true; complete: boolean }
   | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
 
+/** One list request: its cursor, and whether it carried the listing's filters or none (asking for a page to learn its size). */
+export interface ForecastRequest {
+  cursor: string;
+  unfiltered?: true;
+}
+
 export interface ListingForecast {
-  /** The cursor of every list request, in order (a retried request repeats its cursor). */
-  cursors: string[];
+  /** Every list request, in order (a retried request repeats). */
+  requests: ForecastRequest[];
   pages: ForecastPage[];
   ending: Ending;
   /** Set when a statement does not settle what happens next: the forecast stops there. */
@@ -665,20 +702,23 @@ export function scanRecords(pages: readonly ForecastPage[]): WebhookEndpointReco
 
 /**
  * One list page, as the client must fetch it: a response that is retryable (docs/client.md) is asked for
- * again, up to `maxRetries` times.
+ * again, up to `maxRetries` times. A page the client accepts teaches it how many records the
+ * service sends in one.
  */
 function fetchForecast(
   queue: ResponseQueue,
-  cursor: string,
+  request: ForecastRequest,
   limits: ListingLimits,
-  cursors: string[],
+  memory: ClientMemory,
+  requests: ForecastRequest[],
   wasted: { textLength: number },
 ): Meaning {
   let meaning: Meaning = { kind: "unsure", why: "no request" };
   for (let attempt = 0; attempt <= limits.maxRetries; attempt++) {
-    cursors.push(cursor);
+    requests.push(request);
     const response = queue.next();
     meaning = meaningOf(response, "list", limits.limit);
+    if (meaning.kind === "list-page") memory.reach = Math.max(memory.reach, meaning.records.length);
     if (meaning.kind !== "failure" || !LIST_RETRIES.has(meaning.error)) return meaning;
     // A response given up on still counts as "response bytes" in one reading of maxScanBytes.
     if (!response.cut && response.body.length <= STATED.maxBodyBytes)
@@ -692,6 +732,7 @@ function readPage(
   meaning: Extract<Meaning, { kind: "list-page" }>,
   filter: Filter,
   limit: number,
+  reach: number,
 ): { page: ForecastPage; unsure?: string } | { unsure: string } {
   const records: WebhookEndpointRecord[] = [];
   for (const record of meaning.records) {
@@ -700,7 +741,7 @@ function readPage(
       return { unsure: `filter match of ${JSON.stringify(record.webhookUrl.slice(0, 60))}` };
     if (verdict === "yes") records.push(record);
   }
-  const continuation = continuationOf(meaning.data, meaning.records, limit);
+  const continuation = continuationOf(meaning.data, meaning.records, limit, reach);
   const next = continuation.next;
   const page: ForecastPage = {
     service: meaning.records,
@@ -717,45 +758,100 @@ export function forecastPage(
   queue: ResponseQueue,
   filter: Filter,
   limits: ListingLimits,
+  memory: ClientMemory = freshMemory(),
   cursor = "",
 ): { cursors: string[]; page?: ForecastPage; meaning: Meaning; unsure?: string } {
-  const cursors: string[] = [];
-  const meaning = fetchForecast(queue, cursor, limits, cursors, { textLength: 0 });
+  const requests: ForecastRequest[] = [];
+  const meaning = fetchForecast(queue, { cursor }, limits, memory, requests, { textLength: 0 });
+  const cursors = requests.map((request) => request.cursor);
   if (meaning.kind === "unsure") return { cursors, meaning, unsure: meaning.why };
   if (meaning.kind !== "list-page") return { cursors, meaning };
-  return { cursors, meaning, ...readPage(meaning, filter, limits.limit) };
+  return { cursors, meaning, ...readPage(meaning, filter, limits.limit, memory.reach) };
 }
 
+/** docs/client.md: a failed request after a probe ends the listing possibly incomplete, unless the token was refused. */
+const ENDS_A_PROBE: ReadonlySet<ErrorName> = new Set([
+  "WebhookConnectionError",
+  "WebhookInvalidResponseError",
+  "WebhookRequestRefusedError",
+  "WebhookRateLimitError",
+  "WebhookServerError",
+]);
+
 /**
- * docs/client.md, "Paging": a listing stops with WebhookPagingError on more than maxPages pages,
- * more than maxScanRecords distinct records, more than maxScanBytes response bytes in total, a
- * cursor over 4096 characters, a cursor the service already returned, or a page that only repeats
- * records already listed. The first request's cursor is "".
+ * docs/client.md: a listing "stops with a WebhookPagingError after maxPages pages, maxScanRecords
+ * distinct records or maxScanBytes response bytes, on a cursor over 4096 characters, and on a
+ * cursor that cannot be used"; it ends possibly incomplete, with no error, "on a cursor the
+ * service already returned, and on a page that only repeats records already listed", the latter
+ * complete after a probe's page shorter than a page the service was seen to send (once per client,
+ * a filtered listing asks for one page without filters to learn that). The first request's cursor is "".
  */
 export function forecastListing(
   queue: ResponseQueue,
   filter: Filter,
   limits: ListingLimits,
+  memory: ClientMemory = freshMemory(),
 ): ListingForecast {
-  const forecast: ListingForecast = { cursors: [], pages: [], ending: { ok: true }, departures: 0 };
+  const forecast: ListingForecast = {
+    requests: [],
+    pages: [],
+    ending: { ok: true, complete: true },
+    departures: 0,
+  };
   const sentCursors = new Set<string>();
   const listedIds = new Set<number>();
   const bytes = { textLength: 0, utf8: 0, wasted: { textLength: 0 } };
+  const filtered = (filter.webhookName ?? "") !== "" || (filter.webhookUrl ?? "") !== "";
   const stop = (ending: Ending): ListingForecast => Object.assign(forecast, { ending });
   const unsure = (why: string): ListingForecast => Object.assign(forecast, { unsure: why });
+  const ends = (page: ForecastPage, complete: boolean): ListingForecast => {
+    forecast.pages.push({ ...page, nextCursor: undefined, end: { complete } });
+    return stop({ ok: true, complete });
+  };
+  /** Records of the page the request probes past, while it does. */
+  let probed: number | undefined;
   for (let cursor = ""; ;) {
     if (forecast.pages.length === limits.maxPages)
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
     sentCursors.add(cursor);
-    const meaning = fetchForecast(queue, cursor, limits, forecast.cursors, bytes.wasted);
+    const meaning = fetchForecast(queue, { cursor }, limits, memory, forecast.requests, bytes.wasted);
     if (meaning.kind === "unsure") return unsure(meaning.why);
-    if (meaning.kind === "failure")
+    if (meaning.kind === "failure") {
+      if (probed !== undefined && ENDS_A_PROBE.has(meaning.error)) {
+        const failedPage = {
+          service: [],
+          records: [],
+          traceId: "",
+          continuation: { next: { ends: true, complete: false }, reported: {}, departure: false },
+          nextCursor: undefined,
+          failed: meaning,
+        } as unknown as ForecastPage;
+        return ends(failedPage, false);
+      }
       return stop({ ok: false, error: meaning.error, failure: meaning, beforeYield: true });
+    }
     if (meaning.kind !== "list-page") throw new Error("a list forecast met a create meaning");
 
-    const ids = meaning.records.map((record) => record.webhookId);
-    if (ids.length > 0 && ids.every((id) => listedIds.has(id)))
+    const read = readPage(meaning, filter, limits.limit, memory.reach);
+    if (!("page" in read)) return unsure(read.unsure);
+    if ("unusable" in read.page.continuation.next)
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
+    const ids = meaning.records.map((record) => record.webhookId);
+    if (ids.length > 0 && ids.every((id) => listedIds.has(id))) {
+      if (probed !== undefined && probed >= memory.reach && filtered && !memory.reachLearnt) {
+        memory.reachLearnt = true;
+        const learnt = fetchForecast(
+          queue,
+          { cursor: "", unfiltered: true },
+          limits,
+          memory,
+          forecast.requests,
+          { textLength: 0 },
+        );
+        if (learnt.kind === "unsure") return unsure(`the page asked for to learn its size: ${learnt.why}`);
+      }
+      return ends(read.page, probed !== undefined && probed < memory.reach);
+    }
     for (const id of ids) listedIds.add(id);
     bytes.textLength += meaning.textLength;
     bytes.utf8 += meaning.utf8Bytes;
@@ -767,19 +863,16 @@ export function forecastListing(
     if (listedIds.size > limits.maxScanRecords || readings[0])
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
 
-    const read = readPage(meaning, filter, limits.limit);
-    if (!("page" in read)) return unsure(read.unsure);
-    if ("unusable" in read.page.continuation.next)
-      return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
-    forecast.pages.push(read.page);
     if (read.page.continuation.departure) forecast.departures++;
     const next = read.page.continuation.next;
     if ("unsure" in next) return unsure(next.unsure);
-    if ("ends" in next) return forecast;
-    if (next.cursor.length > STATED.maxCursorChars || sentCursors.has(next.cursor)) {
+    if ("ends" in next) return ends(read.page, next.complete);
+    if (sentCursors.has(next.cursor)) return ends(read.page, false);
+    forecast.pages.push(read.page);
+    if (next.cursor.length > STATED.maxCursorChars)
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: false });
-    }
     cursor = next.cursor;
+    probed = next.probe === true ? meaning.records.length : undefined;
   }
 }
 
@@ -788,6 +881,8 @@ export function forecastListing(
 
 export interface CreateSettings extends ListingLimits {
   clockSkewMs: number;
+  /** What the client remembers from its earlier listings; updated as the forecast goes. */
+  memory: ClientMemory;
   /** Creator ids of endpoints this client created before (its principal, once known); empty when unknown. */
   ourCreatorIds: ReadonlySet<number>;
   /** When the call began, by the test's clock (the records' times are generated far from the edges). */
@@ -859,13 +954,13 @@ export function forecastCreate(
 ): CreateForecast {
   const forecast: CreateForecast = { listRequests: [], createPosts: 0, departures: 0 };
   const list = (filter: { webhookName?: string; webhookUrl?: string }) => {
-    const listing = forecastListing(lists, { ...filter, match: "service" }, settings);
+    const listing = forecastListing(lists, { ...filter, match: "service" }, settings, settings.memory);
     forecast.departures += listing.departures;
-    for (const cursor of listing.cursors) {
+    for (const request of listing.requests) {
       forecast.listRequests.push({
-        cursor,
-        webhook_name: filter.webhookName ?? "",
-        webhook_url: filter.webhookUrl ?? "",
+        cursor: request.cursor,
+        webhook_name: request.unfiltered ? "" : (filter.webhookName ?? ""),
+        webhook_url: request.unfiltered ? "" : (filter.webhookUrl ?? ""),
       });
     }
     return listing;
@@ -873,26 +968,48 @@ export function forecastCreate(
   const done = (outcome: CreateOutcome) => Object.assign(forecast, { outcome });
   const unsure = (why: string) => Object.assign(forecast, { unsure: why });
 
-  // "FIRST lists by name (with the service's own matching, all pages)", once per lookup form
-  const listedBefore: WebhookEndpointRecord[] = [];
-  for (const form of nameLookups(params.webhookName)) {
-    const before = list({ webhookName: form });
-    if (before.unsure !== undefined) return unsure(`listing before the create: ${before.unsure}`);
-    if (!before.ending.ok)
-      return done({
-        kind: "failed",
-        error: before.ending.error,
-        ...(before.ending.failure ? { failure: before.ending.failure } : {}),
-      });
-    for (const record of scanRecords(before.pages))
-      if (!listedBefore.some((r) => r.webhookId === record.webhookId)) listedBefore.push(record);
+  // Each listing once per lookup form: the records, and whether every one of them proved itself complete.
+  const listAll = (
+    filters: { webhookName?: string; webhookUrl?: string }[],
+  ): { records: WebhookEndpointRecord[]; complete: boolean } | { unsure: string } | { failed: Ending } => {
+    const records: WebhookEndpointRecord[] = [];
+    let complete = true;
+    for (const filter of filters) {
+      const listing = list(filter);
+      if (listing.unsure !== undefined) return { unsure: listing.unsure };
+      if (!listing.ending.ok) return { failed: listing.ending };
+      complete &&= listing.ending.complete;
+      records.push(...scanRecords(listing.pages));
+    }
+    return { records, complete };
+  };
+  const failedListing = (ending: Ending) =>
+    ending.ok
+      ? done({ kind: "failed", error: "WebhookPagingError" })
+      : done({ kind: "failed", error: ending.error, ...(ending.failure ? { failure: ending.failure } : {}) });
+
+  // "FIRST lists by name (with the service's own matching, all pages)", once per lookup form;
+  // "a listing by name that cannot prove itself complete is narrowed by URL"
+  const before = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+  if ("unsure" in before) return unsure(`listing before the create: ${before.unsure}`);
+  if ("failed" in before) return failedListing(before.failed);
+  const listedBefore = [...before.records];
+  let provenBefore = before.complete;
+  if (!before.complete) {
+    const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
+    if ("unsure" in byUrl) return unsure(`listing by URL before the create: ${byUrl.unsure}`);
+    if ("failed" in byUrl) return failedListing(byUrl.failed);
+    listedBefore.push(...byUrl.records);
+    provenBefore = byUrl.complete;
   }
   const lookalikes = listedBefore.map((record) => ({ record, verdict: mayBeSameEndpoint(record, params) }));
   if (lookalikes.some((entry) => entry.verdict === "unsure"))
     return unsure("a listed record is not settled as the same endpoint or not");
-  const existing = lookalikes
-    .filter((entry) => entry.verdict === "yes")
-    .map((entry) => entry.record.webhookId);
+  const existing = [
+    ...new Set(lookalikes.filter((entry) => entry.verdict === "yes").map((entry) => entry.record.webhookId)),
+  ];
+  // "when neither can prove itself complete, nothing is sent (WebhookPagingError)"
+  if (!provenBefore && existing.length === 0) return done({ kind: "failed", error: "WebhookPagingError" });
   // "refuses with WebhookEndpointExistsError (nothing sent) when a listed record may be the same endpoint"
   if (existing.length > 0) return done({ kind: "exists", ids: existing });
   const idsBefore = new Set(listedBefore.map((record) => record.webhookId));
@@ -939,30 +1056,29 @@ export function forecastCreate(
         }
         return found;
       };
-      // Each listing once per lookup form; any listing that fails leaves the create uncertain.
-      const listAll = (
-        filters: { webhookName?: string; webhookUrl?: string }[],
-      ): WebhookEndpointRecord[] | { unsure: string } | "failed" => {
-        const records: WebhookEndpointRecord[] = [];
-        for (const filter of filters) {
-          const listing = list(filter);
-          if (listing.unsure !== undefined) return { unsure: listing.unsure };
-          if (!listing.ending.ok) return "failed";
-          records.push(...scanRecords(listing.pages));
-        }
-        return records;
-      };
+      // Any listing that fails leaves the create uncertain.
       const byName = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
-      if (byName === "failed") return done({ kind: "uncertain", ids: undefined });
-      if (!Array.isArray(byName)) return unsure(`settling listing: ${byName.unsure}`);
-      let found = candidates(byName, false);
-      let records = byName;
+      if ("failed" in byName) return done({ kind: "uncertain", ids: undefined });
+      if ("unsure" in byName) return unsure(`settling listing: ${byName.unsure}`);
+      let found = candidates(byName.records, false);
+      let records = byName.records;
+      let proven = byName.complete;
       if (typeof found !== "string" && found.length === 0) {
         const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
-        if (byUrl === "failed") return done({ kind: "uncertain", ids: undefined });
-        if (!Array.isArray(byUrl)) return unsure(`settling listing: ${byUrl.unsure}`);
-        found = candidates(byUrl, true);
-        records = byUrl;
+        if ("failed" in byUrl) return done({ kind: "uncertain", ids: undefined });
+        if ("unsure" in byUrl) return unsure(`settling listing: ${byUrl.unsure}`);
+        found = candidates(byUrl.records, true);
+        records = byUrl.records;
+        proven ||= byUrl.complete;
+      }
+      // "when neither proved itself complete and none is found, the name is listed once more in the
+      // other order (the client's ascending "true": "false"), where the newest come first"
+      if (typeof found !== "string" && found.length === 0 && !proven) {
+        const newest = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+        if ("failed" in newest) return done({ kind: "uncertain", ids: undefined });
+        if ("unsure" in newest) return unsure(`settling listing: ${newest.unsure}`);
+        found = candidates(newest.records, false);
+        records = newest.records;
       }
       if (typeof found === "string") return unsure(found);
       // "exactly one is the result only if it cannot be someone else's: the service said it processed
@@ -988,7 +1104,10 @@ export function forecastCreate(
         return done({ kind: "uncertain", ids: found });
       }
       if (found.length > 1) return done({ kind: "uncertain", ids: found });
-      // "none after createSettleMs -> retry" (the tests run with createSettleMs 0: one round)
+      // "none after createSettleMs -> sent again, only when a complete listing shows none and the
+      // service is done with the request: not after no answer at all (the generated responses all
+      // answer in time), nor a gateway's 504" (the tests run with createSettleMs 0: one round)
+      if (!proven || meaning.status === 504) return done({ kind: "uncertain", ids: [] });
     }
     if (attempt === settings.maxRetries)
       return done({ kind: "failed", error: meaning.error, failure: meaning });

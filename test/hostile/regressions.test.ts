@@ -71,7 +71,10 @@ describe("single hostile responses, each held to one rule of docs/client.md", ()
     // deleted), and read would report a live endpoint gone. (B1)
     const { client, cursors } = await serve((cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(cursor === "" ? page({ data: [], next_cursor: "p2" }) : page({ data: [record(7)] }));
+      // The second page ends the listing with an empty cursor.
+      res.end(
+        cursor === "" ? page({ data: [], next_cursor: "p2" }) : page({ data: [record(7)], next_cursor: "" }),
+      );
     });
     const result = await client.scan({ limit: 10 });
     expect(cursors).toEqual(["", "p2"]);
@@ -165,10 +168,12 @@ describe("single hostile responses, each held to one rule of docs/client.md", ()
 
   it('a WebhookPagingError without a documented trace id has traceId undefined, not ""', async () => {
     // docs/client.md, "Errors": traceId only in the documented form (32 hexadecimal characters).
-    // A page without one has traceId ""; the error it causes has none: undefined, not "". (B6)
+    // A page without one has traceId ""; the error it causes has none: undefined, not "". A cursor
+    // too long to be one stops the listing with the error (a repeated cursor ends the listing
+    // possibly incomplete, with no error). (B6)
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(page({ data: [record(1)], next_cursor: "same" }, "not-a-trace-id"));
+      res.end(page({ data: [record(1)], next_cursor: "x".repeat(4097) }, "not-a-trace-id"));
     });
     const error = await captureError(client.scan({ limit: 10 }));
     expect(error).toBeInstanceOf(WebhookPagingError);

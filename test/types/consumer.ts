@@ -28,6 +28,7 @@ import {
   WebhookTimeoutError,
   WebhooksClient,
   type CreateResult,
+  type ListingEnd,
   type ListPage,
   type WebhookConnectionArgs,
   type WebhookEndpointArgs,
@@ -172,6 +173,8 @@ export async function exercise(): Promise<string[]> {
     const page: ListPage = await client.list({ webhookName: "a", limit: 10, ascending: true, match: "exact" });
     for await (const next of client.listAll({ webhookName: "a" }, { timeoutMs: 1000 })) seen.push(String(next.records.length), next.nextCursor ?? "");
     const scanned = await client.scan({});
+    const end: ListingEnd = scanned.end;
+    if (!end.complete) seen.push(end.reason);
     const stored: WebhookRecord[] = emulator.records();
     seen.push(record.signSecret, page.traceId, String(page.continuation.hasMore), String(scanned.pages), String(stored.length));
   } catch (error) {

@@ -11,7 +11,7 @@ import {
   type ShownSecrets,
 } from "../../text";
 import { CliError, EXIT, usageError } from "../exit";
-import { listEndpoints, type ListingClient } from "./listing";
+import { listEndpoints, mayBeIncomplete, type ListingClient } from "./listing";
 import {
   HIDDEN,
   HIDDEN_CHAR,
@@ -64,7 +64,7 @@ export interface AdoptOptions {
   secretFields?: SecretFields | undefined;
 }
 
-export const ADOPT_USAGE = `Usage: webhooks adopt (--id N [--id N ...] | --name N | --url U) [--resource-name R] [--format ts|yaml|import|all] [--json]
+export const ADOPT_USAGE = `Usage: webhooks adopt (--id N [--id N ...] [--name N] [--url U] | --name N | --url U) [--resource-name R] [--format ts|yaml|import|all] [--json]
 
 Prints declarations that take over existing endpoints instead of creating new ones:
   ts      the dynamic resource: new WebhookEndpoint("<r>", { webhookName, webhookUrl, adoptWebhookId })
@@ -72,7 +72,9 @@ Prints declarations that take over existing endpoints instead of creating new on
           (every $ written as $$: Pulumi YAML reads \${...} in any string as a reference)
   import  the command: pulumi import webhooks:index:WebhookEndpoint <r> <id>
   all     (default) all three
-  --id N              the endpoint with this webhook_id (repeat for several)
+  --id N              the endpoint with this webhook_id (repeat for several); with --name or
+                      --url, looked for among the endpoints with that name or URL only: on a
+                      service whose full listing stops at its first page, that finds it
   --name N, --url U   the endpoints with exactly this name and/or URL
   --resource-name R   the Pulumi resource name (letters, digits, '-', '_', '.', not starting with
                       '-'; default: derived from the endpoint's name; with several endpoints, R-<id>)
@@ -184,24 +186,48 @@ async function selectEndpoints(
   options: AdoptOptions,
 ): Promise<WebhookEndpointRecord[]> {
   const progress = Progress.for(sink, options.progress);
-  if (options.ids.length > 0) {
-    // There is no read-by-id: the whole listing is searched.
-    const all = await listEndpoints(client, {}, progress, options.secrets?.inText);
-    const byId = new Map(all.map((record) => [record.webhookId, record]));
-    const missing = options.ids.filter((id) => !byId.has(id));
-    if (missing.length > 0)
-      throw usageError(
-        `no endpoint with webhook_id ${missing.join(", ")} exists on the service (\`webhooks list\` shows them)`,
-      );
-    return [...new Set(options.ids)].sort((a, b) => a - b).map((id) => byId.get(id)!);
-  }
   const filter: ListFilter = { match: "exact" };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
-  const found = await listEndpoints(client, filter, progress, options.secrets?.inText);
+  const narrowed = options.name !== undefined || options.url !== undefined;
+  const described = [
+    options.name === undefined
+      ? ""
+      : `the name ${quoted(cell(options.name, MAX_CELL.name, options.secrets?.inText))}`,
+    options.url === undefined
+      ? ""
+      : `the URL ${quoted(cell(options.url, MAX_CELL.url, options.secrets?.inText))}`,
+  ]
+    .filter(Boolean)
+    .join(" and ");
+  if (options.ids.length > 0) {
+    // There is no read-by-id: the listing (of the whole service, or of the name or URL given) is searched.
+    const { records, end } = await listEndpoints(
+      client,
+      narrowed ? { ...filter, match: "service" } : {},
+      progress,
+      options.secrets?.inText,
+    );
+    const byId = new Map(records.map((record) => [record.webhookId, record]));
+    const missing = options.ids.filter((id) => !byId.has(id));
+    if (missing.length > 0 && !end.complete)
+      throw usageError(
+        `endpoint ${missing.join(", ")} is not among the ${records.length} endpoint(s) the service listed${narrowed ? ` with ${described}` : ""}, and ${mayBeIncomplete(end)}: whether it exists cannot be told. ${narrowed ? "Narrow it further with the endpoint's exact name and URL" : "Narrow the listing with the endpoint's name or URL"}: webhooks adopt --id ${missing[0]} --name <its name> (\`webhooks list --name <name>\` shows it)`,
+      );
+    if (missing.length > 0)
+      throw usageError(
+        `no endpoint with webhook_id ${missing.join(", ")} exists on the service${narrowed ? ` with ${described}` : ""} (\`webhooks list\` shows them)`,
+      );
+    return [...new Set(options.ids)].sort((a, b) => a - b).map((id) => byId.get(id)!);
+  }
+  const { records: found, end } = await listEndpoints(client, filter, progress, options.secrets?.inText);
+  if (!end.complete)
+    sink.stderr(
+      `warning: ${mayBeIncomplete(end)}: endpoints with ${described} past the ones listed are not shown\n`,
+    );
   if (found.length === 0) {
     throw usageError(
-      `no endpoint has exactly ${[options.name === undefined ? "" : `the name ${quoted(cell(options.name, MAX_CELL.name, options.secrets?.inText))}`, options.url === undefined ? "" : `the URL ${quoted(cell(options.url, MAX_CELL.url, options.secrets?.inText))}`].filter(Boolean).join(" and ")} (search with \`webhooks list --match service\`)`,
+      `no endpoint ${end.complete ? "has" : "listed has"} exactly ${described}${end.complete ? "" : " (the listing may be incomplete, so one may still exist)"} (search with \`webhooks list --match service\`)`,
     );
   }
   if (found.length > 1) {
@@ -510,8 +536,10 @@ export const adoptCommand: Command = {
           `adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`,
         );
     const byName = flags.str("name") !== undefined || flags.str("url") !== undefined;
-    if (ids.length > 0 === byName)
-      throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
+    if (ids.length === 0 && !byName)
+      throw usageError(
+        "adopt: select the endpoints with --id N (one or more, narrowed by --name or --url if given), or with --name and/or --url",
+      );
     const format = flags.str("format");
     if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
       throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);

@@ -2,7 +2,7 @@ import { showable } from "../../text";
 import type { Command } from "../command";
 import { usageError } from "../exit";
 import type { ListFilter, WebhookEndpointRecord } from "../../client";
-import { listEndpoints, type ListingClient } from "./listing";
+import { listEndpoints, mayBeIncomplete, type ListingClient } from "./listing";
 import type { ShownSecrets } from "../../text";
 import {
   MAX_CELL,
@@ -50,10 +50,15 @@ in such characters never look alike.
   --match exact       (default) the same name/URL, up to the forms a service may store
                       (surrounding white space, Unicode form; case of scheme and host, one trailing slash)
   --match service     whatever the service's own filter returns (it may match partially)
-  --json              JSON for scripts: {"endpoints": [records]}, camelCase record fields, the
-                      exact text with hidden characters as \\u escapes; a field that shows a
-                      secret (the access token, a value the stack holds secret) is {"secret": true}
-  --show-secrets      include signSecret (table column and JSON field); hidden otherwise`;
+  --json              JSON for scripts: {"endpoints": [records], "complete": true|false}, camelCase
+                      record fields, the exact text with hidden characters as \\u escapes; a field
+                      that shows a secret (the access token, a value the stack holds secret) is
+                      {"secret": true}; "complete": false (with "incompleteReason") when the
+                      service's listing may hold more than it showed
+  --show-secrets      include signSecret (table column and JSON field); hidden otherwise
+A service that caps its pages without saying so, or ignores the paging position, may show only
+its first endpoints: the count line says so ("the first 50 endpoints the service lists, not
+necessarily all"), and --name or --url narrow the listing.`;
 
 export async function runList(
   client: ListingClient,
@@ -67,19 +72,27 @@ export async function runList(
   const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress), secrets.inText);
   // A name or URL the stack holds secret is not shown as the service has it.
   const hiddenOf = (record: WebhookEndpointRecord) => options.secretFields?.fieldsOf(record);
+  const { records, end } = listed;
   if (options.json) {
     sink.stdout(
       jsonText({
-        endpoints: listed.map((record) => recordView(record, options.showSecrets, secrets, hiddenOf(record))),
+        endpoints: records.map((record) =>
+          recordView(record, options.showSecrets, secrets, hiddenOf(record)),
+        ),
+        complete: end.complete,
+        ...(end.complete ? {} : { incompleteReason: end.reason }),
       }),
     );
   } else {
-    sink.stdout(endpointTable(listed, options.showSecrets, secrets, hiddenOf));
+    sink.stdout(endpointTable(records, options.showSecrets, secrets, hiddenOf));
+    const count = `${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options, secrets)}`;
     sink.stderr(
-      `${listed.length} endpoint${listed.length === 1 ? "" : "s"}${describeFilter(options, secrets)}\n`,
+      end.complete
+        ? `${count}\n`
+        : `the first ${count} the service lists, not necessarily all: ${mayBeIncomplete(end)}; narrow it with --name or --url\n`,
     );
   }
-  return listed;
+  return records;
 }
 
 /** The people's table of endpoints. */

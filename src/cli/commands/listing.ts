@@ -1,31 +1,45 @@
-import type { ListFilter, WebhookEndpointRecord, WebhooksClient } from "../../client";
+import type { ListFilter, ListingEnd, WebhookEndpointRecord, WebhooksClient } from "../../client";
 import { recognisableInText } from "../../text";
 import { Progress } from "../output/output";
 
 /** The part of the client the commands use: listing. Commands never create. */
 export type ListingClient = Pick<WebhooksClient, "listAll">;
 
+/** The endpoints a listing showed, and how it ended: only a complete one proves that an endpoint is not there. */
+export interface Listed {
+  records: WebhookEndpointRecord[];
+  end: ListingEnd;
+}
+
 /**
  * Every endpoint matching the filter, each id once, sorted by id, with "listed N endpoints…" on
- * stderr as the pages come in (see {@link Progress}). `secrets` (what the command keeps out of what
- * it prints) are kept out of the client's errors too, where they quote the service's own text.
+ * stderr as the pages come in (see {@link Progress}), and how the listing ended. `secrets` (what the
+ * command keeps out of what it prints) are kept out of the client's errors too, where they quote the
+ * service's own text.
  */
 export async function listEndpoints(
   client: ListingClient,
   filter: ListFilter,
   progress: Progress,
   secrets: readonly string[] = [],
-): Promise<WebhookEndpointRecord[]> {
+): Promise<Listed> {
   const byId = new Map<number, WebhookEndpointRecord>();
   const redact = secrets.filter(recognisableInText);
+  let end: ListingEnd = { complete: true };
   try {
     for await (const page of client.listAll(filter, redact.length > 0 ? { redact } : {})) {
       for (const record of page.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+      end = page.end ?? end;
       const listed = byId.size;
       progress.update(`listed ${listed} endpoint${listed === 1 ? "" : "s"}…`);
     }
   } finally {
     progress.done();
   }
-  return [...byId.values()].sort((a, b) => a.webhookId - b.webhookId);
+  return { records: [...byId.values()].sort((a, b) => a.webhookId - b.webhookId), end };
+}
+
+/** "the listing may be incomplete (why)", for a listing that did not prove itself complete. */
+export function mayBeIncomplete(end: Extract<ListingEnd, { complete: false }>): string {
+  return `the service's listing may be incomplete (${end.reason})`;
 }

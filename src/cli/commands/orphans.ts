@@ -1,7 +1,7 @@
 import type { Command } from "../command";
 import { resolveStacksConnection } from "../stack/config";
 import { readFileSync } from "node:fs";
-import { sameName, type WebhookEndpointRecord } from "../../client";
+import { sameName, type ListingEnd, type WebhookEndpointRecord } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { createdByItsStack, mayBeHeldEndpoint, type Provenance } from "../../core/state";
 import {
@@ -16,7 +16,7 @@ import {
   type UntypedDeployment,
 } from "../stack/deployment";
 import { usageError } from "../exit";
-import { listEndpoints, type ListingClient } from "./listing";
+import { listEndpoints, mayBeIncomplete, type Listed, type ListingClient } from "./listing";
 import { historyCheckpoints } from "../stack/history";
 import { shownValue, type ShownSecrets } from "../../text";
 import {
@@ -97,8 +97,9 @@ and apart, not ours to remove:
                     line), so the order of the flags changes nothing; the stacks must name one
                     service (else pass --base-url), listed with each token they configure
   --state-file F    a file written by \`pulumi stack export\` (or a backend checkpoint); repeat
-  --json            {"sources": [...], "held": n, "orphans": [record + relation + ours +
-                    provenance + resources]}
+  --json            {"sources": [...], "held": n, "complete": true|false, "orphans": [record +
+                    relation + ours + provenance + resources]}; "complete": false (with
+                    "incompleteReason") when the service's listing may hold more than it showed
 Endpoints the stacks hold on other services (explicit providers, connection inputs) are not
 compared with this service's.`;
 
@@ -162,7 +163,12 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
   };
   const sources = await readSources(deps, options, home);
   const index = indexStates(sources, home.service);
-  const records = await listService(deps, options);
+  const { records, end } = await listService(deps, options);
+  // What a listing that cannot prove itself complete did not show is unknown: said, never taken as absent.
+  if (!end.complete)
+    deps.sink.stderr(
+      `warning: ${mayBeIncomplete(end)}: endpoints past the ${records.length} listed are neither counted nor shown\n`,
+    );
   const isHeld = (record: WebhookEndpointRecord) =>
     index.holders.some(
       (h) =>
@@ -175,7 +181,7 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
     .filter((record) => !isHeld(record))
     .map((record) => judge(record, index, home.service));
   const secrets = options.secrets ?? { inText: [] };
-  if (options.json) deps.sink.stdout(orphansJson(sources, held, orphans, secrets));
+  if (options.json) deps.sink.stdout(orphansJson(sources, held, end, orphans, secrets));
   else printOrphans(deps.sink, sources, held, records.length, orphans, secrets);
   return orphans;
 }
@@ -300,21 +306,27 @@ function indexStates(sources: readonly Source[], service: string): StatesIndex {
   return index;
 }
 
-/** Every endpoint on the service, listed with each client (one per token the stacks use), merged by id. */
-async function listService(deps: OrphansDeps, options: OrphansOptions): Promise<WebhookEndpointRecord[]> {
+/**
+ * Every endpoint on the service, listed with each client (one per token the stacks use), merged by
+ * id; complete only when every listing proved itself complete.
+ */
+async function listService(deps: OrphansDeps, options: OrphansOptions): Promise<Listed> {
   const clients = Array.isArray(deps.client)
     ? (deps.client as readonly ListingClient[])
     : [deps.client as ListingClient];
   const byId = new Map<number, WebhookEndpointRecord>();
-  for (const client of clients)
-    for (const record of await listEndpoints(
+  let end: ListingEnd = { complete: true };
+  for (const client of clients) {
+    const listed = await listEndpoints(
       client,
       {},
       Progress.for(deps.sink, options.progress),
       options.secrets?.inText,
-    ))
-      if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
-  return [...byId.values()].sort((a, b) => a.webhookId - b.webhookId);
+    );
+    for (const record of listed.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+    if (!listed.end.complete && end.complete) end = listed.end;
+  }
+  return { records: [...byId.values()].sort((a, b) => a.webhookId - b.webhookId), end };
 }
 
 /** The verdict on one endpoint no state holds now (see {@link ORPHANS_USAGE}). */
@@ -368,6 +380,7 @@ function judge(record: WebhookEndpointRecord, index: StatesIndex, service: strin
 function orphansJson(
   sources: readonly Source[],
   held: number,
+  end: ListingEnd,
   orphans: readonly Orphan[],
   secrets: ShownSecrets,
 ): string {
@@ -378,6 +391,8 @@ function orphansJson(
       historyCheckpoints: s.history.length,
     })),
     held,
+    complete: end.complete,
+    ...(end.complete ? {} : { incompleteReason: end.reason }),
     orphans: orphans.map((o) => ({
       ...recordView(o.record, false, secrets, o.secretFields),
       relation: o.relation,

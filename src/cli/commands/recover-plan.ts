@@ -24,7 +24,8 @@ import type { PendingCreate } from "../stack/deployment";
  * exists with the declared name and URL and nothing holds it (a person declared it theirs). One
  * candidate for one pending create, by the stack's known principal, is recorded; two candidates for
  * one, one candidate for two, or any candidate while the principal is unknown, is a question for a
- * person.
+ * person. So is a pending create none of whose candidates were listed, when no listing could prove
+ * that none exists (a service that caps its pages without saying so): it is never cleared on that.
  */
 export interface MatchRules {
   /** Earliest create time (ms) of a candidate: the window's start less the clock skew. */
@@ -35,6 +36,10 @@ export interface MatchRules {
   creators: ReadonlySet<number>;
   /** Choices a person made (`--pick <resource>=<id>`), by resource name or URN. */
   picks: ReadonlyMap<string, number>;
+  /** Why the listing of the whole service may be incomplete; undefined when it proved itself complete. */
+  incomplete?: string | undefined;
+  /** Pending creates (by URN) for which no listing proved itself complete, with why. */
+  unproven?: ReadonlyMap<string, string>;
 }
 
 /** How a recorded endpoint came to the stack: the provenance recover writes for it. */
@@ -129,6 +134,15 @@ export function matchPendingCreates(
 
   return first.map((entry): Outcome => {
     const { pending: p, candidates } = entry;
+    const unproven = rules.unproven?.get(p.urn);
+    if (candidates.length === 0 && unproven !== undefined && p.unmatchable === undefined) {
+      return {
+        kind: "ambiguous",
+        pending: p,
+        candidates,
+        reason: `no endpoint listed matches it, but ${unproven}, so whether its create reached the service cannot be told and it is not cleared: find the endpoint (\`webhooks list --name <its name>\`) and record it with --pick, or, if it surely never reached the service, clear it with \`pulumi refresh --clear-pending-creates\``,
+      };
+    }
     if (candidates.length === 0) {
       return {
         kind: "clear",
@@ -183,6 +197,10 @@ function picked(
 ): WebhookEndpointRecord {
   const record = byId.get(id);
   const label = `--pick ${p.resourceName}=${id}`;
+  if (record === undefined && rules.incomplete !== undefined)
+    throw usageError(
+      `${label}: endpoint ${id} is not among the endpoints listed (of the service, and of the resource's name), and ${rules.incomplete}: check the id with \`webhooks list --name <its name>\``,
+    );
   if (record === undefined)
     throw usageError(`${label}: no endpoint with that webhook_id exists on the service`);
   if (rules.held.has(id))

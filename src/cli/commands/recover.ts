@@ -1,7 +1,12 @@
 import type { Command } from "../command";
 import { parsePicks } from "./recover-plan";
 import { readFileSync } from "node:fs";
-import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
+import {
+  CLIENT_DEFAULTS,
+  WebhooksClient,
+  type WebhookEndpointRecord,
+  type WebhooksClientOptions,
+} from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
 import { redactShown, showable, type ShownSecrets } from "../../text";
@@ -20,7 +25,7 @@ import {
   type UntypedDeployment,
 } from "../stack/deployment";
 import { CliError, EXIT, usageError } from "../exit";
-import { listEndpoints, type ListingClient } from "./listing";
+import { listEndpoints, mayBeIncomplete, type ListingClient } from "./listing";
 import {
   judgeLock,
   localProcesses,
@@ -287,9 +292,13 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     }
     for (const [service, group] of groups) {
       const lookable = group.target !== undefined && group.pending.some((p) => p.unmatchable === undefined);
-      const records = lookable
-        ? await listEndpoints(clients.for(group.target!), {}, Progress.for(sink, options.progress))
-        : [];
+      const { records, incomplete, unproven } = lookable
+        ? await listForPending(
+            clients.for(group.target!),
+            group.pending,
+            Progress.for(sink, options.progress),
+          )
+        : { records: [], incomplete: undefined, unproven: new Map<string, string>() };
       const held = new Set<number>();
       for (const resource of endpointResources(deployment)) {
         const id = heldId(resource);
@@ -319,6 +328,8 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
           held,
           creators,
           picks: options.picks,
+          incomplete,
+          unproven,
         }),
       );
     }
@@ -681,6 +692,38 @@ async function verify(
     );
   }
   return after;
+}
+
+/**
+ * The service's endpoints for matching pending creates: its whole listing; when that cannot prove
+ * itself complete (a service that caps its pages without saying so), also the listing of each
+ * pending create's name, which can. `unproven`: the pending creates (by URN) whose name's listing
+ * could not prove itself complete either, with why: nothing is concluded absent for them.
+ */
+async function listForPending(
+  client: ListingClient,
+  pending: readonly PendingCreate[],
+  progress: Progress,
+): Promise<{
+  records: WebhookEndpointRecord[];
+  incomplete: string | undefined;
+  unproven: Map<string, string>;
+}> {
+  const all = await listEndpoints(client, {}, progress);
+  const unproven = new Map<string, string>();
+  if (all.end.complete) return { records: all.records, incomplete: undefined, unproven };
+  const byId = new Map(all.records.map((record) => [record.webhookId, record]));
+  for (const p of pending) {
+    if (p.unmatchable !== undefined || p.webhookName === undefined) continue;
+    const named = await listEndpoints(client, { webhookName: p.webhookName, match: "service" }, progress);
+    for (const record of named.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+    if (!named.end.complete) unproven.set(p.urn, mayBeIncomplete(named.end));
+  }
+  return {
+    records: [...byId.values()].sort((a, b) => a.webhookId - b.webhookId),
+    incomplete: mayBeIncomplete(all.end),
+    unproven,
+  };
 }
 
 export const recoverCommand: Command = {
