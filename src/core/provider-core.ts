@@ -548,7 +548,7 @@ export class ProviderCore {
       lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending),
       justRead: new Map(),
       principals: new Set(),
-      ...(connection.principalId === undefined ? {} : { principalId: connection.principalId }),
+      ...(connection.principal === undefined ? {} : { principalId: connection.principal.id }),
     };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {
