@@ -26,6 +26,7 @@ import {
 import {
   createdAddress,
   declaredAddress,
+  enteredStack,
   mayBeHeldEndpoint,
   provenanceOf,
   stateAfterCreate,
@@ -629,8 +630,11 @@ function anotherEndpoint(
 
 /**
  * Learns the stack's principal on a connection from an endpoint the stack holds: only one its
- * provenance says this stack created on this very service (adopted, imported and picked endpoints,
- * and those of earlier releases, which record no provenance, may be anyone's).
+ * provenance says was created on this very service, in this very stack ({@link enteredStack}: its
+ * `stackRoot` follows a `pulumi stack rename`, while one `pulumi state move` brought in from another
+ * stack still names that one). Adopted, imported and picked endpoints, and those of earlier
+ * releases, which record no provenance, may be anyone's; with the stack unknown (a refresh of the
+ * dynamic face before any other call), nothing is learnt.
  */
 function learnPrincipal(
   connection: PerConnection,
@@ -639,7 +643,7 @@ function learnPrincipal(
 ): void {
   const provenance = provenanceOf(olds);
   if (provenance?.how !== "created" || provenance.service !== serviceOf(connection.client.baseUrl)) return;
-  if (stack !== "unknown" && provenance.stack !== stack) return;
+  if (stack === "unknown" || enteredStack(olds) !== stack) return;
   if (typeof olds.creatorId === "number" && Number.isSafeInteger(olds.creatorId))
     connection.principals.add(olds.creatorId);
 }

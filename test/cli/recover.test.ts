@@ -226,6 +226,11 @@ describe("recover: matching pending creates to the service", () => {
       operateTime: RUN_START + 5_000,
       // The killed run created it, on this service: recorded as that fact.
       provenance: { how: "created", service: emulator.url, stack: "shop/dev", recovered: true },
+      // And in this stack, as a reference to its root resource, which `pulumi stack rename` rewrites.
+      stackRoot: {
+        "4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e",
+        urn: "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev",
+      },
     });
     expect(recorded[2]!.outputs!.adoptWebhookId).toBe(adopted);
     expect(recorded[2]!.outputs!.provenance).toEqual({
@@ -327,6 +332,7 @@ describe("recover: matching pending creates to the service", () => {
       "operatorName",
       "provenance",
       "signSecret",
+      "stackRoot",
       "webhookId",
       "webhookName",
       "webhookUrl",
@@ -455,6 +461,11 @@ describe("recover: a stack whose principal the state shows", () => {
 });
 
 /** Outputs marking how a held resource's endpoint entered the stack. */
+/** A resource reference, as a state holds one (what `stackRoot` is stored as). */
+function rootReference(urn: string): Record<string, string> {
+  return { [SIG_KEY]: "5cf8f73096256a8f31e491e813e4eb8e", urn, packageVersion: "" };
+}
+
 function entered(resource: StateResource, how: string, service = emulator.url): StateResource {
   return { ...resource, outputs: { ...resource.outputs, provenance: { how, service, stack: "shop/dev" } } };
 }
@@ -522,6 +533,22 @@ describe("recover: the principal is learnt only from endpoints this stack create
         };
       },
     ],
+    // The same, recorded by this release: the reference to the root of the stack it entered names
+    // that stack still (`pulumi state move` rewrites no property), whatever the URN says now.
+    [
+      "created by another stack of this project and moved in, its stackRoot naming that stack",
+      (id: number) => {
+        const moved = heldResource("theirs", id, 2002);
+        return {
+          ...moved,
+          outputs: {
+            ...moved.outputs,
+            provenance: { how: "created", service: emulator.url, stack: "shop/staging" },
+            stackRoot: rootReference("urn:pulumi:staging::shop::pulumi:pulumi:Stack::shop-staging"),
+          },
+        };
+      },
+    ],
   ] as const) {
     it(`another team's endpoint ${label} does not make their creator the stack's principal`, async () => {
       const theirsHeld = await endpoint("theirs", RUN_START - 24 * HOUR, "other");
@@ -538,6 +565,34 @@ describe("recover: the principal is learnt only from endpoints this stack create
       expect(sink.out).not.toMatch(/by creator 2002 \(the stack's principal\)/);
     });
   }
+
+  it("an endpoint the stack created before `pulumi stack rename` still teaches it: its stackRoot was renamed with the stack (issue 25)", async () => {
+    // Provenance names the stack as it was called then (shop/qa); the reference to its root is what
+    // the engine rewrote to the stack's new name, shop/dev.
+    const earlier = await endpoint("india", RUN_START - 24 * HOUR);
+    const ours = await endpoint("juliet", RUN_START + 1_000);
+    await endpoint("juliet", RUN_START + 2_000, "other");
+    const held = heldResource("india", earlier, 1001);
+    setup(
+      [
+        {
+          ...held,
+          outputs: {
+            ...held.outputs,
+            provenance: { how: "created", service: emulator.url, stack: "shop/qa" },
+            stackRoot: rootReference("urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev"),
+          },
+        },
+      ],
+      [pendingCreate("juliet")],
+      "stale",
+      "unknown",
+    );
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
 
   it("an endpoint the stack created on that service does teach it: ours is recorded", async () => {
     const earlier = await endpoint("india", RUN_START - 24 * HOUR);

@@ -249,7 +249,9 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
         // adopted or imported, or says nothing, makes it someone else's or unknown.
         // Created here by the stack that held it (not moved in from another stack with `pulumi state move`).
         const createdHere = before.every(
-          (b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service,
+          (b) =>
+            createdByItsStack(b.provenance, b.urn, b.facts?.stackRoot) &&
+            b.provenance?.service === home.service,
         );
         // And by the stack's principal there: the one creator of every endpoint the stack created
         // on this service. Creators that disagree mean one of them is not the stack's (a service

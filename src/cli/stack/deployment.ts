@@ -4,6 +4,7 @@ import {
   mayBeHeldEndpoint,
   provenanceOf,
   stateAfterCreate,
+  stackRootOf,
   type Provenance,
 } from "../../core/state";
 import {
@@ -13,7 +14,7 @@ import {
   TYPE_TOKENS,
 } from "../../core/resource";
 import { showsTainted } from "../../core/taint";
-import { SECRET_SIG, SIG_KEY, urnName } from "../../core/wire";
+import { SECRET_SIG, SIG_KEY, resourceReference, urnName } from "../../core/wire";
 import { CliError, EXIT } from "../exit";
 import type { SecretField, SecretFields } from "../output/output";
 
@@ -203,14 +204,16 @@ export function namesOf(resource: StateResource): string[] {
 /**
  * The creators of the endpoints this stack created on `service`, as their provenance records it:
  * the stack's own principal there. Endpoints adopted, imported or picked, moved in from another
- * stack (`pulumi state move`: created, but by that stack), and those of earlier releases (no
- * provenance: unknown, never "created"), teach nothing: they may be anyone's.
+ * stack (`pulumi state move`: created, but by that stack; a stack renamed since is still itself,
+ * see `stackRoot`), and those of earlier releases (no provenance: unknown, never "created"), teach
+ * nothing: they may be anyone's.
  */
 export function stackCreators(deployment: Deployment, service: string): Set<number> {
   const creators = new Set<number>();
   for (const resource of endpointResources(deployment)) {
     const provenance = provenanceIn(resource);
-    if (!createdByItsStack(provenance, resource.urn) || provenance?.service !== service) continue;
+    if (!createdByItsStack(provenance, resource.urn, resource.outputs?.stackRoot)) continue;
+    if (provenance?.service !== service) continue;
     const creatorId = resource.outputs?.creatorId;
     if (typeof creatorId === "number") creators.add(creatorId);
   }
@@ -316,6 +319,9 @@ export function recordedResource(
       : {}),
   };
   const state: Record<string, unknown> = { ...stateAfterCreate(record, declared, provenance) };
+  // The stack it entered, as a resource reference that `pulumi stack rename` rewrites; never secret.
+  const root = stackRootOf(state.stackRoot);
+  delete state.stackRoot;
   const alwaysSecret = new Set<string>([
     ...(pending.face === "dynamic" ? DYNAMIC_FORCED_SECRET : ALWAYS_SECRET_OUTPUTS),
     ...(secrecy.provenanceSecret === true ? ["provenance"] : []),
@@ -325,6 +331,7 @@ export function recordedResource(
     if (alwaysSecret.has(key) || pending.secretInputs.includes(key) || showsTainted(value, values))
       state[key] = plaintextSecret(value);
   }
+  if (root !== undefined) state.stackRoot = resourceReference(root);
   if (pending.face === "dynamic") {
     if (inputs.connection !== undefined) state.connection = inputs.connection;
     if (inputs.__provider !== undefined) state.__provider = inputs.__provider;
