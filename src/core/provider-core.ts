@@ -13,6 +13,13 @@ import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
 import {
+  contradictingFact,
+  contradictionMessage,
+  principalsOf,
+  type CreatorFact,
+  type PrincipalClaim,
+} from "./principal";
+import {
   EMPTY_CONFIG,
   SETTING_NAMES,
   SETTINGS,
@@ -101,13 +108,17 @@ interface PerConnection {
   /** What a read just saw, reused once by the diff that follows it in a refresh. */
   justRead: Map<string, { record: WebhookEndpointRecord | undefined; at: number }>;
   /**
-   * The stack's principal on this connection, as recorded facts show it: the creators of the
-   * endpoints this stack created on its service (their provenance says so), seen in this process
-   * by a diff or a refresh. Empty until then: the API cannot say which principal a token is.
+   * What the state records of the stack's principal on this connection (see principal.ts): the
+   * endpoints this stack created on its service (their provenance says so), by webhook_id, with
+   * their creators, learnt from each diff and refresh of the run as the engine sends it, before any
+   * lookup. Empty until then: the API cannot say which principal a token is.
    */
-  principals: Set<number>;
-  /** The token's principal as configured (`principalId`): when set, it alone decides. */
-  principalId?: number;
+  facts: Map<number, CreatorFact>;
+  /**
+   * The token's principal as its configuration names it (`principalId`): checked against the facts
+   * before anything is sent, then it alone judges a create's answer.
+   */
+  principal?: PrincipalClaim;
 }
 
 /** Most connections kept at once; the least recently used one is closed past it. */
@@ -156,14 +167,18 @@ export class ProviderCore {
     return { inputs: news, failures };
   }
 
-  /** Create (or adopt); `stack` is `<project>/<stack>` of the resource, recorded in its provenance. */
+  /**
+   * Create (or adopt); `stack` is `<project>/<stack>` of the resource, recorded in its provenance;
+   * `resource`, its URN when the face knows it (named in advice to import the endpoint).
+   */
   async create(
     inputs: WebhookEndpointInputs,
     taint: Taint = NO_TAINT,
     stack = "unknown",
+    resource?: string,
   ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     try {
-      return await this.#create(inputs, taint, stack);
+      return await this.#create(inputs, taint, stack, resource);
     } catch (error) {
       throw scrubbedError(error, this.#scrubbing(taint));
     }
@@ -173,37 +188,27 @@ export class ProviderCore {
     inputs: WebhookEndpointInputs,
     taint: Taint,
     stack: string,
+    resource: string | undefined,
   ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     const connection = this.#connection(inputs.connection);
     const secrets = [...connection.secrets, ...taint.values];
     const quote = (text: string, property?: "webhookName" | "webhookUrl") =>
       shown(text, property, taint, secrets);
     const adopting = inputs.adoptWebhookId !== undefined;
+    // Checks before effects: a principalId the state's facts contradict would refuse the answer
+    // of every create this token makes, and nothing can delete what it made.
+    if (!adopting) refuseContradiction(connection, "nothing was sent to the service");
     const record =
       inputs.adoptWebhookId === undefined
         ? await this.#createEndpoint(connection.client, inputs, taint)
         : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
-    const principals =
-      connection.principalId !== undefined ? new Set([connection.principalId]) : connection.principals;
-    if (!adopting && principals.size > 0 && !principals.has(record.creatorId)) {
-      // A service that keeps names unique may answer a create with the endpoint that has the name:
-      // when another principal made the same name and URL while this create was in flight, that
-      // endpoint is theirs, new since the attempt began, and only its creator tells.
-      const ours = [...principals].sort((a, b) => a - b).join(", ");
-      const whose =
-        connection.principalId !== undefined
-          ? `the principal configured for this token (principalId) is creator ${ours}`
-          : `the endpoints this stack created on this service were created by ${ours}`;
-      throw new ProviderError(
-        `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}, but ${whose}: another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded. If endpoint ${id} is this stack's (its access token now belongs to another principal${connection.principalId !== undefined ? ", or principalId is wrong" : ""}), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
-      );
-    }
     const state = stateAfterCreate(record, inputs, {
       how: adopting ? "adopted" : "created",
       service: serviceOf(connection.client.baseUrl),
       stack,
     });
+    if (!adopting) this.#judgeAnswer(connection, record, state, resource);
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
@@ -255,7 +260,7 @@ export class ProviderCore {
       throw new ProviderError(
         `${stranger}; refresh cannot see the stack's endpoint from here, and records nothing of this one: restore the connection the endpoint was made with, or run \`pulumi up\` without --refresh, which replaces it`,
       );
-    if (old !== undefined) learnPrincipal(connection, old, stack);
+    if (old !== undefined) learnFact(connection, id, old, stack, this.#holder(old, connection, taint));
     const imported: Provenance | undefined =
       old === undefined
         ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack }
@@ -293,78 +298,143 @@ export class ProviderCore {
     taint: Taint,
     stack: string,
   ): Promise<DiffOutcome> {
-    const replaces: string[] = [];
-    const updates: string[] = [];
-    const declared = declaredAddress(olds);
-    if (
-      !isKnown(news.webhookName) ||
-      declared === undefined ||
-      !sameName(String(news.webhookName), declared.webhookName)
-    )
-      replaces.push("webhookName");
-    if (
-      !isKnown(news.webhookUrl) ||
-      declared === undefined ||
-      !sameUrl(String(news.webhookUrl), declared.webhookUrl)
-    )
-      replaces.push("webhookUrl");
-    const adoptId = news.adoptWebhookId;
-    if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id)))
-      replaces.push("adoptWebhookId");
-    else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
+    const { replaces, updates } = declaredChanges(id, olds, news);
     const connectionChanged =
       this.face === "dynamic" &&
       JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
     if (connectionChanged) updates.push("connection");
-
-    let drift: string | undefined;
-    if (replaces.length === 0) {
-      // Drift: an endpoint removed or changed on the service must be recreated, and preview should
-      // say so without --refresh. The filter may be partial or ignored, so match on the id.
-      // The new connection input, absent included (settings then come from config and the
-      // environment); the old one only while the new one, or any setting in it, is not known yet
-      // (the engine's marker must never be sent as a token or used as a URL).
-      const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
-      const seen = takeJustRead(connection, id);
-      const current = seen
-        ? seen.record
-        : await connection.lookups.find(
-            idNumber(id),
-            { webhookName: olds.webhookName, redact: taint.values },
-            false,
-          );
-      const stranger = current === undefined ? undefined : anotherEndpoint(id, olds, current);
-      if (current === undefined) {
-        replaces.push("webhookId");
-        drift = `endpoint ${id} no longer exists on the service under its name`;
-      } else if (stranger !== undefined) {
-        // Ids are per service: the connection now reaches another service, where this id is
-        // another endpoint (often another team's). It is replaced there, never taken.
-        const at = updates.indexOf("connection");
-        if (at >= 0) updates.splice(at, 1);
-        replaces.push(connectionChanged ? "connection" : "webhookId");
-        drift = stranger;
-      } else {
-        // The stack's own endpoint, on the connection it was made with: it may show the stack's principal.
-        if (!connectionChanged) learnPrincipal(connection, olds, stack);
-        if (!stillAsCreated(current, olds)) {
-          const created = createdAddress(olds);
-          replaces.push(
-            created !== undefined && !sameName(current.webhookName, created.webhookName)
-              ? "webhookName"
-              : "webhookUrl",
-          );
-          const secrets = [...connection.secrets, ...taint.values];
-          drift = `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`;
-        }
-      }
+    // The new connection input, absent included (settings then come from config and the
+    // environment); the old one only while the new one, or any setting in it, is not known yet (the
+    // engine's marker must never be sent as a token or used as a URL). A replacement needs no
+    // connection to be answered: one that cannot be resolved then only teaches nothing.
+    const connectionInput = fullyKnown(news.connection) ? news.connection : olds.connection;
+    let connection: PerConnection | undefined;
+    try {
+      connection = this.#connection(connectionInput);
+    } catch (error) {
+      if (replaces.length === 0) throw error;
+    }
+    // Facts before claims: what the state records of the stack's own endpoint, on the connection it
+    // was made with, is learnt as the engine sends it, and a principalId it contradicts is refused
+    // here: before this diff, or any create of the run, sends anything (preview fails the same way).
+    if (connection !== undefined && !connectionChanged) {
+      learnFact(connection, id, olds, stack, this.#holder(olds, connection, taint));
+      refuseContradiction(connection, "nothing was sent to the service");
+    }
+    const drift =
+      replaces.length === 0 ? await this.#drift(id, olds, taint, connection!, connectionChanged) : undefined;
+    if (drift !== undefined) {
+      // Ids are per service: another service's endpoint is replaced there, never taken.
+      const at = updates.indexOf("connection");
+      if (drift.stranger === true && at >= 0) updates.splice(at, 1);
+      replaces.push(drift.replace);
     }
     return {
       changes: replaces.length > 0 || updates.length > 0,
       replaces,
       updates,
-      ...(drift === undefined ? {} : { drift }),
+      ...(drift === undefined ? {} : { drift: drift.why }),
     };
+  }
+
+  /**
+   * Drift: an endpoint removed or changed on the service must be recreated, and preview should say
+   * so without --refresh. The filter may be partial or ignored, so match on the id. Undefined when
+   * the service still holds the endpoint as it was created.
+   */
+  async #drift(
+    id: string,
+    olds: WebhookEndpointOutputs,
+    taint: Taint,
+    connection: PerConnection,
+    connectionChanged: boolean,
+  ): Promise<{ replace: string; why: string; stranger?: true } | undefined> {
+    const seen = takeJustRead(connection, id);
+    const current = seen
+      ? seen.record
+      : await connection.lookups.find(
+          idNumber(id),
+          { webhookName: olds.webhookName, redact: taint.values },
+          false,
+        );
+    if (current === undefined)
+      return { replace: "webhookId", why: `endpoint ${id} no longer exists on the service under its name` };
+    const stranger = anotherEndpoint(id, olds, current);
+    if (stranger !== undefined) {
+      // The connection now reaches another service, where this id is another endpoint (often
+      // another team's): what the state records of the stack's endpoint says nothing of this one.
+      connection.facts.delete(Number(id));
+      return { replace: connectionChanged ? "connection" : "webhookId", why: stranger, stranger: true };
+    }
+    if (stillAsCreated(current, olds)) return undefined;
+    const created = createdAddress(olds);
+    const secrets = [...connection.secrets, ...taint.values];
+    return {
+      replace:
+        created !== undefined && !sameName(current.webhookName, created.webhookName)
+          ? "webhookName"
+          : "webhookUrl",
+      why: `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`,
+    };
+  }
+
+  /** How a fact names the endpoint's holder: by the endpoint's recorded name, unless the program holds it secret. */
+  #holder(olds: Partial<WebhookEndpointOutputs>, connection: PerConnection, taint: Taint): string {
+    return typeof olds.webhookName === "string" && !taint.names.includes("webhookName")
+      ? `named ${quoteServiceText(olds.webhookName, [...connection.secrets, ...taint.values], 100)}`
+      : "";
+  }
+
+  /**
+   * Whether a create's answer is the stack's: created by its principal (the claim, else the creators
+   * the facts record). A service that keeps names unique may answer a create with the endpoint that
+   * has the name: when another principal made the same name and URL while the create was in flight,
+   * that endpoint is theirs, new since the attempt began, and only its creator tells; it is refused
+   * and nothing is recorded. A fact learnt while the create was in flight that contradicts the claim
+   * discredits it: the facts judge, and an answer by the creator they record is the stack's,
+   * recorded, while the run fails on the claim.
+   */
+  #judgeAnswer(
+    connection: PerConnection,
+    record: WebhookEndpointRecord,
+    state: WebhookEndpointOutputs,
+    resource: string | undefined,
+  ): void {
+    const facts = [...connection.facts.values()];
+    const conflict = contradictingFact(connection.principal, facts);
+    const claim = conflict === undefined ? connection.principal : undefined;
+    const principals = principalsOf(claim, facts);
+    const id = String(record.webhookId);
+    if (conflict !== undefined && principals.size === 1 && principals.has(record.creatorId))
+      throw new EndpointCreatedButFailedError(
+        `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(connection.principal!, conflict, "this run stops"))}`,
+        id,
+        state as unknown as Record<string, unknown>,
+      );
+    if (principals.size === 0 || principals.has(record.creatorId)) return;
+    const answered = `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}`;
+    const race =
+      "another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded";
+    if (claim !== undefined && facts.length === 0)
+      throw new ProviderError(
+        `${answered}, but ${claim.source} is ${claim.id}, and the state records no endpoint this stack created on this service to check it against: either principalId is wrong, or ${race}. If principalId is wrong, endpoint ${id} is this stack's: correct it (\`${claim.howToSet.replace("<value>", String(record.creatorId))}\`) and take the endpoint over: ${this.#takeOver(record.webhookId, resource)}; otherwise change webhookName or webhookUrl`,
+      );
+    const whose =
+      claim !== undefined
+        ? `${claim.source} is ${claim.id}, as the endpoints this stack created on this service record`
+        : `the endpoints this stack created on this service were created by ${[...principals].sort((a, b) => a - b).join(", ")}`;
+    throw new ProviderError(
+      `${answered}, but ${whose}: ${race}. If endpoint ${id} is this stack's (its access token now belongs to another principal), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
+    );
+  }
+
+  /** The one step that takes endpoint `id` over into the resource being created. */
+  #takeOver(id: number, resource: string | undefined): string {
+    if (this.face === "dynamic")
+      return `set \`adoptWebhookId: ${id}\` on the resource (\`webhooks adopt --id ${id}\` prints the declaration)`;
+    const name =
+      resource === undefined ? "<resource name>" : shellQuote(resource.slice(resource.lastIndexOf("::") + 2));
+    return `\`pulumi import webhooks:index:WebhookEndpoint ${name} ${id}\``;
   }
 
   /** Only changes that need no API call reach update (connection, adoptWebhookId bookkeeping, a new provider version). */
@@ -548,8 +618,8 @@ export class ProviderCore {
       secrets: [connection.client.accessToken],
       lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending),
       justRead: new Map(),
-      principals: new Set(),
-      ...(connection.principal === undefined ? {} : { principalId: connection.principal.id }),
+      facts: new Map(),
+      ...(connection.principal === undefined ? {} : { principal: connection.principal }),
     };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {
@@ -575,6 +645,37 @@ function shown(
   return property !== undefined && taint.names.includes(property)
     ? "[secret]"
     : quoteServiceText(text, secrets);
+}
+
+/**
+ * What the declaration changed: a name or URL not equivalent to what was declared (or not known
+ * yet) is a replacement (there is no update call), as is another adoptWebhookId than the
+ * endpoint's own; adding or removing the endpoint's own is bookkeeping.
+ */
+function declaredChanges(
+  id: string,
+  olds: WebhookEndpointOutputs,
+  news: Partial<WebhookEndpointInputs>,
+): { replaces: string[]; updates: string[] } {
+  const replaces: string[] = [];
+  const updates: string[] = [];
+  const declared = declaredAddress(olds);
+  if (
+    !isKnown(news.webhookName) ||
+    declared === undefined ||
+    !sameName(String(news.webhookName), declared.webhookName)
+  )
+    replaces.push("webhookName");
+  if (
+    !isKnown(news.webhookUrl) ||
+    declared === undefined ||
+    !sameUrl(String(news.webhookUrl), declared.webhookUrl)
+  )
+    replaces.push("webhookUrl");
+  const adoptId = news.adoptWebhookId;
+  if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
+  else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
+  return { replaces, updates };
 }
 
 /** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */
@@ -629,23 +730,38 @@ function anotherEndpoint(
 }
 
 /**
- * Learns the stack's principal on a connection from an endpoint the stack holds: only one its
- * provenance says was created on this very service, in this very stack ({@link enteredStack}: its
- * `stackRoot` follows a `pulumi stack rename`, while one `pulumi state move` brought in from another
- * stack still names that one). Adopted, imported and picked endpoints, and those of earlier
- * releases, which record no provenance, may be anyone's; with the stack unknown (a refresh of the
- * dynamic face before any other call), nothing is learnt.
+ * Learns what the state records of an endpoint the stack holds, as a fact about its principal on a
+ * connection: only one its provenance says was created on this very service, in this very stack
+ * ({@link enteredStack}: its `stackRoot` follows a `pulumi stack rename`, while one `pulumi state
+ * move` brought in from another stack still names that one). Adopted, imported and picked
+ * endpoints, and those of earlier releases, which record no provenance, may be anyone's; with the
+ * stack unknown (a refresh of the dynamic face before any other call), nothing is learnt.
  */
-function learnPrincipal(
+function learnFact(
   connection: PerConnection,
+  id: string,
   olds: Partial<WebhookEndpointOutputs>,
   stack: string,
+  holder: string,
 ): void {
   const provenance = provenanceOf(olds);
   if (provenance?.how !== "created" || provenance.service !== serviceOf(connection.client.baseUrl)) return;
   if (stack === "unknown" || enteredStack(olds) !== stack) return;
-  if (typeof olds.creatorId === "number" && Number.isSafeInteger(olds.creatorId))
-    connection.principals.add(olds.creatorId);
+  const webhookId = Number(id);
+  if (
+    typeof olds.creatorId === "number" &&
+    Number.isSafeInteger(olds.creatorId) &&
+    Number.isSafeInteger(webhookId)
+  )
+    connection.facts.set(webhookId, { webhookId, creatorId: olds.creatorId, holder });
+}
+
+/** Refuses, before anything is sent, a principalId that a fact learnt on the connection contradicts (principal.ts). */
+function refuseContradiction(connection: PerConnection, done: string): void {
+  const claim = connection.principal;
+  const conflict = contradictingFact(claim, connection.facts.values());
+  if (claim !== undefined && conflict !== undefined)
+    throw new ProviderError(contradictionMessage(claim, conflict, done));
 }
 
 function lowerFirst(text: string): string {

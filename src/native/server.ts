@@ -237,7 +237,8 @@ export class WebhooksProviderServer {
       return response;
     }
     try {
-      const { id, state } = await this.#core.create(inputs, taint, stackOfUrn(String(request.getUrn())));
+      const urn = String(request.getUrn());
+      const { id, state } = await this.#core.create(inputs, taint, stackOfUrn(urn), urn);
       const response = new providerPb.CreateResponse();
       response.setId(id);
       response.setProperties(outputs(state, taint));

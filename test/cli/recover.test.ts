@@ -3,7 +3,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
-import { recordedResource, pendingCreates, type StateResource } from "../../src/cli/stack/deployment";
+import {
+  DYNAMIC_TYPE,
+  recordedResource,
+  pendingCreates,
+  type StateResource,
+} from "../../src/cli/stack/deployment";
 import { CliError, EXIT } from "../../src/cli/exit";
 import type { ListingClient } from "../../src/cli/commands/listing";
 import { memorySink } from "../../src/cli/output/output";
@@ -609,32 +614,63 @@ describe("recover: the principal is learnt only from endpoints this stack create
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
   });
 
-  it("a principalId in the stack's configuration decides the principal: the state's creators do not (second look after the final attack)", async () => {
-    // The state's only created endpoint is another team's (2002), taken from a service's answer.
-    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+  /** The home configuration with the stack config's token and `webhooks:principalId` set to `principalId`. */
+  const homeClaiming = (principalId: string) => async () => ({
+    ...(await HOME()),
+    config: stackConfig(
+      (key) =>
+        ({
+          "webhooks:baseUrl": emulator.url,
+          "webhooks:accessToken": TOKEN,
+          "webhooks:principalId": principalId,
+        })[key],
+    ),
+  });
+
+  it("a principalId in the stack's configuration that the state's facts agree with decides the principal", async () => {
+    const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const ours = await endpoint("lima", RUN_START + 1_000);
     await endpoint("lima", RUN_START + 2_000, "other");
     setup(
-      [entered(heldResource("kilo", answered, 2002), "created")],
+      [entered(heldResource("india", earlier, 1001), "created")],
       [pendingCreate("lima")],
       "stale",
       "unknown",
     );
-    const home = async () => ({
-      ...(await HOME()),
-      config: stackConfig(
-        (key) =>
-          ({
-            "webhooks:baseUrl": emulator.url,
-            "webhooks:accessToken": TOKEN,
-            "webhooks:principalId": "1001",
-          })[key],
-      ),
-    });
-    const { report, error } = await recover({}, { home });
+    const { report, error } = await recover({}, { home: homeClaiming("1001") });
     expect(error).toBeUndefined();
     expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
+
+  it("a principalId the state's facts contradict is refused, naming both, before anything is changed (facts before claims)", async () => {
+    // The state records that this stack created kilo, by creator 2002; the configuration claims 1001.
+    // A mistyped principalId would otherwise record another team's endpoint (lima by 2002 is not
+    // the stack's) and clear the killed run's own.
+    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+    await endpoint("lima", RUN_START + 1_000);
+    await endpoint("lima", RUN_START + 2_000, "other");
+    for (const claimed of ["1001", "7"]) {
+      setup(
+        [entered(heldResource("kilo", answered, 2002), "created")],
+        [pendingCreate("lima")],
+        "stale",
+        "unknown",
+      );
+      const { report, error } = await recover({}, { home: homeClaiming(claimed) });
+      expect((error as CliError).exitCode, claimed).toBe(EXIT.refused);
+      expect(report).toBeUndefined();
+      const message = (error as CliError).message;
+      expect(message).toContain(`stack config webhooks:principalId is ${claimed}`);
+      expect(message).toContain(
+        `endpoint ${answered} (resource urn:pulumi:dev::shop::${DYNAMIC_TYPE}::kilo)`,
+      );
+      expect(message).toContain("as created by creator 2002");
+      expect(message).toContain("nothing was changed");
+      expect(message).toContain("`pulumi config set webhooks:principalId 2002`");
+      // Refused before any effect: no lock released, no host stopped, nothing listed or imported.
+      expect(stack.events.filter((e) => !e.startsWith("export"))).toEqual([]);
+    }
   });
 
   it("endpoints the stack created there by two creators (one taken from a service's answer) teach no principal: a person chooses (final outside attack, F1)", async () => {

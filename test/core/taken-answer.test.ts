@@ -89,10 +89,15 @@ describe("a create answered with another principal's endpoint (a unique-names se
     try {
       const outcome = await raced(configured, X, false);
       expect(outcome).toBeInstanceOf(Error);
+      // No endpoint of the stack was looked at: the refusal names the endpoint and how to take it over
+      // if it is the stack's after all (principalId wrong).
       expect((outcome as Error).message).toMatch(
         new RegExp(
-          `created by creator 200, but the principal configured for this token \\(principalId\\) is creator ${ourCreator}:`,
+          `created by creator 200, but environment variable WEBHOOKS_PRINCIPAL_ID is ${ourCreator}, and the state records no endpoint this stack created on this service`,
         ),
+      );
+      expect((outcome as Error).message).toContain(
+        "`pulumi import webhooks:index:WebhookEndpoint <resource name> 2`",
       );
       expect(
         service

@@ -54,4 +54,47 @@ describe("the dynamic face and the stack an endpoint entered", () => {
       await close();
     }
   });
+
+  it("a refresh learns the endpoint as the stack's fact only once a call of the run named the stack", async () => {
+    const setup = await dynamicProvider();
+    const created = await setup.provider.create({
+      ...BASE,
+      webhookName: "refreshed",
+      webhookUrl: "https://identity.example/refreshed",
+    });
+    await setup.close();
+    const held = { ...(created.outs as WebhookEndpointOutputs), stackRoot: ROOT };
+    const x = { webhookName: "x", webhookUrl: "https://identity.example/x", __stack: STACK };
+
+    // principalId 2010 contradicts base's creator: once base is a fact, a create is refused unsent.
+    const before = await dynamicProvider("2010");
+    try {
+      // A refresh first: the stack is not known yet, nothing is learnt, and the create goes out
+      // (its answer, by 1001, is then refused: no fact to check the claim against before it).
+      await before.provider.read(created.id, held);
+      const sent = service.requests().length;
+      await expect(before.provider.create(x)).rejects.toThrow(/records no endpoint this stack created/);
+      expect(service.requests().length).toBeGreaterThan(sent);
+    } finally {
+      await before.close();
+    }
+    const after = await dynamicProvider("2010");
+    try {
+      // A check names the stack (as the engine's Check of any resource of the run does): the refresh
+      // then learns base, and the next create is refused with nothing sent.
+      await after.provider.check({} as never, {
+        ...x,
+        webhookName: "y",
+        webhookUrl: "https://identity.example/y",
+      });
+      await after.provider.read(created.id, held);
+      const sent = service.requests().length;
+      await expect(
+        after.provider.create({ ...x, webhookName: "y", webhookUrl: "https://identity.example/y" }),
+      ).rejects.toThrow(/principalId is 2010, but the state records endpoint/);
+      expect(service.requests().length).toBe(sent);
+    } finally {
+      await after.close();
+    }
+  });
 });

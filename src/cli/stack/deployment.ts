@@ -1,4 +1,5 @@
 import type { WebhookEndpointRecord } from "../../client";
+import type { CreatorFact } from "../../core/principal";
 import {
   createdByItsStack,
   mayBeHeldEndpoint,
@@ -202,22 +203,29 @@ export function namesOf(resource: StateResource): string[] {
 }
 
 /**
- * The creators of the endpoints this stack created on `service`, as their provenance records it:
- * the stack's own principal there. Endpoints adopted, imported or picked, moved in from another
- * stack (`pulumi state move`: created, but by that stack; a stack renamed since is still itself,
- * see `stackRoot`), and those of earlier releases (no provenance: unknown, never "created"), teach
- * nothing: they may be anyone's.
+ * The endpoints this stack created on `service`, with their creators, as their provenance records
+ * them: the facts of the stack's own principal there (principal.ts). Endpoints adopted, imported or
+ * picked, moved in from another stack (`pulumi state move`: created, but by that stack; a stack
+ * renamed since is still itself, see `stackRoot`), and those of earlier releases (no provenance:
+ * unknown, never "created"), teach nothing: they may be anyone's.
  */
-export function stackCreators(deployment: Deployment, service: string): Set<number> {
-  const creators = new Set<number>();
+export function stackFacts(deployment: Deployment, service: string): CreatorFact[] {
+  const facts: CreatorFact[] = [];
   for (const resource of endpointResources(deployment)) {
     const provenance = provenanceIn(resource);
     if (!createdByItsStack(provenance, resource.urn, resource.outputs?.stackRoot)) continue;
     if (provenance?.service !== service) continue;
     const creatorId = resource.outputs?.creatorId;
-    if (typeof creatorId === "number") creators.add(creatorId);
+    const webhookId = heldId(resource);
+    if (typeof creatorId === "number" && webhookId !== undefined)
+      facts.push({ webhookId, creatorId, holder: `resource ${resource.urn}` });
   }
-  return creators;
+  return facts;
+}
+
+/** The creators the stack's facts on `service` record: its principal there, unless they disagree. */
+export function stackCreators(deployment: Deployment, service: string): Set<number> {
+  return new Set(stackFacts(deployment, service).map((fact) => fact.creatorId));
 }
 
 /** A pending create of an endpoint, as recover sees it. */
