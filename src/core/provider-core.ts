@@ -491,8 +491,12 @@ export class ProviderCore {
         const said = secret
           ? `an endpoint with this name and URL already exists (id ${error.existingIds.join(", ")}); nothing was created, since a second one could never be deleted`
           : error.message;
+        // The engine tells a provider nothing of a replacement it forces (`--target-replace`,
+        // `--replace`, a tainted resource: Check without the old inputs, no Diff, then Create), so
+        // whether the state holds the endpoint found cannot be known here: both cases are said.
+        const which = error.existingIds.length === 1 ? `endpoint ${error.existingIds[0]}` : "one of them";
         throw new ProviderError(
-          `${said}. This stack's state does not hold it. ${this.#adoptAdvice(error.existingIds)}; or, to have a separate endpoint, change webhookName or webhookUrl`,
+          `${said}. If this stack's state holds ${which}, this create is a replacement that keeps its name and URL (\`pulumi up --target-replace\` or \`--replace\`, or a tainted resource): that cannot be done on this API, since a replacement is created before the old endpoint is deleted and would be a second endpoint with the same name and URL, which this check refuses, and the old one can never be deleted; change webhookName or webhookUrl to replace it, or, to read it afresh from the service, run \`pulumi refresh\` instead. Otherwise: ${lowerFirst(this.#adoptAdvice(error.existingIds))}; or, to have a separate endpoint, change webhookName or webhookUrl`,
           secret ? undefined : error,
         );
       }
