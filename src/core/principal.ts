@@ -27,24 +27,30 @@ export interface PrincipalClaim {
   howToSet: string;
 }
 
+/** A claim and a fact it contradicts. */
+export interface Contradiction {
+  claim: PrincipalClaim;
+  fact: CreatorFact;
+}
+
 /**
- * The fact a claim contradicts: one whose creator is not the claimed principal (the lowest
+ * The claim and a fact it contradicts: one whose creator is not the claimed principal (the lowest
  * webhook_id, so that the answer does not depend on the order the facts were learnt in); undefined
  * when there is no claim or every fact agrees with it. Any one such fact is enough: the stack's
  * token made that endpoint, so its creator is the token's principal, unless the state records an
  * endpoint that is not the stack's (a release before `principalId` recorded another principal's
  * answer as created), which the refusal names so that a person can remove it.
  */
-export function contradictingFact(
+export function contradiction(
   claim: PrincipalClaim | undefined,
   facts: Iterable<CreatorFact>,
-): CreatorFact | undefined {
+): Contradiction | undefined {
   if (claim === undefined) return undefined;
   let found: CreatorFact | undefined;
   for (const fact of facts)
     if (fact.creatorId !== claim.id && (found === undefined || fact.webhookId < found.webhookId))
       found = fact;
-  return found;
+  return found === undefined ? undefined : { claim, fact: found };
 }
 
 /** The stack's principal as far as can be told: the claim when one is made, else the creators the facts record. */
@@ -58,7 +64,7 @@ export function principalsOf(claim: PrincipalClaim | undefined, facts: Iterable<
  * set; the endpoint, what holds it and its recorded creator), that nothing was sent, and what to do.
  * `done` says what was not done ("nothing was sent to the service", "nothing was changed").
  */
-export function contradictionMessage(claim: PrincipalClaim, fact: CreatorFact, done: string): string {
+export function contradictionMessage({ claim, fact }: Contradiction, done: string): string {
   const holder = fact.holder === "" ? "" : ` (${fact.holder})`;
   return `${claim.source} is ${claim.id}, but the state records endpoint ${fact.webhookId}${holder}, which this stack created on this service, as created by creator ${fact.creatorId}: the principalId contradicts what the state records, so ${done}. If principalId is wrong, correct it (\`${claim.howToSet.replace("<value>", String(fact.creatorId))}\`) or remove it. If the state's record is what is wrong (an endpoint another principal created, recorded by a release that had no principalId), remove that resource from the state (\`pulumi state delete <urn>\`) and adopt it with adoptWebhookId if the stack must keep it; the same, for each endpoint, if this stack's access token now belongs to another principal`;
 }

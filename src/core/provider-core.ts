@@ -13,7 +13,7 @@ import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
 import {
-  contradictingFact,
+  contradiction,
   contradictionMessage,
   principalsOf,
   type CreatorFact,
@@ -391,8 +391,8 @@ export class ProviderCore {
    * has the name: when another principal made the same name and URL while the create was in flight,
    * that endpoint is theirs, new since the attempt began, and only its creator tells; it is refused
    * and nothing is recorded. A fact learnt while the create was in flight that contradicts the claim
-   * discredits it: the facts judge, and an answer by the creator they record is the stack's,
-   * recorded, while the run fails on the claim.
+   * discredits it: the facts judge, and an answer by a creator they record is the stack's,
+   * recorded, while the run fails on the claim, whether or not they disagree among themselves.
    */
   #judgeAnswer(
     connection: PerConnection,
@@ -401,13 +401,13 @@ export class ProviderCore {
     resource: string | undefined,
   ): void {
     const facts = [...connection.facts.values()];
-    const conflict = contradictingFact(connection.principal, facts);
+    const conflict = contradiction(connection.principal, facts);
     const claim = conflict === undefined ? connection.principal : undefined;
     const principals = principalsOf(claim, facts);
     const id = String(record.webhookId);
-    if (conflict !== undefined && principals.size === 1 && principals.has(record.creatorId))
+    if (conflict !== undefined && principals.has(record.creatorId))
       throw new EndpointCreatedButFailedError(
-        `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(connection.principal!, conflict, "this run stops"))}`,
+        `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(conflict, "this run stops"))}`,
         id,
         state as unknown as Record<string, unknown>,
       );
@@ -762,10 +762,8 @@ function learnFact(
 
 /** Refuses, before anything is sent, a principalId that a fact learnt on the connection contradicts (principal.ts). */
 function refuseContradiction(connection: PerConnection, done: string): void {
-  const claim = connection.principal;
-  const conflict = contradictingFact(claim, connection.facts.values());
-  if (claim !== undefined && conflict !== undefined)
-    throw new ProviderError(contradictionMessage(claim, conflict, done));
+  const conflict = contradiction(connection.principal, connection.facts.values());
+  if (conflict !== undefined) throw new ProviderError(contradictionMessage(conflict, done));
 }
 
 function lowerFirst(text: string): string {

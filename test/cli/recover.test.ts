@@ -673,6 +673,28 @@ describe("recover: the principal is learnt only from endpoints this stack create
     }
   });
 
+  it("a pending create whose service cannot be told is not looked for, and no claim is checked for it", async () => {
+    const op = pendingCreate("papa", { face: "native" });
+    setup(
+      [],
+      [
+        {
+          ...op,
+          resource: {
+            ...op.resource,
+            provider: "urn:pulumi:dev::shop::pulumi:providers:webhooks::gone::9999",
+          },
+        },
+      ],
+    );
+    const { report, error } = await recover({}, { home: homeClaiming("7") });
+    expect(error).toBeUndefined();
+    expect(report!.cleared.map((c) => c.reason)).toEqual([
+      expect.stringMatching(/^not looked for: which service it was sent to cannot be told: its provider/),
+    ]);
+    expect(stack.events).not.toContain("list");
+  });
+
   it("endpoints the stack created there by two creators (one taken from a service's answer) teach no principal: a person chooses (final outside attack, F1)", async () => {
     const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");

@@ -5,6 +5,7 @@
 // not hold it (id 3)", though it does. The refusal now says why a replacement that keeps the name
 // and URL cannot be made on this API, and what to do, and no longer claims what it cannot know.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebhooksClient } from "../../src/client";
 import { ProviderCore } from "../../src/core/provider-core";
 import { NO_TAINT } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
@@ -54,4 +55,24 @@ describe("a create that finds an endpoint with its name and URL (a replacement t
       expect(service.records().filter((r) => r.webhook_name === "orders")).toHaveLength(1);
     });
   }
+
+  it("with several endpoints of that name and URL, says it of any of them", async () => {
+    const core = new ProviderCore({
+      face: "native",
+      notify: () => {},
+      env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+    });
+    cores.push(core);
+    const twice = { webhookName: "twice", webhookUrl: "https://replace.example/twice" };
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN });
+    try {
+      for (let i = 0; i < 2; i++) await client.create(twice, { allowDuplicate: true });
+    } finally {
+      await client.close();
+    }
+    const message = String(
+      ((await core.create(twice, NO_TAINT, "shop/dev").catch((e: unknown) => e)) as Error).message,
+    );
+    expect(message).toContain("If this stack's state holds one of them, this create is a replacement");
+  });
 });

@@ -14,7 +14,13 @@ import {
   stateAfterUpdate,
   type Provenance,
 } from "../../src/core/state";
-import { RESOURCE_REFERENCE_SIG, SIG_KEY, resourceReference, rootStackUrn } from "../../src/core/wire";
+import {
+  RESOURCE_REFERENCE_SIG,
+  SIG_KEY,
+  referencedUrn,
+  resourceReference,
+  rootStackUrn,
+} from "../../src/core/wire";
 
 const ROOT_DEV = "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev";
 const ENDPOINT_IN = (stack: string) =>
@@ -53,6 +59,9 @@ describe("the stack an endpoint entered", () => {
     // dynamic-provider host is handed it (the URN alone: it accepts no references).
     expect(stackRootOf({ ...resourceReference(ROOT_DEV), packageVersion: "" })).toBe(ROOT_DEV);
     expect(stackRootOf(ROOT_DEV)).toBe(ROOT_DEV);
+    expect(referencedUrn(resourceReference(ROOT_DEV))).toBe(ROOT_DEV);
+    for (const notAReference of [{ ...resourceReference(ROOT_DEV), urn: 7 }, ROOT_DEV, null, 7])
+      expect(referencedUrn(notAReference), JSON.stringify(notAReference)).toBeUndefined();
     // Anything else is no record of it: a secret's wrapper, another signature, not a URN.
     for (const other of [
       { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", urn: ROOT_DEV },
@@ -96,7 +105,7 @@ describe("the stack an endpoint entered", () => {
       CREATED,
     );
     expect(created.stackRoot).toBe(ROOT_DEV);
-    expect(stateAfterCreate(RECORD, created, { ...CREATED, stack: "unknown" }).stackRoot).toBeUndefined();
+    expect("stackRoot" in stateAfterCreate(RECORD, created, { ...CREATED, stack: "unknown" })).toBe(false);
     // A refresh keeps it, from either form; an import records the importing stack's.
     expect(
       stateAfterRead(RECORD, { ...created, stackRoot: resourceReference(ROOT_DEV) as never }).stackRoot,

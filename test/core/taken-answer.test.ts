@@ -97,7 +97,7 @@ describe("a create answered with another principal's endpoint (a unique-names se
         ),
       );
       expect((outcome as Error).message).toContain(
-        "`pulumi import webhooks:index:WebhookEndpoint <resource name> 2`",
+        "correct it (`export WEBHOOKS_PRINCIPAL_ID=200`) and take the endpoint over: `pulumi import webhooks:index:WebhookEndpoint <resource name> 2`",
       );
       expect(
         service

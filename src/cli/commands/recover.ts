@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
-import { contradictingFact, contradictionMessage, principalsOf } from "../../core/principal";
+import { contradiction, contradictionMessage, principalsOf } from "../../core/principal";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
 import { findProject, type ProjectDir } from "../stack/project";
@@ -352,9 +352,9 @@ async function planRecovery(deps: RecoverDeps, run: RecoverRun): Promise<Recover
   for (const [service, group] of groups) {
     const claim = group.target?.principal;
     const facts = service === null ? [] : stackFacts(run.revealedState, service);
-    const conflict = contradictingFact(claim, facts);
-    if (claim !== undefined && conflict !== undefined)
-      throw new CliError(EXIT.refused, contradictionMessage(claim, conflict, "nothing was changed"));
+    const conflict = contradiction(claim, facts);
+    if (conflict !== undefined)
+      throw new CliError(EXIT.refused, contradictionMessage(conflict, "nothing was changed"));
     // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
     group.creators = principalsOf(claim, facts);
   }
