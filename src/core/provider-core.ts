@@ -13,6 +13,13 @@ import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type Lookup, type LookupStats } from "./lookups";
 import {
+  contradiction,
+  contradictionMessage,
+  principalsOf,
+  type CreatorFact,
+  type PrincipalClaim,
+} from "./principal";
+import {
   EMPTY_CONFIG,
   SETTING_NAMES,
   SETTINGS,
@@ -26,6 +33,7 @@ import {
 import {
   createdAddress,
   declaredAddress,
+  enteredStack,
   mayBeHeldEndpoint,
   provenanceOf,
   stateAfterCreate,
@@ -103,13 +111,17 @@ interface PerConnection {
   /** What a read just saw, reused once by the diff that follows it in a refresh. */
   justRead: Map<string, { lookup: Lookup; at: number }>;
   /**
-   * The stack's principal on this connection, as recorded facts show it: the creators of the
-   * endpoints this stack created on its service (their provenance says so), seen in this process
-   * by a diff or a refresh. Empty until then: the API cannot say which principal a token is.
+   * What the state records of the stack's principal on this connection (see principal.ts): the
+   * endpoints this stack created on its service (their provenance says so), by webhook_id, with
+   * their creators, learnt from each diff and refresh of the run as the engine sends it, before any
+   * lookup. Empty until then: the API cannot say which principal a token is.
    */
-  principals: Set<number>;
-  /** The token's principal as configured (`principalId`): when set, it alone decides. */
-  principalId?: number;
+  facts: Map<number, CreatorFact>;
+  /**
+   * The token's principal as its configuration names it (`principalId`): checked against the facts
+   * before anything is sent, then it alone judges a create's answer.
+   */
+  principal?: PrincipalClaim;
 }
 
 /** Most connections kept at once; the least recently used one is closed past it. */
@@ -160,14 +172,18 @@ export class ProviderCore {
     return { inputs: news, failures };
   }
 
-  /** Create (or adopt); `stack` is `<project>/<stack>` of the resource, recorded in its provenance. */
+  /**
+   * Create (or adopt); `stack` is `<project>/<stack>` of the resource, recorded in its provenance;
+   * `resource`, its URN when the face knows it (named in advice to import the endpoint).
+   */
   async create(
     inputs: WebhookEndpointInputs,
     taint: Taint = NO_TAINT,
     stack = "unknown",
+    resource?: string,
   ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     try {
-      return await this.#create(inputs, taint, stack);
+      return await this.#create(inputs, taint, stack, resource);
     } catch (error) {
       throw scrubbedError(error, this.#scrubbing(taint));
     }
@@ -177,37 +193,27 @@ export class ProviderCore {
     inputs: WebhookEndpointInputs,
     taint: Taint,
     stack: string,
+    resource: string | undefined,
   ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
     const connection = this.#connection(inputs.connection);
     const secrets = [...connection.secrets, ...taint.values];
     const quote = (text: string, property?: "webhookName" | "webhookUrl") =>
       shown(text, property, taint, secrets);
     const adopting = inputs.adoptWebhookId !== undefined;
+    // Checks before effects: a principalId the state's facts contradict would refuse the answer
+    // of every create this token makes, and nothing can delete what it made.
+    if (!adopting) refuseContradiction(connection, "nothing was sent to the service");
     const record =
       inputs.adoptWebhookId === undefined
         ? await this.#createEndpoint(connection.client, inputs, taint)
         : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
-    const principals =
-      connection.principalId !== undefined ? new Set([connection.principalId]) : connection.principals;
-    if (!adopting && principals.size > 0 && !principals.has(record.creatorId)) {
-      // A service that keeps names unique may answer a create with the endpoint that has the name:
-      // when another principal made the same name and URL while this create was in flight, that
-      // endpoint is theirs, new since the attempt began, and only its creator tells.
-      const ours = [...principals].sort((a, b) => a - b).join(", ");
-      const whose =
-        connection.principalId !== undefined
-          ? `the principal configured for this token (principalId) is creator ${ours}`
-          : `the endpoints this stack created on this service were created by ${ours}`;
-      throw new ProviderError(
-        `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}, but ${whose}: another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded. If endpoint ${id} is this stack's (its access token now belongs to another principal${connection.principalId !== undefined ? ", or principalId is wrong" : ""}), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
-      );
-    }
     const state = stateAfterCreate(record, inputs, {
       how: adopting ? "adopted" : "created",
       service: serviceOf(connection.client.baseUrl),
       stack,
     });
+    if (!adopting) this.#judgeAnswer(connection, record, state, resource);
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
@@ -254,7 +260,11 @@ export class ProviderCore {
     );
     connection.justRead.set(id, { lookup, at: Date.now() });
     if (lookup.kind === "absent") return undefined;
-    if (lookup.kind === "unknown") return this.#unknownOnRead(id, old, lookup.reason, taint, connection);
+    if (lookup.kind === "unknown") {
+      // Kept as the state holds it: what the state records of it is still a fact.
+      if (old !== undefined) learnFact(connection, id, old, stack, this.#holder(old, connection, taint));
+      return this.#unknownOnRead(id, old, lookup.reason, taint, connection);
+    }
     const record = lookup.record;
     // An import (`pulumi import`, the import option of either face: no outputs recorded yet) writes
     // the service's name and URL into the program and the state: the same policy as `webhooks adopt`.
@@ -264,7 +274,7 @@ export class ProviderCore {
       throw new ProviderError(
         `${stranger}; refresh cannot see the stack's endpoint from here, and records nothing of this one: restore the connection the endpoint was made with, or run \`pulumi up\` without --refresh, which replaces it`,
       );
-    if (old !== undefined) learnPrincipal(connection, old, stack);
+    if (old !== undefined) learnFact(connection, id, old, stack, this.#holder(old, connection, taint));
     const imported: Provenance | undefined =
       old === undefined
         ? { how: "imported", service: serviceOf(connection.client.baseUrl), stack }
@@ -333,84 +343,151 @@ export class ProviderCore {
     taint: Taint,
     stack: string,
   ): Promise<DiffOutcome> {
-    const replaces: string[] = [];
-    const updates: string[] = [];
-    const declared = declaredAddress(olds);
-    if (
-      !isKnown(news.webhookName) ||
-      declared === undefined ||
-      !sameName(String(news.webhookName), declared.webhookName)
-    )
-      replaces.push("webhookName");
-    if (
-      !isKnown(news.webhookUrl) ||
-      declared === undefined ||
-      !sameUrl(String(news.webhookUrl), declared.webhookUrl)
-    )
-      replaces.push("webhookUrl");
-    const adoptId = news.adoptWebhookId;
-    if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id)))
-      replaces.push("adoptWebhookId");
-    else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
+    const { replaces, updates } = declaredChanges(id, olds, news);
     const connectionChanged =
       this.face === "dynamic" &&
       JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
     if (connectionChanged) updates.push("connection");
-
-    let drift: string | undefined;
-    if (replaces.length === 0) {
-      // Drift: an endpoint removed or changed on the service must be recreated, and preview should
-      // say so without --refresh. The filter may be partial or ignored, so match on the id.
-      // The new connection input, absent included (settings then come from config and the
-      // environment); the old one only while the new one, or any setting in it, is not known yet
-      // (the engine's marker must never be sent as a token or used as a URL).
-      const connection = this.#connection(fullyKnown(news.connection) ? news.connection : olds.connection);
-      const seen = takeJustRead(connection, id);
-      const lookup = seen
-        ? seen.lookup
-        : await connection.lookups.find(
-            idNumber(id),
-            { webhookName: olds.webhookName, redact: taint.values },
-            false,
-          );
-      const current = lookup.kind === "found" ? lookup.record : undefined;
-      const stranger = current === undefined ? undefined : anotherEndpoint(id, olds, current);
-      if (lookup.kind === "absent") {
-        replaces.push("webhookId");
-        drift = `endpoint ${id} no longer exists on the service under its name`;
-      } else if (lookup.kind === "unknown") {
-        // No listing proved it gone: nothing is replaced on a guess, and the user is told.
-        this.#warn(
-          `could not tell whether webhook endpoint ${id} still exists under its name, so no change is assumed: ${scrubbed(lookup.reason, [...connection.secrets, ...taint.values])}`,
-        );
-      } else if (stranger !== undefined) {
-        // Ids are per service: the connection now reaches another service, where this id is
-        // another endpoint (often another team's). It is replaced there, never taken.
-        const at = updates.indexOf("connection");
-        if (at >= 0) updates.splice(at, 1);
-        replaces.push(connectionChanged ? "connection" : "webhookId");
-        drift = stranger;
-      } else if (current !== undefined) {
-        // The stack's own endpoint, on the connection it was made with: it may show the stack's principal.
-        if (!connectionChanged) learnPrincipal(connection, olds, stack);
-        if (!stillAsCreated(current, olds)) {
-          const created = createdAddress(olds);
-          replaces.push(
-            created !== undefined && !sameName(current.webhookName, created.webhookName)
-              ? "webhookName"
-              : "webhookUrl",
-          );
-          const secrets = [...connection.secrets, ...taint.values];
-          drift = `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`;
-        }
-      }
+    // The new connection input, absent included (settings then come from config and the
+    // environment); the old one only while the new one, or any setting in it, is not known yet (the
+    // engine's marker must never be sent as a token or used as a URL). A replacement needs no
+    // connection to be answered: one that cannot be resolved then only teaches nothing.
+    const connectionInput = fullyKnown(news.connection) ? news.connection : olds.connection;
+    let connection: PerConnection | undefined;
+    try {
+      connection = this.#connection(connectionInput);
+    } catch (error) {
+      if (replaces.length === 0) throw error;
+    }
+    // Facts before claims: what the state records of the stack's own endpoint, on the connection it
+    // was made with, is learnt as the engine sends it, and a principalId it contradicts is refused
+    // here: before this diff, or any create of the run, sends anything (preview fails the same way).
+    if (connection !== undefined && !connectionChanged) {
+      learnFact(connection, id, olds, stack, this.#holder(olds, connection, taint));
+      refuseContradiction(connection, "nothing was sent to the service");
+    }
+    const drift =
+      replaces.length === 0 ? await this.#drift(id, olds, taint, connection!, connectionChanged) : undefined;
+    if (drift !== undefined) {
+      // Ids are per service: another service's endpoint is replaced there, never taken.
+      const at = updates.indexOf("connection");
+      if (drift.stranger === true && at >= 0) updates.splice(at, 1);
+      replaces.push(drift.replace);
     }
     return {
       changes: replaces.length > 0 || updates.length > 0,
       replaces,
       updates,
-      ...(drift === undefined ? {} : { drift }),
+      ...(drift === undefined ? {} : { drift: drift.why }),
     };
+  }
+
+  /**
+   * Drift: an endpoint removed or changed on the service must be recreated, and preview should say
+   * so without --refresh. The filter may be partial or ignored, so match on the id. Undefined when
+   * the service still holds the endpoint as it was created.
+   */
+  async #drift(
+    id: string,
+    olds: WebhookEndpointOutputs,
+    taint: Taint,
+    connection: PerConnection,
+    connectionChanged: boolean,
+  ): Promise<{ replace: string; why: string; stranger?: true } | undefined> {
+    const seen = takeJustRead(connection, id);
+    const lookup = seen
+      ? seen.lookup
+      : await connection.lookups.find(
+          idNumber(id),
+          { webhookName: olds.webhookName, redact: taint.values },
+          false,
+        );
+    if (lookup.kind === "absent")
+      return { replace: "webhookId", why: `endpoint ${id} no longer exists on the service under its name` };
+    if (lookup.kind === "unknown") {
+      // No listing proved it gone: nothing is replaced on a guess, and the user is told.
+      this.#warn(
+        `could not tell whether webhook endpoint ${id} still exists under its name, so no change is assumed: ${scrubbed(lookup.reason, [...connection.secrets, ...taint.values])}`,
+      );
+      return undefined;
+    }
+    const current = lookup.record;
+    const stranger = anotherEndpoint(id, olds, current);
+    if (stranger !== undefined) {
+      // The connection now reaches another service, where this id is another endpoint (often
+      // another team's): what the state records of the stack's endpoint says nothing of this one.
+      connection.facts.delete(Number(id));
+      return { replace: connectionChanged ? "connection" : "webhookId", why: stranger, stranger: true };
+    }
+    if (stillAsCreated(current, olds)) return undefined;
+    const created = createdAddress(olds);
+    const secrets = [...connection.secrets, ...taint.values];
+    return {
+      replace:
+        created !== undefined && !sameName(current.webhookName, created.webhookName)
+          ? "webhookName"
+          : "webhookUrl",
+      why: `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`,
+    };
+  }
+
+  /** How a fact names the endpoint's holder: by the endpoint's recorded name, unless the program holds it secret. */
+  #holder(olds: Partial<WebhookEndpointOutputs>, connection: PerConnection, taint: Taint): string {
+    return typeof olds.webhookName === "string" && !taint.names.includes("webhookName")
+      ? `named ${quoteServiceText(olds.webhookName, [...connection.secrets, ...taint.values], 100)}`
+      : "";
+  }
+
+  /**
+   * Whether a create's answer is the stack's: created by its principal (the claim, else the creators
+   * the facts record). A service that keeps names unique may answer a create with the endpoint that
+   * has the name: when another principal made the same name and URL while the create was in flight,
+   * that endpoint is theirs, new since the attempt began, and only its creator tells; it is refused
+   * and nothing is recorded. A fact learnt while the create was in flight that contradicts the claim
+   * discredits it: the facts judge, and an answer by a creator they record is the stack's,
+   * recorded, while the run fails on the claim, whether or not they disagree among themselves.
+   */
+  #judgeAnswer(
+    connection: PerConnection,
+    record: WebhookEndpointRecord,
+    state: WebhookEndpointOutputs,
+    resource: string | undefined,
+  ): void {
+    const facts = [...connection.facts.values()];
+    const conflict = contradiction(connection.principal, facts);
+    const claim = conflict === undefined ? connection.principal : undefined;
+    const principals = principalsOf(claim, facts);
+    const id = String(record.webhookId);
+    if (conflict !== undefined && principals.has(record.creatorId))
+      throw new EndpointCreatedButFailedError(
+        `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(conflict, "this run stops"))}`,
+        id,
+        state as unknown as Record<string, unknown>,
+      );
+    if (principals.size === 0 || principals.has(record.creatorId)) return;
+    const answered = `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}`;
+    const race =
+      "another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded";
+    if (claim !== undefined && facts.length === 0)
+      throw new ProviderError(
+        `${answered}, but ${claim.source} is ${claim.id}, and the state records no endpoint this stack created on this service to check it against: either principalId is wrong, or ${race}. If principalId is wrong, endpoint ${id} is this stack's: correct it (\`${claim.howToSet.replace("<value>", String(record.creatorId))}\`) and take the endpoint over: ${this.#takeOver(record.webhookId, resource)}; otherwise change webhookName or webhookUrl`,
+      );
+    const whose =
+      claim !== undefined
+        ? `${claim.source} is ${claim.id}, as the endpoints this stack created on this service record`
+        : `the endpoints this stack created on this service were created by ${[...principals].sort((a, b) => a - b).join(", ")}`;
+    throw new ProviderError(
+      `${answered}, but ${whose}: ${race}. If endpoint ${id} is this stack's (its access token now belongs to another principal), ${lowerFirst(this.#adoptAdvice([record.webhookId]))}; otherwise change webhookName or webhookUrl`,
+    );
+  }
+
+  /** The one step that takes endpoint `id` over into the resource being created. */
+  #takeOver(id: number, resource: string | undefined): string {
+    if (this.face === "dynamic")
+      return `set \`adoptWebhookId: ${id}\` on the resource (\`webhooks adopt --id ${id}\` prints the declaration)`;
+    const name =
+      resource === undefined ? "<resource name>" : shellQuote(resource.slice(resource.lastIndexOf("::") + 2));
+    return `\`pulumi import webhooks:index:WebhookEndpoint ${name} ${id}\``;
   }
 
   /** Only changes that need no API call reach update (connection, adoptWebhookId bookkeeping, a new provider version). */
@@ -467,8 +544,12 @@ export class ProviderCore {
         const said = secret
           ? `an endpoint with this name and URL already exists (id ${error.existingIds.join(", ")}); nothing was created, since a second one could never be deleted`
           : error.message;
+        // The engine tells a provider nothing of a replacement it forces (`--target-replace`,
+        // `--replace`, a tainted resource: Check without the old inputs, no Diff, then Create), so
+        // whether the state holds the endpoint found cannot be known here: both cases are said.
+        const which = error.existingIds.length === 1 ? `endpoint ${error.existingIds[0]}` : "one of them";
         throw new ProviderError(
-          `${said}. This stack's state does not hold it. ${this.#adoptAdvice(error.existingIds)}; or, to have a separate endpoint, change webhookName or webhookUrl`,
+          `${said}. If this stack's state holds ${which}, this create is a replacement that keeps its name and URL (\`pulumi up --target-replace\` or \`--replace\`, or a tainted resource): that cannot be done on this API, since a replacement is created before the old endpoint is deleted and would be a second endpoint with the same name and URL, which this check refuses, and the old one can never be deleted; change webhookName or webhookUrl to replace it, or, to read it afresh from the service, run \`pulumi refresh\` instead. Otherwise: ${lowerFirst(this.#adoptAdvice(error.existingIds))}; or, to have a separate endpoint, change webhookName or webhookUrl`,
           secret ? undefined : error,
         );
       }
@@ -600,8 +681,8 @@ export class ProviderCore {
       secrets: [connection.client.accessToken],
       lookups: new EndpointLookups(client, connection.client.ascending ?? CLIENT_DEFAULTS.ascending),
       justRead: new Map(),
-      principals: new Set(),
-      ...(connection.principalId === undefined ? {} : { principalId: connection.principalId }),
+      facts: new Map(),
+      ...(connection.principal === undefined ? {} : { principal: connection.principal }),
     };
     this.#connections.set(connection.key, state);
     if (this.#connections.size > MAX_CONNECTIONS) {
@@ -645,6 +726,37 @@ function refuseImportShowing(id: string, record: WebhookEndpointRecord, connecti
     "the access token this provider connects with",
   );
   if (why !== undefined) throw new ProviderError(`endpoint ${id} cannot be imported: ${why}`);
+}
+
+/**
+ * What the declaration changed: a name or URL not equivalent to what was declared (or not known
+ * yet) is a replacement (there is no update call), as is another adoptWebhookId than the
+ * endpoint's own; adding or removing the endpoint's own is bookkeeping.
+ */
+function declaredChanges(
+  id: string,
+  olds: WebhookEndpointOutputs,
+  news: Partial<WebhookEndpointInputs>,
+): { replaces: string[]; updates: string[] } {
+  const replaces: string[] = [];
+  const updates: string[] = [];
+  const declared = declaredAddress(olds);
+  if (
+    !isKnown(news.webhookName) ||
+    declared === undefined ||
+    !sameName(String(news.webhookName), declared.webhookName)
+  )
+    replaces.push("webhookName");
+  if (
+    !isKnown(news.webhookUrl) ||
+    declared === undefined ||
+    !sameUrl(String(news.webhookUrl), declared.webhookUrl)
+  )
+    replaces.push("webhookUrl");
+  const adoptId = news.adoptWebhookId;
+  if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
+  else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
+  return { replaces, updates };
 }
 
 /** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */
@@ -696,20 +808,36 @@ function anotherEndpoint(
 }
 
 /**
- * Learns the stack's principal on a connection from an endpoint the stack holds: only one its
- * provenance says this stack created on this very service (adopted, imported and picked endpoints,
- * and those of earlier releases, which record no provenance, may be anyone's).
+ * Learns what the state records of an endpoint the stack holds, as a fact about its principal on a
+ * connection: only one its provenance says was created on this very service, in this very stack
+ * ({@link enteredStack}: its `stackRoot` follows a `pulumi stack rename`, while one `pulumi state
+ * move` brought in from another stack still names that one). Adopted, imported and picked
+ * endpoints, and those of earlier releases, which record no provenance, may be anyone's; with the
+ * stack unknown (a refresh of the dynamic face before any other call), nothing is learnt.
  */
-function learnPrincipal(
+function learnFact(
   connection: PerConnection,
+  id: string,
   olds: Partial<WebhookEndpointOutputs>,
   stack: string,
+  holder: string,
 ): void {
   const provenance = provenanceOf(olds);
   if (provenance?.how !== "created" || provenance.service !== serviceOf(connection.client.baseUrl)) return;
-  if (stack !== "unknown" && provenance.stack !== stack) return;
-  if (typeof olds.creatorId === "number" && Number.isSafeInteger(olds.creatorId))
-    connection.principals.add(olds.creatorId);
+  if (stack === "unknown" || enteredStack(olds) !== stack) return;
+  const webhookId = Number(id);
+  if (
+    typeof olds.creatorId === "number" &&
+    Number.isSafeInteger(olds.creatorId) &&
+    Number.isSafeInteger(webhookId)
+  )
+    connection.facts.set(webhookId, { webhookId, creatorId: olds.creatorId, holder });
+}
+
+/** Refuses, before anything is sent, a principalId that a fact learnt on the connection contradicts (principal.ts). */
+function refuseContradiction(connection: PerConnection, done: string): void {
+  const conflict = contradiction(connection.principal, connection.facts.values());
+  if (conflict !== undefined) throw new ProviderError(contradictionMessage(conflict, done));
 }
 
 function lowerFirst(text: string): string {

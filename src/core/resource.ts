@@ -39,8 +39,9 @@ export interface PropertySpec {
 
 /**
  * The resource's outputs that users read: the API record in camelCase, the echoed input, the
- * provenance. (State also keeps, internally, the remembered `declared` and `createdAs` addresses
- * and, on the dynamic face, the `connection` input: see {@link DYNAMIC_FORCED_SECRET}.)
+ * provenance. (State also keeps, internally, the remembered `declared` and `createdAs` addresses,
+ * `stackRoot`, the stack the endpoint entered as a reference to its root resource (state.ts), and,
+ * on the dynamic face, the `connection` input: see {@link DYNAMIC_FORCED_SECRET}.)
  */
 export const OUTPUTS = {
   webhookId: { type: "integer", api: "webhook_id", computed: true },

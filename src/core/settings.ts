@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { WebhookConfigError, baseUrlProblem, type WebhooksClientOptions } from "../client";
+import type { PrincipalClaim } from "./principal";
 import {
   CONFIG_NAMESPACE,
   RETIRED_SETTINGS,
@@ -17,6 +18,31 @@ export {
   configKey,
   type SettingName,
 } from "./settings-table";
+
+/**
+ * Where a setting was found: the dynamic resource's own `connection` input, the provider's
+ * configuration (stack config for the dynamic resource and the native default provider, an explicit
+ * provider's arguments), or the environment.
+ */
+export type SettingPlace = "resource" | "config" | "environment";
+
+/**
+ * Which `principalId` speaks for the token, by where the token was found: a principalId names the
+ * creator of the endpoints made with the token of its own configuration, never another's. The one
+ * rule for both faces and the CLI; docs/configuration.md's table is tested against it.
+ */
+export const PRINCIPAL_FOR_TOKEN = {
+  // A dynamic resource's own connection.accessToken: that input has no principalId, and the stack's
+  // and the environment's speak of other tokens.
+  resource: [],
+  // The configuration's own token (stack config, an explicit or the default provider's settings):
+  // that configuration's principalId only, never WEBHOOKS_PRINCIPAL_ID, which speaks of the
+  // environment's token.
+  config: ["config"],
+  // WEBHOOKS_ACCESS_TOKEN (the configuration sets no token): the configuration's principalId, which
+  // then speaks of the token it takes from the environment, else WEBHOOKS_PRINCIPAL_ID.
+  environment: ["config", "environment"],
+} as const satisfies Record<SettingPlace, readonly Exclude<SettingPlace, "resource">[]>;
 
 /** Provider configuration: raw values by setting name, and how to name where they came from. */
 export interface ProviderConfig {
@@ -57,10 +83,10 @@ export interface Connection {
   key: string;
   client: WebhooksClientOptions & { tokenSource: string };
   /**
-   * The token's principal as configured (`principalId`): the creator_id of the endpoints it makes.
-   * Only for a token from the same configuration (a resource's own token is another principal's).
+   * The token's principal as its configuration names it (`principalId`): the creator_id of the
+   * endpoints it makes. Which principalId speaks for which token: {@link PRINCIPAL_FOR_TOKEN}.
    */
-  principalId?: number;
+  principal?: PrincipalClaim;
 }
 
 /**
@@ -75,14 +101,14 @@ export function resolveConnection(
   resourceLabel?: string,
 ): Connection {
   const baseUrl = first(
-    [resource?.baseUrl, `${resourceLabel ?? "the resource's connection"}.baseUrl input`],
-    [config.values.baseUrl, config.describe("baseUrl")],
-    [env[SETTINGS.baseUrl.env], `environment variable ${SETTINGS.baseUrl.env}`],
+    [resource?.baseUrl, `${resourceLabel ?? "the resource's connection"}.baseUrl input`, "resource"],
+    [config.values.baseUrl, config.describe("baseUrl"), "config"],
+    [env[SETTINGS.baseUrl.env], `environment variable ${SETTINGS.baseUrl.env}`, "environment"],
   );
   const token = first(
-    [resource?.accessToken, `${resourceLabel ?? "the resource's connection"}.accessToken input`],
-    [config.values.accessToken, config.describe("accessToken")],
-    [env[SETTINGS.accessToken.env], `environment variable ${SETTINGS.accessToken.env}`],
+    [resource?.accessToken, `${resourceLabel ?? "the resource's connection"}.accessToken input`, "resource"],
+    [config.values.accessToken, config.describe("accessToken"), "config"],
+    [env[SETTINGS.accessToken.env], `environment variable ${SETTINGS.accessToken.env}`, "environment"],
   );
   const missing: string[] = [];
   if (!baseUrl) {
@@ -113,16 +139,43 @@ export function resolveConnection(
     allowInsecureHttp,
     ...tuning,
   };
-  const principalId = resource?.accessToken === undefined ? num(config, env, "principalId") : undefined;
+  const principal = principalFor(token.place, config, env);
   const tokenHash = createHash("sha256").update(token.value).digest("hex");
   const key = JSON.stringify([
     baseUrl.value.replace(/\/+$/, ""),
     tokenHash,
     allowInsecureHttp,
     tuning,
-    principalId ?? null,
+    principal?.id ?? null,
   ]);
-  return { key, client, ...(principalId === undefined ? {} : { principalId }) };
+  return { key, client, ...(principal === undefined ? {} : { principal }) };
+}
+
+/** The principalId that speaks for a token found at `tokenPlace` ({@link PRINCIPAL_FOR_TOKEN}), validated. */
+function principalFor(
+  tokenPlace: SettingPlace,
+  config: ProviderConfig,
+  env: NodeJS.ProcessEnv,
+): PrincipalClaim | undefined {
+  const places: readonly SettingPlace[] = PRINCIPAL_FOR_TOKEN[tokenPlace];
+  const found = first(
+    ...places.map((place): [string | undefined, string, SettingPlace] =>
+      place === "config"
+        ? [config.values.principalId, config.describe("principalId"), "config"]
+        : [env[SETTINGS.principalId.env], `environment variable ${SETTINGS.principalId.env}`, "environment"],
+    ),
+  );
+  if (found === undefined) return undefined;
+  const problem = settingValueProblem("principalId", found.value);
+  if (problem !== undefined) throw new WebhookConfigError(`${found.source} ${problem}`);
+  return {
+    id: Number(found.value),
+    source: found.source,
+    howToSet:
+      found.place === "config"
+        ? config.howToSet("principalId")
+        : `export ${SETTINGS.principalId.env}=<value>`,
+  };
 }
 
 /** The service a base URL names, in one form (see text/service.ts): what state records as an endpoint's service. */
@@ -161,9 +214,11 @@ export function retiredSettingsInUse(
   return found;
 }
 
-function first(...pairs: [string | undefined, string][]): { value: string; source: string } | undefined {
-  for (const [value, source] of pairs) {
-    if (typeof value === "string" && value.trim() !== "") return { value: value.trim(), source };
+function first(
+  ...candidates: [string | undefined, string, SettingPlace][]
+): { value: string; source: string; place: SettingPlace } | undefined {
+  for (const [value, source, place] of candidates) {
+    if (typeof value === "string" && value.trim() !== "") return { value: value.trim(), source, place };
   }
   return undefined;
 }
@@ -174,8 +229,8 @@ function raw(
   name: SettingName,
 ): { value: string; source: string } | undefined {
   return first(
-    [config.values[name], config.describe(name)],
-    [env[SETTINGS[name].env], `environment variable ${SETTINGS[name].env}`],
+    [config.values[name], config.describe(name), "config"],
+    [env[SETTINGS[name].env], `environment variable ${SETTINGS[name].env}`, "environment"],
   );
 }
 

@@ -1,7 +1,7 @@
 import { sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
 import type { WebhookEndpointInputs } from "./inputs";
 import type { ConnectionInputs } from "./settings";
-import { stackOfUrn } from "./wire";
+import { referencedUrn, rootStackUrn, stackOfUrn } from "./wire";
 
 /**
  * What the state holds for one endpoint: the API record in camelCase (the outputs users read),
@@ -22,6 +22,16 @@ export interface WebhookEndpointOutputs extends WebhookEndpointRecord {
   createdAs?: EndpointAddress;
   /** How the endpoint entered the stack and on which service; absent in states of earlier releases (unknown). */
   provenance?: Provenance;
+  /**
+   * The URN of the root resource (`pulumi:pulumi:Stack`) of the stack the endpoint entered, recorded
+   * with the provenance. Each face stores it as a resource reference, never secret: `pulumi stack
+   * rename` rewrites the references in a state to the stack's new name (Pulumi 3.254 and later),
+   * `pulumi state move` leaves those of the resources it moves as they were. So it names the stack
+   * itself across a rename, and still names the stack a moved endpoint came from ({@link
+   * enteredStack}). Absent in states of earlier releases, which the provenance's `stack` name alone
+   * identifies.
+   */
+  stackRoot?: string;
 }
 
 /**
@@ -64,12 +74,36 @@ export function provenanceOf(state: { provenance?: unknown } | undefined): Prove
 export { stackOfUrn } from "./wire";
 
 /**
- * Whether the resource at `urn` holds an endpoint its own stack created: its provenance says
- * `created` by the stack its URN names. An endpoint moved in from another stack (`pulumi state
- * move`), adopted, imported or picked, or recorded by an earlier release, was not.
+ * The URN a stored `stackRoot` holds: a resource reference as the state and the native face see it,
+ * or the URN alone, as the engine hands it to a provider that does not accept references (the
+ * dynamic-provider host); undefined for anything else.
  */
-export function createdByItsStack(provenance: Provenance | undefined, urn: string): boolean {
-  return provenance?.how === "created" && provenance.stack === stackOfUrn(urn);
+export function stackRootOf(value: unknown): string | undefined {
+  const urn = typeof value === "string" ? value : referencedUrn(value);
+  return urn !== undefined && stackOfUrn(urn) !== undefined ? urn : undefined;
+}
+
+/**
+ * The stack (`<project>/<stack>`) an endpoint entered: the one its `stackRoot` names now (renamed
+ * with the stack), else, for states of earlier releases, the name its provenance recorded.
+ */
+export function enteredStack(state: { provenance?: unknown; stackRoot?: unknown }): string | undefined {
+  const root = stackRootOf(state.stackRoot);
+  return root === undefined ? provenanceOf(state)?.stack : stackOfUrn(root);
+}
+
+/**
+ * Whether the resource at `urn` holds an endpoint its own stack created: its provenance says
+ * `created`, in the stack its URN names ({@link enteredStack}: across a `pulumi stack rename`, by its
+ * `stackRoot`). An endpoint moved in from another stack (`pulumi state move`), adopted, imported or
+ * picked, or recorded by an earlier release, was not.
+ */
+export function createdByItsStack(
+  provenance: Provenance | undefined,
+  urn: string,
+  stackRoot?: unknown,
+): boolean {
+  return provenance?.how === "created" && enteredStack({ provenance, stackRoot }) === stackOfUrn(urn);
 }
 
 function addressOf(value: EndpointAddress): EndpointAddress {
@@ -86,11 +120,13 @@ export function stateAfterCreate(
   inputs: WebhookEndpointInputs,
   provenance: Provenance,
 ): WebhookEndpointOutputs {
+  const stackRoot = rootStackUrn(provenance.stack);
   return {
     ...record,
     ...echoedInputs(inputs),
     ...(strictlyEqual(record, inputs) ? {} : { declared: addressOf(inputs) }),
     provenance,
+    ...(stackRoot === undefined ? {} : { stackRoot }),
   };
 }
 
@@ -108,6 +144,7 @@ export function stateAfterRead(
   const declared = declaredAddress(old);
   const createdAs = createdAddress(old);
   const provenance = imported ?? provenanceOf(old) ?? old.provenance;
+  const stackRoot = imported === undefined ? stackRootOf(old.stackRoot) : rootStackUrn(imported.stack);
   return {
     ...laterOutputs(old),
     ...record,
@@ -115,6 +152,7 @@ export function stateAfterRead(
     ...(declared === undefined || strictlyEqual(declared, createdAs ?? record) ? {} : { declared }),
     ...(createdAs === undefined || strictlyEqual(createdAs, record) ? {} : { createdAs }),
     ...(provenance === undefined ? {} : { provenance }),
+    ...(stackRoot === undefined ? {} : { stackRoot }),
   };
 }
 
@@ -146,6 +184,7 @@ const OWN_OUTPUTS: ReadonlySet<string> = new Set([
     "declared",
     "createdAs",
     "provenance",
+    "stackRoot",
   ] satisfies (keyof WebhookEndpointOutputs)[]),
   "__provider",
 ]);
@@ -166,8 +205,15 @@ export function stateAfterUpdate(
   old: WebhookEndpointOutputs,
   inputs: Partial<WebhookEndpointInputs>,
 ): WebhookEndpointOutputs {
-  const { adoptWebhookId: _adopt, connection: _connection, __secretInputs: _secretInputs, ...kept } = old;
-  return { ...kept, ...echoedInputs(inputs) };
+  const {
+    adoptWebhookId: _adopt,
+    connection: _connection,
+    __secretInputs: _secretInputs,
+    stackRoot: storedRoot,
+    ...kept
+  } = old;
+  const stackRoot = stackRootOf(storedRoot);
+  return { ...kept, ...(stackRoot === undefined ? {} : { stackRoot }), ...echoedInputs(inputs) };
 }
 
 function echoedInputs(

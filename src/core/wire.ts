@@ -65,3 +65,34 @@ export function stackOfUrn(urn: string): string | undefined {
   const parts = parseUrn(urn);
   return parts === undefined ? undefined : `${parts.project}/${parts.stack}`;
 }
+
+/**
+ * The signature of a resource reference, `{ [SIG_KEY]: RESOURCE_REFERENCE_SIG, urn, id? }` (a
+ * component's has no `id`; the engine adds `packageVersion`): `specialResourceSig` in
+ * `@pulumi/pulumi`'s `runtime/rpc`. `pulumi stack rename` rewrites the URNs of the references in a
+ * state (Pulumi 3.254 and later) as it rewrites its resources' own; `pulumi state move` leaves
+ * those in the moved resources' properties as they were.
+ */
+export const RESOURCE_REFERENCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
+
+/** A reference to the resource at `urn`, in the form a state stores and the engine reads from a provider's outputs. */
+export function resourceReference(urn: string): Record<string, string> {
+  return { [SIG_KEY]: RESOURCE_REFERENCE_SIG, urn };
+}
+
+/** The URN a resource reference holds; undefined for anything else. */
+export function referencedUrn(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const object = value as Record<string, unknown>;
+  return object[SIG_KEY] === RESOURCE_REFERENCE_SIG && typeof object.urn === "string"
+    ? object.urn
+    : undefined;
+}
+
+/** The URN of the root resource of stack `<project>/<stack>`: `pulumi:pulumi:Stack`, named `<project>-<stack>` by every SDK. */
+export function rootStackUrn(stack: string): string | undefined {
+  const match = /^([^/:]+)\/([^/:]+)$/.exec(stack);
+  return match
+    ? `urn:pulumi:${match[2]}::${match[1]}::pulumi:pulumi:Stack::${match[1]}-${match[2]}`
+    : undefined;
+}

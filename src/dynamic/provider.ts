@@ -5,6 +5,7 @@ import type { WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore, driftNotice } from "../core/provider-core";
 import { configKey, retiredSettingsInUse, stackConfig, type SettingName } from "../core/settings";
 import { laterOutputs, type WebhookEndpointOutputs } from "../core/state";
+import { resourceReference } from "../core/wire";
 import { scrubbed, type Taint } from "../core/taint";
 
 /**
@@ -23,6 +24,16 @@ export function createDynamicProvider(
 ): DynamicWebhookProvider {
   let warned = false;
   let config: (key: string) => string | undefined = () => undefined;
+  /**
+   * The stack the program runs as (`__stack`, from the last call that carried inputs): the
+   * dynamic-provider host tells `read` neither the resource's URN nor its inputs. One provider host
+   * serves one stack's run.
+   */
+  let stack: string | undefined;
+  const stackOf = (inputs: Partial<WebhookEndpointInputs>): string | undefined => {
+    if (typeof inputs.__stack === "string") stack = inputs.__stack;
+    return stack;
+  };
   /**
    * The taint of a call. The dynamic-provider host hands this provider plain values (it does not
    * accept secrets), so the resource class records which inputs and `webhooks:*` config keys the
@@ -75,25 +86,22 @@ export function createDynamicProvider(
     },
 
     async check(_olds, news) {
+      stackOf(news);
       const { failures } = core.check(news as unknown as Record<string, unknown>, taintOf(news));
       return failures.length > 0 ? { inputs: news, failures } : { inputs: news };
     },
 
     async create(inputs) {
       try {
-        const { id, state } = await core.create(
-          inputs,
-          taintOf(inputs),
-          typeof inputs.__stack === "string" ? inputs.__stack : undefined,
-        );
-        return { id, outs: state };
+        const { id, state } = await core.create(inputs, taintOf(inputs), stackOf(inputs));
+        return { id, outs: stored(state) };
       } catch (error) {
         if (error instanceof EndpointCreatedButFailedError) {
           // The engine records these properties as the resource's outputs: keep the provider
           // reference so later operations on it can run.
           const __provider = (inputs as unknown as Record<string, unknown>).__provider;
           throw new EndpointCreatedButFailedError(error.message, error.id, {
-            ...error.properties,
+            ...stored(error.properties as unknown as WebhookEndpointOutputs),
             __provider,
           });
         }
@@ -102,27 +110,22 @@ export function createDynamicProvider(
     },
 
     async read(id, props) {
-      const found = await core.read(id, props, taintOf(props));
+      const found = await core.read(id, props, taintOf(props), stack);
       if (found === undefined) return { id: "" };
-      return { id, props: found.state, inputs: found.inputs as WebhookEndpointOutputs };
+      return { id, props: stored(found.state), inputs: found.inputs as WebhookEndpointOutputs };
     },
 
     async diff(id, olds, news) {
       const taint = taintOf(olds, news);
-      const outcome = await core.diff(
-        id,
-        olds,
-        news,
-        taint,
-        typeof news.__stack === "string" ? news.__stack : undefined,
-      );
+      const outcome = await core.diff(id, olds, news, taint, stackOf(news));
       const notice = driftNotice(outcome);
       if (notice !== undefined) console.log(scrubbed(notice, taint.values));
       return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
     },
 
     async update(_id, olds, news) {
-      const outs = core.update(olds, news);
+      stackOf(news);
+      const outs = stored(core.update(olds, news));
       // The host hands this provider old outputs without their secret marks, and the engine marks secret
       // again only the outputs named like an input: an output a later release wrote may have been secret, so
       // each is returned secret (a taint kept; a plain one only shows as [secret] from then on).
@@ -137,6 +140,15 @@ export function createDynamicProvider(
       core.delete(id, props, taintOf(props));
     },
   };
+}
+
+/**
+ * Outputs as the engine is to store them: `stackRoot` as a resource reference (the host passes
+ * outputs through as they are), which `pulumi stack rename` rewrites (see state.ts).
+ */
+function stored(state: WebhookEndpointOutputs): WebhookEndpointOutputs {
+  if (state.stackRoot === undefined) return state;
+  return { ...state, stackRoot: resourceReference(state.stackRoot) as unknown as string };
 }
 
 /** The provider every serialized shim reaches: one per provider-host process. */

@@ -9,7 +9,7 @@ import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/st
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
 import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, TYPE_TOKENS } from "../core/resource";
-import { UNKNOWN, urnName } from "../core/wire";
+import { UNKNOWN, resourceReference, urnName } from "../core/wire";
 import { ProviderCore, driftNotice } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
@@ -244,7 +244,8 @@ export class WebhooksProviderServer {
       return response;
     }
     try {
-      const { id, state } = await this.#core.create(inputs, taint, stackOfUrn(String(request.getUrn())));
+      const urn = String(request.getUrn());
+      const { id, state } = await this.#core.create(inputs, taint, stackOfUrn(urn), urn);
       const response = new providerPb.CreateResponse();
       response.setId(id);
       response.setProperties(outputs(state, taint));
@@ -395,10 +396,17 @@ function tainted(properties: Record<string, unknown>, taint: Taint): Record<stri
   return out;
 }
 
-/** Outputs for the engine: the state without the connection, tainted (signSecret always secret). */
+/**
+ * Outputs for the engine: the state without the connection, tainted (signSecret always secret),
+ * and `stackRoot` as a resource reference, never secret (a secret's ciphertext is not rewritten by
+ * `pulumi stack rename`; it names only the stack, which every URN of the state names in plaintext).
+ */
 function outputs(state: WebhookEndpointOutputs, taint: Taint): Struct {
-  const { connection: _connection, ...out } = state;
-  return struct(tainted(out, taint));
+  const { connection: _connection, stackRoot, ...out } = state;
+  return struct({
+    ...tainted(out, taint),
+    ...(stackRoot === undefined ? {} : { stackRoot: resourceReference(stackRoot) }),
+  });
 }
 
 function checkFailure(failure: { property: string; reason: string }): pb.CheckFailure {

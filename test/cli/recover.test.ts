@@ -3,7 +3,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
-import { recordedResource, pendingCreates, type StateResource } from "../../src/cli/stack/deployment";
+import {
+  DYNAMIC_TYPE,
+  recordedResource,
+  pendingCreates,
+  type StateResource,
+} from "../../src/cli/stack/deployment";
 import { CliError, EXIT } from "../../src/cli/exit";
 import type { ListingClient } from "../../src/cli/commands/listing";
 import { memorySink } from "../../src/cli/output/output";
@@ -226,6 +231,11 @@ describe("recover: matching pending creates to the service", () => {
       operateTime: RUN_START + 5_000,
       // The killed run created it, on this service: recorded as that fact.
       provenance: { how: "created", service: emulator.url, stack: "shop/dev", recovered: true },
+      // And in this stack, as a reference to its root resource, which `pulumi stack rename` rewrites.
+      stackRoot: {
+        "4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e",
+        urn: "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev",
+      },
     });
     expect(recorded[2]!.outputs!.adoptWebhookId).toBe(adopted);
     expect(recorded[2]!.outputs!.provenance).toEqual({
@@ -327,6 +337,7 @@ describe("recover: matching pending creates to the service", () => {
       "operatorName",
       "provenance",
       "signSecret",
+      "stackRoot",
       "webhookId",
       "webhookName",
       "webhookUrl",
@@ -492,6 +503,11 @@ describe("recover: a service whose listing stops at its first page (a silent cap
 });
 
 /** Outputs marking how a held resource's endpoint entered the stack. */
+/** A resource reference, as a state holds one (what `stackRoot` is stored as). */
+function rootReference(urn: string): Record<string, string> {
+  return { [SIG_KEY]: "5cf8f73096256a8f31e491e813e4eb8e", urn, packageVersion: "" };
+}
+
 function entered(resource: StateResource, how: string, service = emulator.url): StateResource {
   return { ...resource, outputs: { ...resource.outputs, provenance: { how, service, stack: "shop/dev" } } };
 }
@@ -559,6 +575,22 @@ describe("recover: the principal is learnt only from endpoints this stack create
         };
       },
     ],
+    // The same, recorded by this release: the reference to the root of the stack it entered names
+    // that stack still (`pulumi state move` rewrites no property), whatever the URN says now.
+    [
+      "created by another stack of this project and moved in, its stackRoot naming that stack",
+      (id: number) => {
+        const moved = heldResource("theirs", id, 2002);
+        return {
+          ...moved,
+          outputs: {
+            ...moved.outputs,
+            provenance: { how: "created", service: emulator.url, stack: "shop/staging" },
+            stackRoot: rootReference("urn:pulumi:staging::shop::pulumi:pulumi:Stack::shop-staging"),
+          },
+        };
+      },
+    ],
   ] as const) {
     it(`another team's endpoint ${label} does not make their creator the stack's principal`, async () => {
       const theirsHeld = await endpoint("theirs", RUN_START - 24 * HOUR, "other");
@@ -576,6 +608,34 @@ describe("recover: the principal is learnt only from endpoints this stack create
     });
   }
 
+  it("an endpoint the stack created before `pulumi stack rename` still teaches it: its stackRoot was renamed with the stack", async () => {
+    // Provenance names the stack as it was called then (shop/qa); the reference to its root is what
+    // the engine rewrote to the stack's new name, shop/dev.
+    const earlier = await endpoint("india", RUN_START - 24 * HOUR);
+    const ours = await endpoint("juliet", RUN_START + 1_000);
+    await endpoint("juliet", RUN_START + 2_000, "other");
+    const held = heldResource("india", earlier, 1001);
+    setup(
+      [
+        {
+          ...held,
+          outputs: {
+            ...held.outputs,
+            provenance: { how: "created", service: emulator.url, stack: "shop/qa" },
+            stackRoot: rootReference("urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev"),
+          },
+        },
+      ],
+      [pendingCreate("juliet")],
+      "stale",
+      "unknown",
+    );
+    const { report, error } = await recover();
+    expect(error).toBeUndefined();
+    expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
+    expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
+
   it("an endpoint the stack created on that service does teach it: ours is recorded", async () => {
     const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const ours = await endpoint("juliet", RUN_START + 1_000);
@@ -591,32 +651,85 @@ describe("recover: the principal is learnt only from endpoints this stack create
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
   });
 
-  it("a principalId in the stack's configuration decides the principal: the state's creators do not", async () => {
-    // The state's only created endpoint is another team's (2002), taken from a service's answer.
-    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+  /** The home configuration with the stack config's token and `webhooks:principalId` set to `principalId`. */
+  const homeClaiming = (principalId: string) => async () => ({
+    ...(await HOME()),
+    config: stackConfig(
+      (key) =>
+        ({
+          "webhooks:baseUrl": emulator.url,
+          "webhooks:accessToken": TOKEN,
+          "webhooks:principalId": principalId,
+        })[key],
+    ),
+  });
+
+  it("a principalId in the stack's configuration that the state's facts agree with decides the principal", async () => {
+    const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const ours = await endpoint("lima", RUN_START + 1_000);
     await endpoint("lima", RUN_START + 2_000, "other");
     setup(
-      [entered(heldResource("kilo", answered, 2002), "created")],
+      [entered(heldResource("india", earlier, 1001), "created")],
       [pendingCreate("lima")],
       "stale",
       "unknown",
     );
-    const home = async () => ({
-      ...(await HOME()),
-      config: stackConfig(
-        (key) =>
-          ({
-            "webhooks:baseUrl": emulator.url,
-            "webhooks:accessToken": TOKEN,
-            "webhooks:principalId": "1001",
-          })[key],
-      ),
-    });
-    const { report, error } = await recover({}, { home });
+    const { report, error } = await recover({}, { home: homeClaiming("1001") });
     expect(error).toBeUndefined();
     expect(report!.services).toEqual([{ service: emulator.url, creators: [1001], pendingCreates: 1 }]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
+  });
+
+  it("a principalId the state's facts contradict is refused, naming both, before anything is changed (facts before claims)", async () => {
+    // The state records that this stack created kilo, by creator 2002; the configuration claims 1001.
+    // A mistyped principalId would otherwise record another team's endpoint (lima by 2002 is not
+    // the stack's) and clear the killed run's own.
+    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+    await endpoint("lima", RUN_START + 1_000);
+    await endpoint("lima", RUN_START + 2_000, "other");
+    for (const claimed of ["1001", "7"]) {
+      setup(
+        [entered(heldResource("kilo", answered, 2002), "created")],
+        [pendingCreate("lima")],
+        "stale",
+        "unknown",
+      );
+      const { report, error } = await recover({}, { home: homeClaiming(claimed) });
+      expect((error as CliError).exitCode, claimed).toBe(EXIT.refused);
+      expect(report).toBeUndefined();
+      const message = (error as CliError).message;
+      expect(message).toContain(`stack config webhooks:principalId is ${claimed}`);
+      expect(message).toContain(
+        `endpoint ${answered} (resource urn:pulumi:dev::shop::${DYNAMIC_TYPE}::kilo)`,
+      );
+      expect(message).toContain("as created by creator 2002");
+      expect(message).toContain("nothing was changed");
+      expect(message).toContain("`pulumi config set webhooks:principalId 2002`");
+      // Refused before any effect: no lock released, no host stopped, nothing listed or imported.
+      expect(stack.events.filter((e) => !e.startsWith("export"))).toEqual([]);
+    }
+  });
+
+  it("a pending create whose service cannot be told is not looked for, and no claim is checked for it", async () => {
+    const op = pendingCreate("papa", { face: "native" });
+    setup(
+      [],
+      [
+        {
+          ...op,
+          resource: {
+            ...op.resource,
+            provider: "urn:pulumi:dev::shop::pulumi:providers:webhooks::gone::9999",
+          },
+        },
+      ],
+    );
+    const { report, error } = await recover({}, { home: homeClaiming("7") });
+    expect(error).toBeUndefined();
+    expect(report!.cleared.map((c) => c.reason)).toEqual([
+      expect.stringMatching(/^not looked for: which service it was sent to cannot be told: its provider/),
+    ]);
+    expect(stack.events).not.toContain("list");
   });
 
   it("endpoints the stack created there by two creators (one taken from a service's answer) teach no principal: a person chooses", async () => {

@@ -19,7 +19,7 @@ import {
 } from "../../src/core/resource";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
 import { SETTINGS, SETTING_NAMES } from "../../src/core/settings-table";
-import { SECRET_SIG, SIG_KEY, UNKNOWN } from "../../src/core/wire";
+import { RESOURCE_REFERENCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN } from "../../src/core/wire";
 import type { WebhookEndpoint } from "../../src/dynamic/webhook-endpoint";
 
 const REPO = join(__dirname, "..", "..");
@@ -58,10 +58,11 @@ const classDeclaresNothingElse: [ClassOutputs] extends [OutputName] ? true : fal
 describe("the engine's wire markers", () => {
   it("are the ones @pulumi/pulumi exports", async () => {
     const { runtime: rpc } = await import("@pulumi/pulumi");
-    expect({ SIG_KEY, SECRET_SIG, UNKNOWN }).toEqual({
+    expect({ SIG_KEY, SECRET_SIG, UNKNOWN, RESOURCE_REFERENCE_SIG }).toEqual({
       SIG_KEY: rpc.specialSigKey,
       SECRET_SIG: rpc.specialSecretSig,
       UNKNOWN: rpc.unknownValue,
+      RESOURCE_REFERENCE_SIG: rpc.specialResourceSig,
     });
   });
 });

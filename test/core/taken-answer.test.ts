@@ -89,10 +89,15 @@ describe("a create answered with another principal's endpoint (a unique-names se
     try {
       const outcome = await raced(configured, X, false);
       expect(outcome).toBeInstanceOf(Error);
+      // No endpoint of the stack was looked at: the refusal names the endpoint and how to take it over
+      // if it is the stack's after all (principalId wrong).
       expect((outcome as Error).message).toMatch(
         new RegExp(
-          `created by creator 200, but the principal configured for this token \\(principalId\\) is creator ${ourCreator}:`,
+          `created by creator 200, but environment variable WEBHOOKS_PRINCIPAL_ID is ${ourCreator}, and the state records no endpoint this stack created on this service`,
         ),
+      );
+      expect((outcome as Error).message).toContain(
+        "correct it (`export WEBHOOKS_PRINCIPAL_ID=200`) and take the endpoint over: `pulumi import webhooks:index:WebhookEndpoint <resource name> 2`",
       );
       expect(
         service
@@ -175,16 +180,24 @@ describe("a create answered with another principal's endpoint (a unique-names se
       .read(String(theirsId), undefined, NO_TAINT, STACK)
       .finally(() => importer.close());
     expect(imported!.state.provenance).toMatchObject({ how: "imported" });
+    // What a state records: how it entered, and the stack it entered (a reference to its root, which
+    // `pulumi state move` keeps naming the stack the endpoint came from).
     const variants = [
-      held.state.provenance,
-      imported!.state.provenance,
-      { ...held.state.provenance, how: "created", stack: "shop/other" },
-      undefined,
+      { provenance: held.state.provenance, stackRoot: held.state.stackRoot },
+      { provenance: imported!.state.provenance, stackRoot: imported!.state.stackRoot },
+      {
+        provenance: { ...held.state.provenance, how: "created", stack: "shop/other" },
+        stackRoot: "urn:pulumi:other::shop::pulumi:pulumi:Stack::shop-other",
+      },
+      // An earlier release's record of an endpoint another stack created: the name alone.
+      { provenance: { ...held.state.provenance, how: "created", stack: "shop/other" }, stackRoot: undefined },
+      { provenance: undefined, stackRoot: undefined },
     ];
-    for (const [i, provenance] of variants.entries()) {
+    for (const [i, recorded] of variants.entries()) {
+      const provenance = recorded.provenance;
       const other = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
       try {
-        const olds = { ...held.state, provenance } as typeof held.state;
+        const olds = { ...held.state, ...recorded } as typeof held.state;
         const outcome = await other.diff(
           String(theirsId),
           olds,
@@ -206,25 +219,45 @@ describe("a create answered with another principal's endpoint (a unique-names se
         await other.close();
       }
     }
-    // The same endpoint with a provenance saying this stack created it does teach 200, and the stack's next create is refused.
-    const taught = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
-    try {
-      await taught.diff(
-        String(theirsId),
-        { ...held.state, provenance: { ...held.state.provenance, how: "created" } } as typeof held.state,
-        { webhookName: "theirs", webhookUrl: "https://victim.example/theirs", connection: connection() },
-        NO_TAINT,
-        STACK,
-      );
-      await expect(
-        taught.create(
-          { webhookName: "z", webhookUrl: "https://victim.example/z", connection: connection() },
+    // The same endpoint with a provenance saying this stack created it does teach 200, and the
+    // stack's next create is refused: recorded by this release (its stackRoot names this stack, as
+    // the dynamic face is handed it, and as the native face and the state hold it, a reference), by
+    // an earlier one (the name alone), and after `pulumi stack rename` (the name it had then, the
+    // reference rewritten to the stack's new name).
+    const root = "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev";
+    const teaching = [
+      { provenance: { ...held.state.provenance, how: "created" }, stackRoot: root },
+      {
+        provenance: { ...held.state.provenance, how: "created" },
+        stackRoot: { "4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e", urn: root },
+      },
+      { provenance: { ...held.state.provenance, how: "created" }, stackRoot: undefined },
+      {
+        provenance: { ...held.state.provenance, how: "created", stack: "shop/before-rename" },
+        stackRoot: root,
+      },
+    ];
+    for (const [i, recorded] of teaching.entries()) {
+      const taught = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+      try {
+        await taught.diff(
+          String(theirsId),
+          { ...held.state, ...recorded } as typeof held.state,
+          { webhookName: "theirs", webhookUrl: "https://victim.example/theirs", connection: connection() },
           NO_TAINT,
           STACK,
-        ),
-      ).rejects.toThrow(/created by creator (?!200)\d+, .*created by 200:/);
-    } finally {
-      await taught.close();
+        );
+        await expect(
+          taught.create(
+            { webhookName: `z${i}`, webhookUrl: `https://victim.example/z${i}`, connection: connection() },
+            NO_TAINT,
+            STACK,
+          ),
+          JSON.stringify(recorded),
+        ).rejects.toThrow(/created by creator (?!200)\d+, .*created by 200:/);
+      } finally {
+        await taught.close();
+      }
     }
   });
 });

@@ -182,7 +182,8 @@ describe("the native provider plugin over gRPC", () => {
       >
     )["webhooks:index:WebhookEndpoint"]!;
     // Every output the provider returns is in the schema with its type, and every required one is returned.
-    const hidden = new Set(["declared", "createdAs"]);
+    // stackRoot: a resource reference to the stack's root, for recover and orphans (state.ts), which no SDK reads.
+    const hidden = new Set(["declared", "createdAs", "stackRoot"]);
     for (const [key, value] of Object.entries(state)) {
       if (hidden.has(key)) continue;
       const declared = resource.properties[key];

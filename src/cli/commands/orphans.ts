@@ -347,7 +347,7 @@ function judge(record: WebhookEndpointRecord, index: StatesIndex, service: strin
   // stack with `pulumi state move`): one that says adopted or imported, or says nothing, makes it
   // someone else's or unknown.
   const createdHere = before.every(
-    (b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === service,
+    (b) => createdByItsStack(b.provenance, b.urn, b.facts?.stackRoot) && b.provenance?.service === service,
   );
   // And by the stack's principal there: the principal its configuration names, else the one creator
   // of every endpoint it created on this service. Creators that disagree mean one of them is not the

@@ -7,10 +7,11 @@ import {
   type WebhookEndpointRecord,
   type WebhooksClientOptions,
 } from "../../client";
+import { contradiction, contradictionMessage, principalsOf } from "../../core/principal";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
 import { redactShown, showable, type ShownSecrets } from "../../text";
-import { findProject } from "../stack/project";
+import { findProject, type ProjectDir } from "../stack/project";
 import {
   endpointResources,
   heldId,
@@ -19,7 +20,7 @@ import {
   recordedResource,
   recoveredDeployment,
   secretTexts,
-  stackCreators,
+  stackFacts,
   type Deployment,
   type PendingCreate,
   type UntypedDeployment,
@@ -144,11 +145,71 @@ gone. Then run \`pulumi up\`.
   --release-lock     release the lock even though its holder cannot be checked from here`;
 
 export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Promise<RecoverReport> {
-  const { sink, pulumi } = deps;
+  const run = await readRun(deps, options);
+  if (run.ours.length === 0 && run.lock === undefined) {
+    printReport(deps.sink, run.report, options.json, options.secrets);
+    return run.report;
+  }
+  // Checks before effects: everything that can refuse is judged before a host is stopped, a lock
+  // released or the state written.
+  const plan = await planRecovery(deps, run);
+  await prepare(deps, run, options);
+  const outcomes = await look(deps, run, plan, options);
+  if (run.report.ambiguous.length > 0) {
+    printReport(deps.sink, run.report, options.json, options.secrets);
+    const unconfirmed = run.report.services.some((s) => s.creators.length !== 1);
+    const why = unconfirmed
+      ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service, or endpoints by more than one creator)"
+      : "match more than one endpoint (or share one)";
+    throw new CliError(
+      EXIT.refused,
+      `${run.report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`,
+    );
+  }
+  if (!options.dryRun) await write(deps, run, plan, outcomes, options);
+  run.report.changed ||= !options.dryRun;
+  printReport(deps.sink, run.report, options.json, options.secrets);
+  return run.report;
+}
+
+/** What recover works on: the stack's state as read, its pending creates, its lock and the run's window. */
+interface RecoverRun {
+  project: ProjectDir;
+  stackFlag: string[];
+  backend: string | undefined;
+  original: UntypedDeployment;
+  revealedState: Deployment;
+  client: ListingClient;
+  ours: PendingCreate[];
+  names: { stack: string; project: string };
+  lock: LockInfo | undefined;
+  window: { since: number; source: string } | undefined;
+  report: RecoverReport;
+  processes: ProcessProbe;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** Each pending create's service and how it is judged there, decided before any effect. */
+interface RecoverPlan {
+  home: HomeService;
+  clients: ServiceClients;
+  targets: Map<string, ServiceTarget>;
+  /** By service; `null`: the pending creates whose service the state cannot tell (not looked for). */
+  groups: Map<string | null, ServiceGroup>;
+}
+
+interface ServiceGroup {
+  target: Extract<ServiceTarget, { known: true }> | undefined;
+  pending: PendingCreate[];
+  /** The stack's principal there: the claim, checked against the facts, else the facts' creators. */
+  creators: Set<number>;
+}
+
+/** Reads the state, its pending creates, the lock and the interrupted run's window; changes nothing but a broken checkpoint's metadata. */
+async function readRun(deps: RecoverDeps, options: RecoverOptions): Promise<RecoverRun> {
+  const { pulumi } = deps;
   const processes = deps.processes ?? localProcesses;
-  const now = deps.now ?? Date.now;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  if (!options.yes && !options.dryRun && !sink.stdinIsTTY) {
+  if (!options.yes && !options.dryRun && !deps.sink.stdinIsTTY) {
     throw usageError("recover changes the stack's state: pass --yes to apply (or --dry-run to only look)");
   }
   const project = findProject(deps.cwd);
@@ -192,36 +253,59 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
     dryRun: options.dryRun,
     changed: repaired !== null && !options.dryRun,
   };
-
+  const run: RecoverRun = {
+    project,
+    stackFlag,
+    backend,
+    original,
+    revealedState,
+    client,
+    ours,
+    names,
+    lock: undefined,
+    window: undefined,
+    report,
+    processes,
+    sleep: deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+  };
   // The lock, when the backend's lock files can be read from here.
   const locks = backend === undefined ? undefined : readFileBackendLocks(backend, names.project, names.stack);
-  const lock =
+  run.lock =
     locks && locks.length > 0 ? locks.reduce((a, b) => (a.startedAt <= b.startedAt ? a : b)) : undefined;
-  let verdict: LockVerdict | undefined;
-  if (lock !== undefined) {
-    verdict = worstVerdict((locks ?? []).map((l) => judgeLock(l, processes)));
-    report.lock = lockReport(lock, verdict);
+  if (run.lock !== undefined) {
+    const verdict = worstVerdict((locks ?? []).map((l) => judgeLock(l, processes)));
+    report.lock = lockReport(run.lock, verdict);
     checkLockMayGo(verdict, options.releaseLock);
   }
-  if (ours.length === 0 && lock === undefined) {
-    printReport(sink, report, options.json, options.secrets);
-    return report;
+  if (ours.length === 0 && run.lock === undefined) return run;
+  run.window = await runWindow(pulumi, run, options);
+  // Provider hosts the killed run left in this directory: they may still be creating.
+  for (const host of processes.providerHosts(project.dir)) {
+    if (await processes.listening(host.engine)) continue;
+    report.providers.push({ pid: host.pid, engine: host.engine, kind: host.kind, stopped: false });
   }
+  return run;
+}
 
-  // The window: the interrupted update's start, from the lock, else the end of the last recorded update.
+/** The window: the interrupted update's start, from the lock, else the end of the last recorded update. */
+async function runWindow(
+  pulumi: PulumiRunner,
+  run: RecoverRun,
+  options: RecoverOptions,
+): Promise<{ since: number; source: string } | undefined> {
   const window =
     options.since !== undefined
       ? { since: options.since, source: "--since" }
-      : lock
-        ? { since: lock.startedAt, source: "the lock: when the interrupted update started" }
-        : await historyBound(pulumi, stackFlag);
+      : run.lock
+        ? { since: run.lock.startedAt, source: "the lock: when the interrupted update started" }
+        : await historyBound(pulumi, run.stackFlag);
   if (window !== undefined)
-    report.window = {
+    run.report.window = {
       since: new Date(window.since).toISOString(),
       source: window.source,
       skewMs: CLIENT_DEFAULTS.clockSkewMs,
     };
-  const needsWindow = ours.some(
+  const needsWindow = run.ours.some(
     (p) =>
       p.adoptWebhookId === undefined &&
       p.unmatchable === undefined &&
@@ -234,99 +318,113 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       "cannot tell when the interrupted update started (no lock, no recorded update in the stack's history), so endpoints created by others could not be told apart: pass --since <ISO time of the start of the killed run>",
     );
   }
+  return window;
+}
 
-  // Provider hosts the killed run left in this directory: they may still be creating.
-  for (const host of processes.providerHosts(project.dir)) {
-    if (await processes.listening(host.engine)) continue;
-    report.providers.push({ pid: host.pid, engine: host.engine, kind: host.kind, stopped: false });
-  }
-
-  if (!options.dryRun && !options.yes) {
-    const question = `Recover stack ${names.stack}: ${ours.length} pending create(s)${report.providers.length > 0 ? `, stop ${report.providers.length} left-over provider host(s)` : ""}${lock ? ", release the lock" : ""}, then edit the state. Proceed?`;
-    if (!(await (sink.confirm?.(question) ?? Promise.resolve(false))))
-      throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
-  }
-  if (!options.dryRun && report.providers.length > 0) {
-    for (const host of report.providers) {
-      processes.terminate(host.pid);
-      host.stopped = await gone(processes, host.pid, sleep);
-    }
-    await sleep(options.settleMs ?? CLIENT_DEFAULTS.createSettleMs);
-  }
-
-  // Each pending create is judged on the service it was sent to: the ids held there, the stack's
-  // principal there, that service's listing.
+/**
+ * Where each pending create was sent, grouped by service, and the stack's principal on each: a
+ * principalId its configuration names is checked against the facts the state records there (the
+ * creators of the endpoints the stack created on it) and refused, naming both, if they contradict
+ * it (principal.ts); with no principalId, the facts' creators.
+ */
+async function planRecovery(deps: RecoverDeps, run: RecoverRun): Promise<RecoverPlan> {
   const home: HomeService = {
-    client,
+    client: run.client,
     ...(deps.home
       ? await deps.home()
       : {
-          service: serviceOf((client as { baseUrl?: string }).baseUrl ?? ""),
+          service: serviceOf((run.client as { baseUrl?: string }).baseUrl ?? ""),
           config: EMPTY_CONFIG,
           env: {},
           secretConfigKeys: [],
         }),
   };
   const clients = new ServiceClients(home, deps.open ?? ((options) => new WebhooksClient(options)));
-  const targets = new Map(ours.map((p) => [p.urn, serviceTarget(p.revealedResource, revealedState, home)]));
+  const targets = new Map(
+    run.ours.map((p) => [p.urn, serviceTarget(p.revealedResource, run.revealedState, home)]),
+  );
   deps.onSecrets?.(clients.secrets([...targets.values()]));
+  const groups = new Map<string | null, ServiceGroup>();
+  for (const p of run.ours) {
+    const target = targets.get(p.urn)!;
+    if (!target.known && p.unmatchable === undefined)
+      p.unmatchable = `which service it was sent to cannot be told: ${target.why}`;
+    const key = target.known ? target.service : null;
+    const group = groups.get(key) ?? {
+      target: target.known ? target : undefined,
+      pending: [],
+      creators: new Set<number>(),
+    };
+    group.pending.push(p);
+    groups.set(key, group);
+  }
+  for (const [service, group] of groups) {
+    const claim = group.target?.principal;
+    const facts = service === null ? [] : stackFacts(run.revealedState, service);
+    const conflict = contradiction(claim, facts);
+    if (conflict !== undefined)
+      throw new CliError(EXIT.refused, contradictionMessage(conflict, "nothing was changed"));
+    // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
+    group.creators = principalsOf(claim, facts);
+  }
+  return { home, clients, targets, groups };
+}
+
+/** Asks (unless --yes or --dry-run), then stops the provider hosts the killed run left and lets their creates land. */
+async function prepare(deps: RecoverDeps, run: RecoverRun, options: RecoverOptions): Promise<void> {
+  const { report } = run;
+  if (!options.dryRun && !options.yes) {
+    const question = `Recover stack ${run.names.stack}: ${run.ours.length} pending create(s)${report.providers.length > 0 ? `, stop ${report.providers.length} left-over provider host(s)` : ""}${run.lock ? ", release the lock" : ""}, then edit the state. Proceed?`;
+    if (!(await (deps.sink.confirm?.(question) ?? Promise.resolve(false))))
+      throw new CliError(EXIT.refused, "not confirmed: nothing was changed");
+  }
+  if (!options.dryRun && report.providers.length > 0) {
+    for (const host of report.providers) {
+      run.processes.terminate(host.pid);
+      host.stopped = await gone(run.processes, host.pid, run.sleep);
+    }
+    await run.sleep(options.settleMs ?? CLIENT_DEFAULTS.createSettleMs);
+  }
+}
+
+/** Each pending create judged on the service it was sent to: the ids held there, the stack's principal there, that service's listing. */
+async function look(
+  deps: RecoverDeps,
+  run: RecoverRun,
+  plan: RecoverPlan,
+  options: RecoverOptions,
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const services: RecoverReport["services"] = [];
   try {
-    for (const p of ours) {
-      const target = targets.get(p.urn)!;
-      if (!target.known && p.unmatchable === undefined)
-        p.unmatchable = `which service it was sent to cannot be told: ${target.why}`;
-    }
-    // Grouped by service; `null`: the pending creates whose service the state cannot tell (not looked for).
-    const groups = new Map<
-      string | null,
-      { target: Extract<ServiceTarget, { known: true }> | undefined; pending: PendingCreate[] }
-    >();
-    for (const p of ours) {
-      const target = targets.get(p.urn)!;
-      const key = target.known ? target.service : null;
-      const group = groups.get(key) ?? { target: target.known ? target : undefined, pending: [] };
-      group.pending.push(p);
-      groups.set(key, group);
-    }
-    for (const [service, group] of groups) {
+    for (const [service, group] of plan.groups) {
       const lookable = group.target !== undefined && group.pending.some((p) => p.unmatchable === undefined);
       const { records, incomplete, unproven } = lookable
         ? await listForPending(
-            clients.for(group.target!),
+            plan.clients.for(group.target!),
             group.pending,
-            Progress.for(sink, options.progress),
+            Progress.for(deps.sink, options.progress),
           )
         : { records: [], incomplete: undefined, unproven: new Map<string, string>() };
       const held = new Set<number>();
-      for (const resource of endpointResources(deployment)) {
+      for (const resource of endpointResources(run.original.deployment)) {
         const id = heldId(resource);
-        const on = heldService(resource, revealedState, home);
+        const on = heldService(resource, run.revealedState, plan.home);
         // An endpoint whose service the state cannot tell is held on every service: never a candidate.
         if (id !== undefined && (on === undefined || on === service)) held.add(id);
       }
-      // A principal the configuration names decides; else the creators of what the stack created there.
-      const configured = group.target?.principalId;
-      const creators =
-        configured !== undefined
-          ? new Set([configured])
-          : service === null
-            ? new Set<number>()
-            : stackCreators(revealedState, service);
-      // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
       if (group.target !== undefined) {
         services.push({
           service: group.target.baseUrlSecret ? "(a base URL held secret)" : group.target.service,
-          creators: [...creators].sort((a, b) => a - b),
+          creators: [...group.creators].sort((a, b) => a - b),
           pendingCreates: group.pending.length,
         });
       }
       outcomes.push(
         ...matchPendingCreates(group.pending, records, {
-          createdSince: (window?.since ?? 0) - CLIENT_DEFAULTS.clockSkewMs,
+          createdSince: (run.window?.since ?? 0) - CLIENT_DEFAULTS.clockSkewMs,
           held,
-          creators,
+          creators: group.creators,
           picks: options.picks,
           incomplete,
           unproven,
@@ -334,89 +432,87 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
       );
     }
   } finally {
-    await clients.close();
+    await plan.clients.close();
   }
-  report.services = services;
-  if (report.window !== null)
-    report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
-  fillReport(report, outcomes, (urn) => {
-    const target = targets.get(urn);
+  run.report.services = services;
+  if (run.report.window !== null)
+    run.report.window.creators = [...new Set(services.flatMap((s) => s.creators))].sort((a, b) => a - b);
+  fillReport(run.report, outcomes, (urn) => {
+    const target = plan.targets.get(urn);
     // A create sent to another service than the one this command connects to: adopt must be pointed there.
-    return target?.known === true && target.service !== home.service
+    return target?.known === true && target.service !== plan.home.service
       ? { baseUrl: target.baseUrlSecret ? null : target.service }
       : undefined;
   });
-  if (report.ambiguous.length > 0) {
-    printReport(sink, report, options.json, options.secrets);
-    const unconfirmed = services.some((s) => s.creators.length !== 1);
-    const why = unconfirmed
-      ? "match more than one endpoint, share one, or match one the stack's principal cannot be confirmed for (the state records no endpoint the stack created on that service, or endpoints by more than one creator)"
-      : "match more than one endpoint (or share one)";
-    throw new CliError(
-      EXIT.refused,
-      `${report.ambiguous.length} pending create(s) ${why}: nothing was changed; choose with --pick, or adopt as printed above`,
-    );
-  }
-  if (options.dryRun) {
-    printReport(sink, report, options.json, options.secrets);
-    return report;
-  }
+  return outcomes;
+}
 
-  if (lock !== undefined && report.lock !== null) {
+/** Releases the killed run's lock and writes the recorded endpoints into the state (the one effect on it). */
+async function write(
+  deps: RecoverDeps,
+  run: RecoverRun,
+  plan: RecoverPlan,
+  outcomes: readonly Outcome[],
+  options: RecoverOptions,
+): Promise<void> {
+  const { pulumi } = deps;
+  const { report, stackFlag } = run;
+  if (run.lock !== undefined && report.lock !== null) {
     await pulumiOk(pulumi, ["cancel", "--yes", ...stackFlag], "releasing the killed run's lock", {
       exitCode: EXIT.unexpected,
     });
     report.lock.released = true;
   }
-  if (ours.length > 0) {
-    // The import replaces the whole state: it must be the state the matching was done against.
-    const again = await pulumiOk(
-      pulumi,
-      ["stack", "export", ...stackFlag],
-      "reading the stack's state again",
-      { exitCode: EXIT.unexpected },
+  if (run.ours.length === 0) return;
+  // The import replaces the whole state: it must be the state the matching was done against.
+  const again = await pulumiOk(pulumi, ["stack", "export", ...stackFlag], "reading the stack's state again", {
+    exitCode: EXIT.unexpected,
+  });
+  if (
+    JSON.stringify(parseState(again, "`pulumi stack export`").deployment) !==
+    JSON.stringify(run.original.deployment)
+  ) {
+    throw new CliError(
+      EXIT.refused,
+      "the stack's state changed while recover ran (another pulumi command?): nothing was written; run recover again",
     );
-    if (
-      JSON.stringify(parseState(again, "`pulumi stack export`").deployment) !== JSON.stringify(deployment)
-    ) {
-      throw new CliError(
-        EXIT.refused,
-        "the stack's state changed while recover ran (another pulumi command?): nothing was written; run recover again",
-      );
-    }
-    const stamp = new Date(now());
-    const recorded = outcomes.flatMap((o) => {
-      if (o.kind !== "record") return [];
-      const target = targets.get(o.pending.urn);
-      if (target === undefined || !target.known) return [];
-      // The stack it enters: the one the pending create's URN names.
-      const entered = {
-        service: target.service,
-        stack: stackOfUrn(o.pending.urn) ?? `${names.project}/${names.stack}`,
-      };
-      const provenance: Provenance =
-        o.how === "picked"
-          ? { how: "picked", ...entered }
-          : o.how === "adopted"
-            ? { how: "adopted", ...entered }
-            : { how: "created", ...entered, recovered: true };
-      const secretValues = [...secretTexts(o.pending.revealedResource.inputs ?? {}), ...target.secretValues];
-      return [
-        recordedResource(o.pending, o.record, stamp, provenance, {
-          secretValues,
-          provenanceSecret: target.baseUrlSecret,
-        }),
-      ];
-    });
-    await importState(pulumi, stackFlag, recoveredDeployment(original, recorded), options, report, processes);
-    const written = await verify(pulumi, stackFlag, report);
-    // What recover recorded stays in the history orphans reads, as an update's result would.
-    if (report.recorded.length > 0)
-      recordInHistory(backend, names.project, options.stack ?? names.stack, written, stamp);
   }
-  report.changed = true;
-  printReport(sink, report, options.json, options.secrets);
-  return report;
+  const stamp = new Date((deps.now ?? Date.now)());
+  const recorded = outcomes.flatMap((o) => {
+    if (o.kind !== "record") return [];
+    const target = plan.targets.get(o.pending.urn);
+    if (target === undefined || !target.known) return [];
+    // The stack it enters: the one the pending create's URN names.
+    const entered = {
+      service: target.service,
+      stack: stackOfUrn(o.pending.urn) ?? `${run.names.project}/${run.names.stack}`,
+    };
+    const provenance: Provenance =
+      o.how === "picked"
+        ? { how: "picked", ...entered }
+        : o.how === "adopted"
+          ? { how: "adopted", ...entered }
+          : { how: "created", ...entered, recovered: true };
+    const secretValues = [...secretTexts(o.pending.revealedResource.inputs ?? {}), ...target.secretValues];
+    return [
+      recordedResource(o.pending, o.record, stamp, provenance, {
+        secretValues,
+        provenanceSecret: target.baseUrlSecret,
+      }),
+    ];
+  });
+  await importState(
+    pulumi,
+    stackFlag,
+    recoveredDeployment(run.original, recorded),
+    options,
+    report,
+    run.processes,
+  );
+  const written = await verify(pulumi, stackFlag, report);
+  // What recover recorded stays in the history orphans reads, as an update's result would.
+  if (report.recorded.length > 0)
+    recordInHistory(run.backend, run.names.project, options.stack ?? run.names.stack, written, stamp);
 }
 
 /**

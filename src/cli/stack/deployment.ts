@@ -1,9 +1,11 @@
 import type { WebhookEndpointRecord } from "../../client";
+import type { CreatorFact } from "../../core/principal";
 import {
   createdByItsStack,
   mayBeHeldEndpoint,
   provenanceOf,
   stateAfterCreate,
+  stackRootOf,
   type Provenance,
 } from "../../core/state";
 import {
@@ -13,7 +15,7 @@ import {
   TYPE_TOKENS,
 } from "../../core/resource";
 import { showsTainted } from "../../core/taint";
-import { SECRET_SIG, SIG_KEY, urnName } from "../../core/wire";
+import { SECRET_SIG, SIG_KEY, resourceReference, urnName } from "../../core/wire";
 import { CliError, EXIT } from "../exit";
 import type { SecretField, SecretFields } from "../output/output";
 
@@ -201,20 +203,29 @@ export function namesOf(resource: StateResource): string[] {
 }
 
 /**
- * The creators of the endpoints this stack created on `service`, as their provenance records it:
- * the stack's own principal there. Endpoints adopted, imported or picked, moved in from another
- * stack (`pulumi state move`: created, but by that stack), and those of earlier releases (no
- * provenance: unknown, never "created"), teach nothing: they may be anyone's.
+ * The endpoints this stack created on `service`, with their creators, as their provenance records
+ * them: the facts of the stack's own principal there (principal.ts). Endpoints adopted, imported or
+ * picked, moved in from another stack (`pulumi state move`: created, but by that stack; a stack
+ * renamed since is still itself, see `stackRoot`), and those of earlier releases (no provenance:
+ * unknown, never "created"), teach nothing: they may be anyone's.
  */
-export function stackCreators(deployment: Deployment, service: string): Set<number> {
-  const creators = new Set<number>();
+export function stackFacts(deployment: Deployment, service: string): CreatorFact[] {
+  const facts: CreatorFact[] = [];
   for (const resource of endpointResources(deployment)) {
     const provenance = provenanceIn(resource);
-    if (!createdByItsStack(provenance, resource.urn) || provenance?.service !== service) continue;
+    if (!createdByItsStack(provenance, resource.urn, resource.outputs?.stackRoot)) continue;
+    if (provenance?.service !== service) continue;
     const creatorId = resource.outputs?.creatorId;
-    if (typeof creatorId === "number") creators.add(creatorId);
+    const webhookId = heldId(resource);
+    if (typeof creatorId === "number" && webhookId !== undefined)
+      facts.push({ webhookId, creatorId, holder: `resource ${resource.urn}` });
   }
-  return creators;
+  return facts;
+}
+
+/** The creators the stack's facts on `service` record: its principal there, unless they disagree. */
+export function stackCreators(deployment: Deployment, service: string): Set<number> {
+  return new Set(stackFacts(deployment, service).map((fact) => fact.creatorId));
 }
 
 /** A pending create of an endpoint, as recover sees it. */
@@ -316,6 +327,9 @@ export function recordedResource(
       : {}),
   };
   const state: Record<string, unknown> = { ...stateAfterCreate(record, declared, provenance) };
+  // The stack it entered, as a resource reference that `pulumi stack rename` rewrites; never secret.
+  const root = stackRootOf(state.stackRoot);
+  delete state.stackRoot;
   const alwaysSecret = new Set<string>([
     ...(pending.face === "dynamic" ? DYNAMIC_FORCED_SECRET : ALWAYS_SECRET_OUTPUTS),
     ...(secrecy.provenanceSecret === true ? ["provenance"] : []),
@@ -325,6 +339,7 @@ export function recordedResource(
     if (alwaysSecret.has(key) || pending.secretInputs.includes(key) || showsTainted(value, values))
       state[key] = plaintextSecret(value);
   }
+  if (root !== undefined) state.stackRoot = resourceReference(root);
   if (pending.face === "dynamic") {
     if (inputs.connection !== undefined) state.connection = inputs.connection;
     if (inputs.__provider !== undefined) state.__provider = inputs.__provider;

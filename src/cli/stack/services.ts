@@ -1,4 +1,5 @@
 import { WebhookConfigError, type WebhooksClientOptions } from "../../client";
+import type { PrincipalClaim } from "../../core/principal";
 import { resolveConnection, serviceOf, type Connection, type ProviderConfig } from "../../core/settings";
 import { nativeConfig } from "../../core/provider-config";
 import {
@@ -48,6 +49,8 @@ export type ServiceTarget =
       baseUrlSecret: boolean;
       /** The principal its configuration names (`principalId`): then it alone is the stack's principal there. */
       principalId?: number;
+      /** The same, with where it is set: what recover checks against the state's facts. */
+      principal?: PrincipalClaim;
     }
   | { known: false; why: string };
 
@@ -65,13 +68,13 @@ export function serviceTarget(
     if (resource.type === DYNAMIC_TYPE) {
       const connectionValue = resource.inputs?.connection;
       if (connectionValue === undefined || connectionValue === null) {
-        const principalId = configuredPrincipal(home.config, home.env);
+        const principal = configuredPrincipal(home.config, home.env);
         return {
           known: true,
           service: home.service,
           secretValues: [],
           baseUrlSecret: home.secretConfigKeys.includes("webhooks:baseUrl"),
-          ...(principalId === undefined ? {} : { principalId }),
+          ...claimed(principal),
         };
       }
       const connection = revealed(connectionValue);
@@ -85,7 +88,7 @@ export function serviceTarget(
         ...(service === home.service ? {} : { connection: resolved }),
         secretValues: secretTexts(connectionValue),
         baseUrlSecret: true,
-        ...(resolved.principalId === undefined ? {} : { principalId: resolved.principalId }),
+        ...claimed(resolved.principal),
       };
     }
     const provider = providerOf(resource, revealedState);
@@ -113,7 +116,7 @@ export function serviceTarget(
       ...(service === home.service ? {} : { connection: resolved }),
       secretValues: secretTexts(provider.inputs ?? {}),
       baseUrlSecret,
-      ...(resolved.principalId === undefined ? {} : { principalId: resolved.principalId }),
+      ...claimed(resolved.principal),
     };
   } catch (error) {
     if (error instanceof WebhookConfigError)
@@ -195,13 +198,24 @@ export class ServiceClients {
   }
 }
 
+/** A target's principal fields for a claim (none without one). */
+function claimed(principal: PrincipalClaim | undefined): {
+  principalId?: number;
+  principal?: PrincipalClaim;
+} {
+  return principal === undefined ? {} : { principalId: principal.id, principal };
+}
+
 /**
  * The principal a configuration names for its own token (`principalId`), undefined when it names
  * none or does not resolve.
  */
-export function configuredPrincipal(config: ProviderConfig, env: NodeJS.ProcessEnv): number | undefined {
+export function configuredPrincipal(
+  config: ProviderConfig,
+  env: NodeJS.ProcessEnv,
+): PrincipalClaim | undefined {
   try {
-    return resolveConnection(config, undefined, env).principalId;
+    return resolveConnection(config, undefined, env).principal;
   } catch (error) {
     if (error instanceof WebhookConfigError) return undefined;
     throw error;
