@@ -33,10 +33,9 @@ describe("the serialized provider", () => {
   });
 
   it("uses the product's type token and a fresh props object per resource", () => {
-    expect(registered.map((r) => r.type)).toEqual([
-      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
-      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
-    ]);
+    expect(registered.map((r) => r.type)).toEqual(
+      Array.from({ length: 3 }, () => "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint"),
+    );
     const byName = Object.fromEntries(registered.map((r) => [r.name, r.inputs]));
     expect(byName["caller-options"]).toMatchObject({
       webhookName: "named-b",
@@ -66,8 +65,16 @@ describe("the serialized provider", () => {
   it("declaring endpoints does not load the client's dependencies", () => {
     // The program runs on every preview and up: zod and undici (about 0.15 s) load in the provider
     // host, where requests are made, not in the program.
-    expect(registered).toHaveLength(2);
+    expect(registered).toHaveLength(3);
     expect(loaded).toEqual([]);
+  });
+
+  it("tells the provider which inputs the program marked secret, from plain values and from Outputs", () => {
+    // Plain values cannot be secret: the list is known at once (no config key is secret here).
+    const inputsOf = (name: string) => registered.find((r) => r.name === name)!.inputs;
+    expect(inputsOf("caller-options").__secretInputs).toEqual([]);
+    // An Output's secrecy is awaited: the secret name is listed, the plain Output URL is not.
+    expect(inputsOf("secret-name").__secretInputs).toEqual(["webhookName"]);
   });
 
   it("stores a resource's connection input as a secret", () => {
