@@ -425,6 +425,8 @@ function checkpointBytes(dir, stack) {
  * @property {Partial<Record<Op, Record<string, string>>>} [opEnv] per command, over `env` (BENCH_PROFILE's NODE_OPTIONS)
  * @property {Partial<Record<Op, string>>} [profileDirs] where bench/profile-hook.cjs writes, per command (read after it)
  * @property {Record<string, string>} [env] for every command of this run, over `extraEnv`
+ * @property {string} [pluginDir] native kind: a directory put before the installed package's on PATH, whose
+ *   pulumi-resource-webhooks the engine then runs (the single executable, BENCH_PARTS=sea)
  */
 
 /**
@@ -441,7 +443,7 @@ export async function cycle(options) {
   let dir = join(p.projects, kind);
   if (kind === "native") {
     // The plugin comes from the installed package, on PATH as after `npm install -g pulumi-webhook-endpoints`.
-    env.PATH = `${p.bin}:${process.env.PATH ?? ""}`;
+    env.PATH = `${options.pluginDir === undefined ? "" : `${options.pluginDir}:`}${p.bin}:${process.env.PATH ?? ""}`;
     dir = join(p.projects, `native-${n}`);
     if (!existsSync(join(dir, "Pulumi.yaml"))) {
       mkdirSync(dir, { recursive: true });

@@ -1,7 +1,7 @@
 // npm run bench (scripts/bench.sh builds dist/ and puts Node, the Pulumi CLI and the YAML language host on PATH first).
 //
 // Knobs (environment). BENCH_QUICK=1 changes the defaults marked "quick:"; an explicit knob always wins.
-//   BENCH_PARTS=engine,crowd,native,client  which parts to run (and "profile" unless BENCH_PROFILE=0)
+//   BENCH_PARTS=engine,crowd,native,sea,client  which parts to run (and "profile" unless BENCH_PROFILE=0)
 //   engine: the main grid, WebhookEndpoint (dynamic face) vs the no-op floor on an empty service (and, at latency 0,
 //     the lean floor: the same no-op provider without the closure serializer, see bench/engine.mjs)
 //     BENCH_SIZES=10,100,300,1000   endpoints per stack                         quick: 10,20
@@ -26,11 +26,17 @@
 //     BENCH_NATIVE_SIZES=100        (latency 0; the dynamic face and floor come from the main grid when it has
 //                                   that size at latency 0, else they are run here)     quick: 10
 //     BENCH_NATIVE_RUNS=<BENCH_RUNS>
-//   profile (on unless BENCH_PROFILE=0): up of one stack at latency 0, ours, floor and lean floor, instrumented
-//     (bench/profile-hook.cjs through NODE_OPTIONS): provider host start-up, module loading, per-create CPU and a
-//     V8 CPU profile of the provider host, summarised in notes; the .cpuprofile files stay in .e2e/bench/profiles
-//     BENCH_PROFILE_SIZE=100        quick: 10
+//   sea: the single-executable plugin (this machine's archive, made by the installed package's plugin-archive
+//     command) against the npm plugin: cold start, and the native face's up and preview (needs the YAML host)
+//     BENCH_SEA_SIZE=100            quick: 10
+//     BENCH_SEA_RUNS=<BENCH_RUNS>
+//     BENCH_SEA_COLD_RUNS=10        cold starts of each, alternated   quick: 3
+//   profile (on unless BENCH_PROFILE=0): up, preview, refresh and destroy of one stack at latency 0, instrumented
+//     (bench/profile-hook.cjs through NODE_OPTIONS): CPU and heap profiles of the provider host and the program,
+//     split by owner (bench/profile.mjs) in a table and notes; the profiles stay in .e2e/bench/profiles
+//     BENCH_PROFILE_SIZE=1000       quick: 10
 //     BENCH_PROFILE_RUNS=1
+//     BENCH_PROFILE_KINDS=ours,lean (floor may be added)
 //   BENCH_PARALLEL=<n>            pass --parallel n to up/preview/refresh/destroy (default: the CLI's default, cores x 4)
 //   BENCH_PARALLEL_DIFF=1         set PULUMI_PARALLEL_DIFF=true (the engine diffs in parallel; default serial)
 //   client: BENCH_CLIENT_OPS=5000 (quick: 1000) ops per trial, BENCH_CLIENT_CONCURRENCY=16 in flight
@@ -55,6 +61,7 @@ import { fileURLToPath } from "node:url";
 import { pulumiVersion } from "../scripts/harness/pulumi.mjs";
 import { clientBenchmark } from "./client.mjs";
 import { cycle, installPackedPackage, paths } from "./engine.mjs";
+import { buildHostArchive, coldStart } from "./plugin.mjs";
 import { CATEGORIES, cpuBreakdown, heapBreakdown, listed, shares } from "./profile.mjs";
 
 /** @typedef {import("./engine.mjs").CycleResult} CycleResult */
@@ -208,10 +215,15 @@ const settings = {
   },
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
+  sea: {
+    size: int("BENCH_SEA_SIZE", quick ? 10 : 100),
+    runs: int("BENCH_SEA_RUNS", runs),
+    coldRuns: int("BENCH_SEA_COLD_RUNS", quick ? 3 : 10),
+  },
   clientOps: int("BENCH_CLIENT_OPS", quick ? 1000 : 5000),
   clientConcurrency: int("BENCH_CLIENT_CONCURRENCY", 16),
   parts: [
-    ...(process.env.BENCH_PARTS ?? "engine,crowd,native,client").split(",").map((s) => s.trim()),
+    ...(process.env.BENCH_PARTS ?? "engine,crowd,native,sea,client").split(",").map((s) => s.trim()),
     ...(profileOn ? ["profile"] : []),
   ],
 };
@@ -262,6 +274,9 @@ function reproduceCommand() {
     `BENCH_CROWD_AT=${settings.crowd.at.length === 2 ? "both" : settings.crowd.at[0]}`,
     `BENCH_NATIVE_SIZES=${settings.native.sizes.join(",")}`,
     `BENCH_NATIVE_RUNS=${settings.native.runs}`,
+    `BENCH_SEA_SIZE=${settings.sea.size}`,
+    `BENCH_SEA_RUNS=${settings.sea.runs}`,
+    `BENCH_SEA_COLD_RUNS=${settings.sea.coldRuns}`,
     `BENCH_PROFILE=${settings.profile.enabled ? 1 : 0}`,
     ...(settings.profile.enabled
       ? [
@@ -332,6 +347,12 @@ function seedCrowd(emulator, count, from = 0) {
  * @typedef {object} EngineResults
  * @property {CycleResult[]} runs
  * @property {string} packageVersion
+ * @property {SeaResults | undefined} [sea]
+ */
+/**
+ * @typedef {object} SeaResults
+ * @property {import("./plugin.mjs").PluginArchive} archive
+ * @property {{ sea: import("./plugin.mjs").ColdStart[], npm: import("./plugin.mjs").ColdStart[] }} cold
  */
 
 async function engineBenchmark() {
@@ -357,6 +378,8 @@ async function engineBenchmark() {
   const extraEnv = settings.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
   /** @type {CycleResult[]} */
   const results = [];
+  /** @type {SeaResults | undefined} */
+  let sea;
   let seq = 0;
   /**
    * @param {Omit<import("./engine.mjs").CycleOptions, "p" | "emulator" | "token" | "id" | "extraEnv" | "parallelArgs"> & { label?: string }} options
@@ -477,6 +500,58 @@ async function engineBenchmark() {
       done();
     }
 
+    if (settings.parts.includes("sea") && !onPath("pulumi-language-yaml")) {
+      skipped.push(
+        "single-executable rows skipped: pulumi-language-yaml is not on PATH (scripts/engine-yaml.sh)",
+      );
+      log(skipped.at(-1) ?? "");
+    } else if (settings.parts.includes("sea")) {
+      const done = partStarted("sea");
+      log("building this machine's plugin archive with the installed package's plugin-archive command");
+      const archive = buildHostArchive(
+        join(p.base, "node_modules", "pulumi-webhook-endpoints"),
+        join(p.root, "sea"),
+      );
+      const npmPlugin = join(p.bin, "pulumi-resource-webhooks");
+      /** @type {{ sea: import("./plugin.mjs").ColdStart[], npm: import("./plugin.mjs").ColdStart[] }} */
+      const cold = { sea: [], npm: [] };
+      for (let r = 0; r < settings.sea.coldRuns; r++) {
+        // Alternated, the order rotated, as in the grid.
+        for (const which of r % 2 === 0
+          ? /** @type {const} */ (["sea", "npm"])
+          : /** @type {const} */ (["npm", "sea"]))
+          cold[which].push(await coldStart(which === "sea" ? archive.executable : npmPlugin));
+      }
+      const n = settings.sea.size;
+      for (let r = 0; r < settings.sea.runs; r++) {
+        const runSea = () =>
+          run({
+            kind: "native",
+            n,
+            latency: 0,
+            tag: "sea",
+            ops: ["preview"],
+            pluginDir: archive.dir,
+            prepare: emptyService(0),
+            label: "single executable",
+          });
+        const runNpm = () =>
+          run({
+            kind: "native",
+            n,
+            latency: 0,
+            tag: "sea-npm",
+            ops: ["preview"],
+            prepare: emptyService(0),
+            label: "npm plugin",
+          });
+        if (r % 2 === 0) await runSea().then(runNpm);
+        else await runNpm().then(runSea);
+      }
+      sea = { archive, cold };
+      done();
+    }
+
     if (settings.parts.includes("profile")) {
       const done = partStarted("profile");
       const n = settings.profile.size;
@@ -518,7 +593,7 @@ async function engineBenchmark() {
   } finally {
     await emulator.close();
   }
-  return { runs: results, packageVersion: installed.version };
+  return { runs: results, packageVersion: installed.version, sea };
 }
 
 // ---- table ------------------------------------------------------------------------------------
@@ -834,6 +909,92 @@ function profileTables(all) {
     }
   }
   return { table: `Profiles at N = ${n} (instrumented runs):\n\n${simpleTable(header, lines)}`, notes };
+}
+
+/**
+ * The single executable against the npm plugin: cold start (spawn to port, CPU and peak RSS until then) and the
+ * native face's up and preview at latency 0 (wall, CPU of all processes, the plugin's CPU and peak RSS).
+ * @param {EngineResults | undefined} engine
+ * @returns {string}
+ */
+function seaTable(engine) {
+  const sea = engine?.sea;
+  if (sea === undefined) return "";
+  const header = ["metric", "N", "single executable", "npm plugin", "single ÷ npm"];
+  /** @type {string[][]} */
+  const lines = [];
+  /**
+   * @param {string} metric
+   * @param {string} n
+   * @param {number} a
+   * @param {number} b
+   * @param {(x: number) => string} format
+   */
+  const line = (metric, n, a, b, format) => lines.push([metric, n, format(a), format(b), fmt.ratio(a / b)]);
+  const cold = (
+    /** @type {"sea" | "npm"} */ which,
+    /** @type {(c: import("./plugin.mjs").ColdStart) => number} */ f,
+  ) => median(sea.cold[which].map(f));
+  const runs = `${sea.cold.sea.length} runs`;
+  line(
+    `cold start: spawn → port printed (ms), ${runs}`,
+    "",
+    cold("sea", (c) => c.readyMs),
+    cold("npm", (c) => c.readyMs),
+    fmt.ms,
+  );
+  line(
+    "cold start: CPU until the port (ms)",
+    "",
+    cold("sea", (c) => c.cpuMs),
+    cold("npm", (c) => c.cpuMs),
+    fmt.ms,
+  );
+  line(
+    "cold start: peak RSS at the port (MB)",
+    "",
+    cold("sea", (c) => c.peakRss),
+    cold("npm", (c) => c.peakRss),
+    fmt.mb,
+  );
+  const all = engine?.runs ?? [];
+  const single = all.filter((r) => r.tag === "sea");
+  const npm = all.filter((r) => r.tag === "sea-npm");
+  const n = String(single[0]?.n ?? "");
+  for (const op of /** @type {const} */ (["up", "preview"])) {
+    const m = (/** @type {CycleResult[]} */ set, /** @type {(r: CycleResult) => number | undefined} */ f) =>
+      median(set.map(f));
+    line(
+      `native ${op} (s)`,
+      n,
+      m(single, (r) => r.ms[op]),
+      m(npm, (r) => r.ms[op]),
+      fmt.s,
+    );
+    line(
+      `native ${op}: CPU, all processes (s)`,
+      n,
+      m(single, (r) => r.cpu[op]?.all),
+      m(npm, (r) => r.cpu[op]?.all),
+      fmt.cpu,
+    );
+    line(
+      `native ${op}: CPU, plugin (s)`,
+      n,
+      m(single, (r) => r.cpu[op]?.plugin),
+      m(npm, (r) => r.cpu[op]?.plugin),
+      fmt.cpu,
+    );
+    line(
+      `native ${op}: peak RSS, plugin (MB)`,
+      n,
+      m(single, (r) => r.memory[op]?.plugin),
+      m(npm, (r) => r.memory[op]?.plugin),
+      fmt.mb,
+    );
+  }
+  const about = `${sea.archive.kind}, archive ${fmt.mb(sea.archive.archiveBytes)} MB, executable ${fmt.mb(sea.archive.executableBytes)} MB`;
+  return `Single-executable plugin (${about}) against the npm plugin (node_modules/.bin/pulumi-resource-webhooks), medians:\n\n${simpleTable(header, lines)}`;
 }
 
 /**
@@ -1284,6 +1445,12 @@ const LEGEND =
 - native: the same N endpoints (same names and URLs) as a Pulumi YAML program (runtime: yaml) on the native provider,
   the plugin pulumi-resource-webhooks from the installed package on PATH; baseline = the dynamic face, floor = the
   no-op dynamic provider, all at latency 0 on an empty service.
+- single executable (BENCH_PARTS=sea): this machine's plugin archive, made by the installed package's own
+  \`webhooks plugin-archive\` and unpacked, against the npm plugin (node_modules/.bin/pulumi-resource-webhooks, run by the
+  node on PATH). Cold start: each started ${settings.sea.coldRuns} times, alternated, with an engine address no one listens on; the
+  time from spawn to the port line, and its CPU (utime + stime, /proc) and peak RSS (VmHWM) at that moment. Then the
+  same YAML program as the native rows at N = ${settings.sea.size}, latency 0, ${settings.sea.runs} runs each, alternated: up and preview,
+  the single executable's directory first on PATH.
 - profile (BENCH_PROFILE=0 leaves it out): separate, instrumented runs of every command at N = ${settings.profile.size} for
   ${settings.profile.kinds.join(", ")} (bench/profile-hook.cjs preloaded by NODE_OPTIONS into every Node process, active only in
   the provider host and the program). The provider host runs a V8 CPU profiler at 0.5 ms and a sampling heap profiler
@@ -1313,7 +1480,7 @@ async function main() {
   for (const line of header) console.log(line);
   log(`settings: ${JSON.stringify(settings)}`);
 
-  const engineParts = ["engine", "crowd", "native", "profile"];
+  const engineParts = ["engine", "crowd", "native", "sea", "profile"];
   const engine = settings.parts.some((part) => engineParts.includes(part))
     ? await engineBenchmark()
     : undefined;
@@ -1339,6 +1506,7 @@ async function main() {
   const extra = [
     ...(leanTable === "" ? [] : [`Against the lean floor (latency 0, medians):\n\n${leanTable}`]),
     ...(profiles.table === "" ? [] : [profiles.table]),
+    ...(seaTable(engine) === "" ? [] : [seaTable(engine)]),
   ];
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   console.log("");
