@@ -6,7 +6,9 @@
  * every folder imports the client and src/text through their index, which lists what they offer
  * the rest of the package; the emulator stands for the service and depends on nothing of ours but
  * the API contract; src/api and src/text, shared by the others, depend on nothing of ours; the
- * client knows nothing of Pulumi; the core knows nothing of the faces, the CLI or the emulator.
+ * client knows nothing of Pulumi; the core knows nothing of the faces, the CLI or the emulator; each
+ * face and the CLI stand on the core and the client and know nothing of each other. Nothing
+ * imports the CLI.
  * (ESLint does not merge one rule's options across config objects: each folder's list is whole.)
  */
 const THROUGH_INDEX = {
@@ -52,6 +54,44 @@ export const SRC_LAYERS = [
       {
         regex: "^\\.\\./(dynamic|native|cli|emulator)(/|$)",
         message: "the core serves the faces and the CLI, and knows nothing of them or of the emulator",
+      },
+    ],
+  },
+  {
+    files: ["src/dynamic/**"],
+    patterns: [
+      {
+        regex: "^\\.\\./(native|cli|emulator)(/|$)",
+        message:
+          "the dynamic face stands on the core and the client: it knows nothing of the native face, the CLI or the emulator",
+      },
+    ],
+  },
+  {
+    files: ["src/native/**"],
+    patterns: [
+      {
+        regex: "^\\.\\./(dynamic|cli|emulator)(/|$)",
+        message:
+          "the native face stands on the core and the client: it knows nothing of the dynamic face, the CLI or the emulator",
+      },
+    ],
+  },
+  {
+    files: ["src/cli/**"],
+    patterns: [
+      {
+        regex: "^(\\.\\./)+(dynamic|native|emulator)(/|$)",
+        message: "the CLI stands on the core and the client: it knows nothing of the faces or the emulator",
+      },
+    ],
+  },
+  {
+    files: ["src/*.ts"],
+    patterns: [
+      {
+        regex: "^\\./(cli|emulator)(/|$)",
+        message: "the main entry exports neither the CLI (an executable) nor the emulator (its own entry)",
       },
     ],
   },

@@ -1,5 +1,11 @@
 import { defineConfig } from "vitest/config";
-import { PACKAGE_STAGE, requireSupportedNode, tierFromEnv, tierTags } from "./test/support/tier.mjs";
+import {
+  PACKAGE_STAGE,
+  RELEASE_STAGE,
+  requireSupportedNode,
+  tierFromEnv,
+  tierTags,
+} from "./test/support/tier.mjs";
 
 // The unit tier (npm run test:unit): every in-process test, no Pulumi CLI, no network. Tiers and tags:
 // test/support/tier.ts and docs/testing.md.
@@ -17,11 +23,13 @@ const NEEDS_DIST = [
   "test/native/server.test.ts",
   "test/emulator/bin-process.test.ts",
   "test/cli/main.test.ts",
+  "test/cli/secret-values.test.ts",
+  "test/cli/orphans-stacks.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",
+  "test/native/notices.test.ts",
   "test/dynamic/stored-provider-host.test.ts",
-  "test/cli/plugin-archive.test.ts",
   "test/docs/numbers.test.ts",
 ];
 
@@ -42,7 +50,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE],
+          exclude: ["test/e2e/**", "**/node_modules/**", ...NEEDS_DIST, ...PACKAGE_STAGE, ...RELEASE_STAGE],
         },
       },
       {

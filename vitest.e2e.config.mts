@@ -1,9 +1,17 @@
 import { defineConfig } from "vitest/config";
-import { PACKAGE_STAGE, requireSupportedNode, tierFromEnv, tierTags } from "./test/support/tier.mjs";
+import {
+  PACKAGE_STAGE,
+  RELEASE_STAGE,
+  requireSupportedNode,
+  tierFromEnv,
+  tierTags,
+} from "./test/support/tier.mjs";
 
 // What npm test runs after the unit tier, and npm run test:deep (PWE_TIER=deep): tiers and tags in
-// test/support/tier.ts and docs/testing.md. Two projects, each a stage of scripts/test.sh:
-//   package  the packaging checks and the hostile servers, each call in a process of its own (dist/)
+// test/support/tier.ts and docs/testing.md. Three projects, each a stage of scripts/test.sh:
+//   package  the packaging checks, the hostile servers (each call in a process of its own, dist/), and
+//            the release build's command line
+//   release  (test:deep) the release archives for every platform, built twice and run or read
 //   engine   the end-to-end tests through the real Pulumi CLI; scripts/engine.sh must have put it on
 //            PATH (its global setup fails, never skips, without it). Files run two at a time: each
 //            keeps to its own emulator, backends, project directories and transcript.
@@ -27,6 +35,16 @@ export default defineConfig({
           globalSetup: ["test/support/global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "release",
+          include: RELEASE_STAGE,
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 600_000,
+          hookTimeout: 3_600_000,
         },
       },
       {

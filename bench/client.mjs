@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { startEmulatorProcess } from "../scripts/harness/emulator.mjs";
+import { printedAdminToken, startEmulatorProcess } from "../scripts/harness/emulator.mjs";
 import { parseJson } from "../scripts/harness/repo.mjs";
 
 const SEEDED = 400;
@@ -71,6 +71,7 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
     args: ["--latency-ms", "0"],
     env: { WEBHOOKS_ACCESS_TOKEN: token },
   });
+  const adminToken = await printedAdminToken(emulator);
   const client = new WebhooksClient({ baseUrl: emulator.url, accessToken: token });
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   const headers = { authorization: token, "content-type": "application/json", accept: "application/json" };
@@ -100,8 +101,8 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
     const response = await request(new URL(`/__emulator/${route}`, emulator.url), {
       method: "POST",
       dispatcher: agent,
-      // The admin routes take the API token too (or the admin token the emulator prints).
-      headers: { authorization: token, "content-type": "application/json" },
+      // Only the admin token the emulator printed opens the admin routes.
+      headers: { authorization: adminToken, "content-type": "application/json" },
       body: JSON.stringify(body ?? {}),
     });
     await response.body.text();
@@ -110,7 +111,7 @@ export async function clientBenchmark({ repo, ops, concurrency, runs, log }) {
   const apiRequests = async () => {
     const response = await request(new URL("/__emulator/counters", emulator.url), {
       dispatcher: agent,
-      headers: { authorization: token },
+      headers: { authorization: adminToken },
     });
     const counters = /** @type {{ list: number, create: number }} */ (parseJson(await response.body.text()));
     return counters.list + counters.create;

@@ -1,16 +1,15 @@
 // @ts-check
-// npm run build: the package (src/ -> dist/), the native provider's generated Node.js SDK
-// (sdk/nodejs/ -> dist/native-sdk/, served as `pulumi-webhook-endpoints/native`) and the native plugin as
-// one file (dist/plugin/pulumi-resource-webhooks.js, scripts/plugin-bundle.mjs), from which
-// `webhooks plugin-archive` makes the plugin archives. The SDK reads its own package.json at run time (its
-// version is the plugin version it asks the engine for), so that file is copied next to it.
+// npm run build: the package (src/ -> dist/) and the native provider's generated Node.js SDK
+// (sdk/nodejs/ -> dist/native-sdk/, served as `pulumi-webhook-endpoints/native`). The SDK reads its own
+// package.json at run time (its version is the plugin version it asks the engine for), so that file is
+// copied next to it. The plugin's one-file bundle is not part of the package: the release archives are
+// made from it (npm run release:archives, scripts/release/).
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { LOADED_FROM } from "../src/dynamic/stored-provider.js";
-import { bundlePlugin } from "./plugin-bundle.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
@@ -22,7 +21,6 @@ for (const project of ["tsconfig.build.json", "tsconfig.native-sdk.json"]) {
 mkdirSync(join(repo, "dist", "native-sdk"), { recursive: true });
 copyFileSync(join(repo, "sdk", "nodejs", "package.json"), join(repo, "dist", "native-sdk", "package.json"));
 writeStoredProvider();
-await bundlePlugin({ outfile: join(repo, "dist", "plugin", "pulumi-resource-webhooks.js"), repo });
 
 /**
  * The text every WebhookEndpoint stores in `__provider` (twice per resource, and sent in every

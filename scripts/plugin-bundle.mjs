@@ -2,10 +2,10 @@
 /**
  * The native plugin as one JavaScript file: src/native/bin.ts and everything it loads (the provider core,
  * the client, undici, zod, @grpc/grpc-js, google-protobuf and @pulumi/pulumi's generated protocol stubs),
- * bundled by esbuild into dist/plugin/pulumi-resource-webhooks.js. It needs nothing but Node.js built-ins, so
- * `webhooks plugin-archive` can make it a Node.js single executable application (or ship it with a launcher).
+ * bundled by esbuild. It needs nothing but Node.js built-ins, so the release archives make it a Node.js
+ * single executable application (or ship it with a launcher): scripts/release/archives.mjs.
  *
- * Called by scripts/build.mjs; `node scripts/plugin-bundle.mjs [outfile]` runs it alone.
+ * `node scripts/plugin-bundle.mjs <outfile>` runs it alone.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -73,6 +73,9 @@ export async function bundlePlugin({ outfile, repo = REPO }) {
   const result = await esbuild.build({
     entryPoints: [join(repo, "src", "native", "bin.ts")],
     outfile,
+    // Module names in the bundle are relative to this directory: to the working directory by default, which
+    // put "../../<the build machine's path>/src/..." into a bundle built elsewhere than the repository.
+    absWorkingDir: repo,
     bundle: true,
     platform: "node",
     format: "cjs",
@@ -95,7 +98,8 @@ export async function bundlePlugin({ outfile, repo = REPO }) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const outfile = process.argv[2] ?? join(REPO, "dist", "plugin", "pulumi-resource-webhooks.js");
+  const outfile = process.argv[2];
+  if (outfile === undefined) throw new Error("usage: node scripts/plugin-bundle.mjs <outfile>");
   const { bytes, version } = await bundlePlugin({ outfile });
   console.log(`plugin bundle v${version}: ${outfile} (${bytes} bytes)`);
 }

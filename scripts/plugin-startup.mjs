@@ -6,8 +6,10 @@
  *
  *   node scripts/plugin-startup.mjs [--runs N] [--archive FILE.tar.gz]... [EXECUTABLE]...
  *
- * An archive (from `webhooks plugin-archive`) is unpacked into a temporary directory and its
- * pulumi-resource-webhooks run with an empty PATH (a single executable needs no node); an executable is run as
+ * An archive (from `npm run release:archives`) is unpacked into a temporary directory and its
+ * pulumi-resource-webhooks run with an empty PATH (a single executable needs no node); a linux-arm64 archive
+ * on an x64 machine runs under qemu-user (qemu-aarch64-static -L /usr/aarch64-linux-gnu, which
+ * scripts/ensure-release-tools.sh qemu installs); an executable is run as
  * the engine runs one, with this PATH (e.g. node_modules/.bin/pulumi-resource-webhooks, the npm-installed
  * plugin: node and the package's dist/). Prints min, median and max in milliseconds, and each run.
  */
@@ -28,7 +30,7 @@ const { values, positionals } = parseArgs({
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a positive whole number");
 
-/** @type {{ label: string, executable: string, env: NodeJS.ProcessEnv }[]} */
+/** @type {{ label: string, executable: string, env: NodeJS.ProcessEnv, wrapper?: string[] }[]} */
 const plugins = [];
 const temporary = mkdtempSync(join(tmpdir(), "pwe-plugin-startup-"));
 try {
@@ -36,10 +38,13 @@ try {
     const dir = join(temporary, String(i));
     execFileSync("mkdir", ["-p", dir]);
     execFileSync("tar", ["-xzf", archive, "-C", dir]);
+    const emulated = archive.endsWith("-linux-arm64.tar.gz") && process.arch !== "arm64";
     plugins.push({
-      label: `${archive} (unpacked, PATH empty)`,
+      label: `${archive} (unpacked, PATH empty${emulated ? ", under qemu-aarch64-static" : ""})`,
       executable: join(dir, "pulumi-resource-webhooks"),
       env: { PATH: "" },
+      // By its path: the plugin's own PATH is empty.
+      ...(emulated ? { wrapper: [qemuPath(), "-L", "/usr/aarch64-linux-gnu"] } : {}),
     });
   }
   for (const executable of positionals)
@@ -57,7 +62,7 @@ try {
   const times = plugins.map(() => []);
   for (let run = 0; run < runs; run++) {
     for (const [i, plugin] of plugins.entries())
-      times[i]?.push(await coldStart(plugin.executable, plugin.env));
+      times[i]?.push(await coldStart(plugin.executable, plugin.env, plugin.wrapper));
   }
   console.log(`cold start, exec to port line, ${runs} runs each (ms):`);
   for (const [i, plugin] of plugins.entries()) {
@@ -78,12 +83,14 @@ try {
 /**
  * @param {string} executable
  * @param {NodeJS.ProcessEnv} env
+ * @param {string[]} [wrapper] a command that runs the executable
  * @returns {Promise<number>}
  */
-function coldStart(executable, env) {
+function coldStart(executable, env, wrapper = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(executable, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const [command, ...args] = [...wrapper, executable, "127.0.0.1:1"];
+    const child = spawn(/** @type {string} */ (command), args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (/** @type {Buffer} */ chunk) => (stderr += chunk.toString()));
@@ -103,4 +110,15 @@ function coldStart(executable, env) {
         );
     });
   });
+}
+
+/** qemu-aarch64-static's path on this process's PATH. */
+function qemuPath() {
+  try {
+    return execFileSync("/bin/sh", ["-c", "command -v qemu-aarch64-static"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error(
+      "a linux-arm64 archive runs here under qemu-aarch64-static: bash scripts/ensure-release-tools.sh qemu",
+    );
+  }
 }

@@ -3,6 +3,7 @@
 #
 #   bash scripts/sdk-check.sh            # fail if sdk/ differs from what scripts/sdkgen generates from the schema
 #   bash scripts/sdk-check.sh --write    # regenerate sdk/ in place (then compile it, as the check does)
+#   bash scripts/sdk-check.sh --generator-path   # build the generators only; print the path of sdkgen
 #
 # Steps (each prints its duration):
 #   1. build the generators scripts/sdkgen (pulumi pkg/v3 v3.259.0: nodejs, python, go) and scripts/sdkgen/dotnet
@@ -15,7 +16,7 @@
 #                       noImplicitOverride (which the generated code does not satisfy), emitting into the
 #                       temporary directory; then load the result with Node (resolving @pulumi/pulumi from
 #                       node_modules) under Pulumi mocks and create a Provider and a WebhookEndpoint
-#               python  python3 -m compileall (byte-compile only: the pulumi Python SDK is not installable here)
+#               python  python3 -m compileall, and pip wheel of a copy (pyproject.toml; no deprecation warning)
 #               go      go build ./... and go vet ./... in sdk/go (-mod=readonly: go.sum must be complete;
 #                       -trimpath, as everything else here is built, so the Go build cache is shared); its go.mod's
 #                       `go` directive must equal the highest `go` line among its dependencies (the lowest Go it can ask for)
@@ -33,12 +34,13 @@ schema="$root/src/native/schema.json"
 sdk="$root/sdk"
 langs=(nodejs python go dotnet)
 
-write=""
+write="" generator_path=""
 case "${1:-}" in
   "") ;;
   --write) write=1 ;;
-  -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "usage: bash scripts/sdk-check.sh [--write]" >&2; exit 2 ;;
+  --generator-path) generator_path=1 ;;
+  -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: bash scripts/sdk-check.sh [--write | --generator-path]" >&2; exit 2 ;;
 esac
 
 log() { echo "[sdk-check] $*" >&2; }
@@ -102,6 +104,9 @@ if [ ! -x "$sdkgen" ] || [ ! -x "$sdkgen_dotnet" ]; then
   exec {lock_fd}>&-
 fi
 step_end "generators: $("$sdkgen" -version | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'); .NET: $("$sdkgen_dotnet" -version | head -n 1 | awk '{print $1, $2}') -> $gen_dir"
+# --generator-path: only the generators, built or found, and the path of sdkgen on stdout (the e2e tests' stand-in
+# language host runs it for GenerateProgram).
+if [ -n "$generator_path" ]; then echo "$sdkgen"; exit 0; fi
 
 # --- 2. generate -----------------------------------------------------------------------------------------------
 step_begin "generate from ${schema#"$root/"}"
@@ -125,13 +130,16 @@ if [ -n "$write" ]; then
   step_end "write sdk/{$(IFS=,; echo "${langs[*]}")}"
 else
   step_begin "compare with sdk/"
+  # What building or installing an SDK in place writes, which each SDK's generated .gitignore lists (pip install
+  # <checkout>/sdk/python builds in the source tree), is not part of the comparison.
+  build_outputs=(-x build -x dist -x '*.egg-info' -x __pycache__ -x node_modules -x bin -x obj)
   for l in "${langs[@]}"; do
-    if ! diff -r "$sdk/$l" "$gen/$l" >/dev/null 2>&1; then
+    if ! diff -r "${build_outputs[@]}" "$sdk/$l" "$gen/$l" >/dev/null 2>&1; then
       stale+=("$l")
       log "sdk/$l differs from what the schema generates:"
-      (diff -rq "$sdk/$l" "$gen/$l" 2>&1 | sed -e "s|$gen/|generated:|g" -e "s|$root/||g" -e 's/^/    /' >&2) || true
+      (diff -rq "${build_outputs[@]}" "$sdk/$l" "$gen/$l" 2>&1 | sed -e "s|$gen/|generated:|g" -e "s|$root/||g" -e 's/^/    /' >&2) || true
       log "  (- committed, + generated; first 60 lines)"
-      (cd "$tmp" && diff -ruN "$sdk/$l" "sdk/$l" 2>&1 | head -n 60 >&2) || true
+      (cd "$tmp" && diff -ruN "${build_outputs[@]}" "$sdk/$l" "sdk/$l" 2>&1 | head -n 60 >&2) || true
     fi
   done
   if [ "${#stale[@]}" -eq 0 ]; then
@@ -214,11 +222,19 @@ else
   failed+=(nodejs); step_end "nodejs: FAILED to compile"
 fi
 
-step_begin "python: compileall"
+step_begin "python: compileall + wheel"
+# The wheel is built from a copy (setuptools builds in the source tree: build/ and an .egg-info), with pip's own
+# build isolation (setuptools from the package index), and must come with no deprecation warning from pip.
+cp -R "$sdk/python" "$tmp/python-src"
 if PYTHONPYCACHEPREFIX="$tmp/pycache" python3 -m compileall -q "$sdk/python" >&2 \
-   && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$sdk/python/pulumi_webhooks/pulumi-plugin.json"; then
-  step_end "python: ok (byte-compiled $(find "$sdk/python" -name '*.py' | wc -l) files with $(python3 --version))"
+   && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$sdk/python/pulumi_webhooks/pulumi-plugin.json" \
+   && python3 -m pip wheel --no-deps --disable-pip-version-check --no-input -q -w "$tmp/wheel" "$tmp/python-src" \
+        >"$tmp/wheel.log" 2>&1 \
+   && ! grep -i -E "deprecat|legacy" "$tmp/wheel.log" >&2 \
+   && [ -f "$tmp/wheel/pulumi_webhooks-$schema_version-py3-none-any.whl" ]; then
+  step_end "python: ok (byte-compiled $(find "$sdk/python" -name '*.py' -not -path '*/build/*' | wc -l) files with $(python3 --version); pip wheel: pulumi_webhooks-$schema_version-py3-none-any.whl, no warning)"
 else
+  cat "$tmp/wheel.log" >&2 2>/dev/null || true
   failed+=(python); step_end "python: FAILED"
 fi
 

@@ -13,10 +13,13 @@
 #            PostgreSQL's server package (scripts/ensure-postgres.sh); awaited before sdk and e2e
 #   check    type-check and lint (examples, bench and scripts included)                        [npm test]
 #   unit     the in-process tests (vitest.config.mts; dist/ built only for the files that run it)
-#   package  the packaging checks and the hostile servers, each call in a process of its own
+#   tools    [test:deep] in the background from the end of setup: rcodesign and qemu for the release
+#            archives (scripts/ensure-release-tools.sh: cached, else compiled and installed)
+#   package  the packaging checks, the hostile servers (each call in a process of its own), the release build's CLI
 #   prepare  the package packed and installed into the end-to-end tests' base project (while the engine builds)
 #   sdk      in the background alongside e2e: the native provider's SDKs regenerated from the schema,
 #            compared and compiled (scripts/sdk-check.sh; its Go builds reuse the CLI's)        [npm test]
+#   release  [test:deep] the release archives for every platform, built twice and run or read (needs tools)
 #   e2e      the end-to-end tests through the real Pulumi CLI (vitest.e2e.config.mts)
 # It ends with one line per stage (passed, failed or skipped, and seconds; a background stage's own
 # duration, and how long the foreground waited for it) and exits non-zero if any stage failed or was skipped.
@@ -41,7 +44,7 @@ while [ $# -gt 0 ]; do
       esac
       shift ;;
     --) shift; vitest_args=("$@"); break ;;
-    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "usage: bash scripts/test.sh [--deep [--model <count | duration>]] [-- <vitest arguments>]" >&2; exit 2 ;;
   esac
   shift
@@ -168,6 +171,8 @@ check() { npm run --silent check; }
 unit() { npx vitest run --config vitest.config.mts "${filter[@]}" "${vitest_args[@]}"; }
 package_stage() { npx vitest run --config vitest.e2e.config.mts --project package "${filter[@]}" "${vitest_args[@]}"; }
 sdk() { source scripts/node-env.sh && bash scripts/sdk-check.sh; }
+release_tools() { bash scripts/ensure-release-tools.sh; }
+release_stage() { npx vitest run --config vitest.e2e.config.mts --project release "${filter[@]}" "${vitest_args[@]}"; }
 # The e2e stage's base project (the package packed and installed as a user would), made while the engine is
 # still being built: its global setup reuses it if the checkout still packs to the same tarball.
 prepare() {
@@ -179,10 +184,15 @@ e2e() { npx vitest run --config vitest.e2e.config.mts --project engine "${filter
 
 stage setup "" setup
 bg_start engine setup engine_setup
+[ "$tier" = deep ] && bg_start tools setup release_tools
 [ "$tier" = ci ] && stage check setup check
 stage unit setup unit
 stage package setup package_stage
 stage prepare setup prepare
+if [ "$tier" = deep ]; then
+  bg_wait tools
+  stage release tools release_stage
+fi
 await_engine
 # The SDK check (its generators are Go builds that reuse the CLI's) runs alongside the end-to-end tests.
 [ "$tier" = ci ] && bg_start sdk engine sdk

@@ -46,6 +46,7 @@ const parseJson = JSON.parse;
 
 const childProcess = require("child_process");
 const fs = require("fs");
+const os = require("os");
 const path = require("path");
 
 const HOST_NAME = "pulumi-language-nodejs (pulumi-webhook-endpoints stand-in)";
@@ -145,6 +146,9 @@ function loadStubs() {
     ),
     emptyPb: /** @type {typeof import("google-protobuf/google/protobuf/empty_pb")} */ (
       req("google-protobuf/google/protobuf/empty_pb.js")
+    ),
+    hclPb: /** @type {typeof import("@pulumi/pulumi/proto/codegen/hcl_pb")} */ (
+      load(path.join(sdkDir, "proto", "codegen", "hcl_pb.js"))
     ),
   };
 }
@@ -280,11 +284,14 @@ function serve() {
     process.stdout.write(stubs.version + "\n");
     return;
   }
-  if (args.runtime !== "nodejs") {
-    process.stderr.write(`error: unsupported runtime: ${args.runtime} (this stand-in only runs nodejs)\n`);
+  // -runtime python or go: a stand-in of that language's host for code generation only (GeneratePackage), for
+  // `pulumi package gen-sdk`; it runs no program.
+  const codegenOnly = args.runtime !== "nodejs";
+  if (codegenOnly && !["python", "go"].includes(args.runtime)) {
+    process.stderr.write(`error: unsupported runtime: ${args.runtime} (this stand-in runs nodejs)\n`);
     process.exit(1);
   }
-  const { grpc, langPb, langGrpc, pluginPb, emptyPb } = stubs;
+  const { grpc, langPb, langGrpc, pluginPb, emptyPb, hclPb } = stubs;
   let engineAddress = args.engineAddress;
   /** @type {Set<import("child_process").ChildProcess>} child processes started by Run, for Cancel */
   const running = new Set();
@@ -496,6 +503,82 @@ function serve() {
     return res;
   }
 
+  /**
+   * GenerateProgram (the code `pulumi import` prints or writes with --out, and `pulumi convert`): the official
+   * host binds the PCL program with the CLI's schema loader and runs github.com/pulumi/pulumi/pkg/v3/codegen/nodejs;
+   * so does scripts/sdkgen's -program mode, which $PWE_SDKGEN names (built by `bash scripts/sdk-check.sh
+   * --generator-path`). Without it, this stand-in does not support the call.
+   * @param {import("@pulumi/pulumi/proto/language_pb").GenerateProgramRequest} req
+   */
+  function generateProgram(req) {
+    const sdkgen = process.env.PWE_SDKGEN;
+    if (!sdkgen)
+      throw new Error(
+        `GenerateProgram is not supported by ${HOST_NAME} unless $PWE_SDKGEN names scripts/sdkgen built`,
+      );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwe-program-"));
+    try {
+      for (const [name, text] of req.getSourceMap().entries())
+        fs.writeFileSync(path.join(dir, path.basename(name)), text);
+      const args = ["-program", dir, "-lang", "nodejs", "-loader", req.getLoaderTarget()];
+      const printed = childProcess.execFileSync(sdkgen, req.getStrict() ? [...args, "-strict"] : args, {
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const generated =
+        /** @type {{ files: Record<string, string>, diagnostics: { severity: string, summary: string, detail?: string }[] }} */ (
+          parseJson(printed)
+        );
+      const res = new langPb.GenerateProgramResponse();
+      for (const [name, base64] of Object.entries(generated.files))
+        res.getSourceMap().set(name, Buffer.from(base64, "base64"));
+      for (const d of generated.diagnostics) {
+        const diagnostic = new hclPb.Diagnostic();
+        diagnostic.setSeverity(
+          d.severity === "error"
+            ? hclPb.DiagnosticSeverity.DIAG_ERROR
+            : hclPb.DiagnosticSeverity.DIAG_WARNING,
+        );
+        diagnostic.setSummary(d.summary);
+        diagnostic.setDetail(d.detail ?? "");
+        res.addDiagnostics(diagnostic);
+      }
+      return res;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * GeneratePackage (`pulumi package gen-sdk`, `pulumi package add`): the schema the CLI bound is generated with
+   * the generator the official host links, called as it calls it, by scripts/sdkgen's -host-dir mode ($PWE_SDKGEN),
+   * into the directory the CLI names; extra files (overlays) are written beside what it generates.
+   * @param {import("@pulumi/pulumi/proto/language_pb").GeneratePackageRequest} req
+   */
+  function generatePackage(req) {
+    const sdkgen = process.env.PWE_SDKGEN;
+    if (!sdkgen)
+      throw new Error(
+        `GeneratePackage is not supported by ${HOST_NAME} unless $PWE_SDKGEN names scripts/sdkgen built`,
+      );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwe-package-"));
+    try {
+      const schema = path.join(dir, "schema.json");
+      fs.writeFileSync(schema, req.getSchema());
+      const generate = ["-schema", schema, "-host-dir", req.getDirectory(), "-lang", args.runtime];
+      childProcess.execFileSync(sdkgen, req.getLocal() ? [...generate, "-local"] : generate, {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      for (const [name, contents] of req.getExtraFilesMap().entries()) {
+        fs.mkdirSync(path.dirname(path.join(req.getDirectory(), name)), { recursive: true });
+        fs.writeFileSync(path.join(req.getDirectory(), name), contents);
+      }
+      return new langPb.GeneratePackageResponse();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   /** @type {Record<string, import("@grpc/grpc-js").UntypedHandleCall>} */
   const impl = {
     handshake: wrap(
@@ -518,9 +601,9 @@ function serve() {
     about: wrap(about),
     getProgramDependencies: wrap(programDependencies),
     runPlugin: unimplemented("RunPlugin"),
-    generateProgram: unimplemented("GenerateProgram"),
+    generateProgram: wrap(generateProgram),
     generateProject: unimplemented("GenerateProject"),
-    generatePackage: unimplemented("GeneratePackage"),
+    generatePackage: wrap(generatePackage),
     pack: unimplemented("Pack"),
     link: unimplemented("Link"),
     cancel: wrap(() => {
@@ -535,8 +618,9 @@ function serve() {
   const service = langGrpc.LanguageRuntimeService;
   /** @type {import("@grpc/grpc-js").UntypedServiceImplementation} */
   const handlers = {};
+  const served = codegenOnly ? ["handshake", "getPluginInfo", "generatePackage"] : Object.keys(impl);
   for (const name of Object.keys(service)) {
-    handlers[name] = impl[name] || unimplemented(name);
+    handlers[name] = (served.includes(name) && impl[name]) || unimplemented(name);
   }
 
   const server = new grpc.Server({

@@ -126,6 +126,48 @@ export function startEmulatorProcess(options = {}) {
   });
 }
 
+/** What the emulator prints, followed by the admin token it generated, right after it listens. */
+export const ADMIN_TOKEN_PREFIX = "admin token: ";
+
+/**
+ * The admin token an emulator process generated and printed (the only token that opens its admin
+ * routes); waits for the line if it has not come yet.
+ * @param {EmulatorProcess} emulator
+ * @returns {Promise<string>}
+ */
+export function printedAdminToken(emulator) {
+  const find = () => {
+    const line = emulator
+      .output()
+      .split("\n")
+      .slice(0, -1)
+      .find((text) => text.startsWith(ADMIN_TOKEN_PREFIX));
+    return line === undefined ? undefined : line.slice(ADMIN_TOKEN_PREFIX.length).trim();
+  };
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const token = find();
+      if (token === undefined) return;
+      stop();
+      if (/^[0-9a-f]{32}$/.test(token)) resolve(token);
+      else reject(new Error(`the emulator printed no generated admin token (${JSON.stringify(token)})`));
+    };
+    const onExit = () => {
+      stop();
+      reject(
+        new Error(`the emulator exited before printing its admin token; it printed:\n${emulator.output()}`),
+      );
+    };
+    const stop = () => {
+      emulator.child.stdout?.off("data", check);
+      emulator.child.off("exit", onExit);
+    };
+    emulator.child.stdout?.on("data", check);
+    emulator.child.once("exit", onExit);
+    check();
+  });
+}
+
 /**
  * Waits for the listening line in the log of an emulator started elsewhere (in the background by
  * a shell script), while its process lives.

@@ -13,8 +13,19 @@ import { parseJson } from "./repo.mjs";
 
 /** The passphrase that encrypts every harness stack's secrets. */
 export const PASSPHRASE = "e2e-test-passphrase";
-/** The marker Pulumi writes in place of a secret value in a state export. */
-export const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+const { runtime: rpc } = await import("@pulumi/pulumi");
+/**
+ * Whether a value in a state export is a secret: Pulumi's secret wrapper (its signature key holding
+ * the secret signature, with `ciphertext` in place of the value), taken from the SDK's own markers.
+ * @param {unknown} value
+ */
+export function isSecretValue(value) {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    /** @type {Record<string, unknown>} */ (value)[rpc.specialSigKey] === rpc.specialSecretSig
+  );
+}
 /** The type token of a WebhookEndpoint (a dynamic resource) in state. */
 export const WEBHOOK_RESOURCE_TYPE = "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint";
 

@@ -77,7 +77,20 @@ func run() error {
 	dotnetGen := flag.String("dotnet-generator", os.Getenv("SDKGEN_DOTNET"),
 		"the built ./dotnet helper (env SDKGEN_DOTNET); default: `go run .` in ./dotnet, relative to the working directory")
 	version := flag.Bool("version", false, "print the versions of the linked generator modules and exit")
+	programDir := flag.String("program", "",
+		"generate the program of the PCL files in this directory instead (what a language host's GenerateProgram does; program.go)")
+	loaderTarget := flag.String("loader", "", "with -program: the address of the CLI's schema loader")
+	strict := flag.Bool("strict", false, "with -program: bind strictly")
+	hostDir := flag.String("host-dir", "",
+		"generate one language's SDK into exactly this directory, as its language host's GeneratePackage does (host.go)")
+	local := flag.Bool("local", false, "with -host-dir: a local SDK (`pulumi package add`)")
 	flag.Parse()
+	if *programDir != "" {
+		return generateProgram(*langs, *programDir, *loaderTarget, *strict)
+	}
+	if *hostDir != "" {
+		return generateAsHost(*langs, *schemaPath, *hostDir, *local)
+	}
 
 	if *version {
 		for _, m := range []string{"github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pulumi/sdk/v3"} {

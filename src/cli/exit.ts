@@ -41,11 +41,31 @@ export function exitCodeOf(error: unknown): ExitCode {
   return EXIT.unexpected;
 }
 
-export const EXIT_CODES_HELP = `Exit codes:
-  0  success
-  1  unexpected failure
-  2  usage error (unknown command or flag, missing or bad value)
-  3  configuration error (a setting missing or invalid; pulumi or the stack unusable)
-  4  the service failed or refused (including an access token it does not accept)
-  5  recover refused to guess or found a conflict that needs a person; nothing was changed;
-     or adopt could print no declaration (the warnings say why)`;
+/** What each exit code means, for `--help` and docs/operator-cli.md's table (held to it by test/docs/cli-tables.test.ts). */
+export const EXIT_MEANINGS: Record<ExitCode, string> = {
+  [EXIT.ok]: "success",
+  [EXIT.unexpected]: "unexpected failure",
+  [EXIT.usage]: "usage error (unknown command or flag, a missing or bad value)",
+  [EXIT.config]: "configuration error (a setting missing or invalid; `pulumi` or the stack unusable)",
+  [EXIT.service]: "the service failed or refused (including an access token it does not accept)",
+  [EXIT.refused]:
+    "`recover` refused to guess, or found a conflict that needs a person (nothing was changed); " +
+    "or `adopt` could print no declaration (its warnings say why)",
+};
+
+export const EXIT_CODES_HELP = `Exit codes:\n${Object.entries(EXIT_MEANINGS)
+  .map(([code, meaning]) => wrap(`  ${code}  ${meaning.replaceAll("`", "")}`, "     "))
+  .join("\n")}`;
+
+/** Wraps a help line at 100 columns, continuing with `indent`. */
+function wrap(line: string, indent: string): string {
+  const out: string[] = [];
+  let current = "";
+  for (const word of line.split(/(?<=\S) (?=\S)/)) {
+    if (current !== "" && current.length + 1 + word.length > 100) {
+      out.push(current);
+      current = indent + word;
+    } else current = current === "" ? word : `${current} ${word}`;
+  }
+  return [...out, current].join("\n");
+}

@@ -12,6 +12,7 @@
  *   case, URLs without case or trailing slashes): it is used only where a false match is the safe
  *   side, to refuse creating what may already exist and to refuse guessing after a lost answer.
  */
+import { LOOKALIKE } from "../text";
 
 export const MAX_NAME_LENGTH = 128;
 export const MAX_URL_LENGTH = 2048;
@@ -19,12 +20,9 @@ export const MAX_URL_LENGTH = 2048;
 // C0, DEL and C1 control characters.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-// Characters that are invisible or reorder text: zero-width spaces and joiners, the byte-order
-// mark, bidirectional embeddings, overrides and isolates, and friends. A name or URL holding one
-// looks identical to one without it, in a terminal and in the service's console.
-// (An alternation, not one character class: some of these are combining marks.)
-const INVISIBLE_CHARS =
-  /\u00ad|\u061c|\u115f|\u1160|\u17b4|\u17b5|\u180e|[\u200b-\u200f]|[\u202a-\u202e]|[\u2060-\u2064]|[\u2066-\u206f]|\u3164|\ufeff|\uffa0/;
+// Characters that are invisible or make a name look like another (src/text's LOOKALIKE): a name or
+// URL holding one looks identical to one without it, in a terminal and in the service's console.
+const INVISIBLE_CHARS = LOOKALIKE;
 
 /**
  * Problems with a declared endpoint name; empty when it is acceptable. `what` names the property.
@@ -143,7 +141,7 @@ function benignForm(value: string): string {
 }
 
 function stripInvisible(text: string): string {
-  return text.replace(new RegExp(INVISIBLE_CHARS.source, "g"), "");
+  return text.replace(new RegExp(INVISIBLE_CHARS.source, "gu"), "");
 }
 
 /**

@@ -1,6 +1,12 @@
-export { ProviderCore, type DiffOutcome, type ProviderCoreOptions, type ReadOutcome } from "./provider-core";
+export {
+  ProviderCore,
+  driftNotice,
+  type DiffOutcome,
+  type ProviderCoreOptions,
+  type ReadOutcome,
+} from "./provider-core";
 export { EndpointCreatedButFailedError, ProviderError } from "./errors";
-export { UNKNOWN, isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
+export { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 export type { WebhookEndpointOutputs } from "./state";
 export {
   CONFIG_NAMESPACE,
@@ -15,3 +21,4 @@ export {
   type ProviderConfig,
   type SettingName,
 } from "./settings";
+export { SECRET_SIG, SIG_KEY, UNKNOWN, isSecretWrapper } from "./wire";

@@ -2,9 +2,7 @@ import type * as Zod from "zod";
 import type { z } from "zod";
 import { baseUrlProblem, nameProblems, urlProblems } from "../client";
 import type { ConnectionInputs } from "./settings";
-
-/** The engine's marker for a value not known yet (preview): see @pulumi/pulumi/runtime/rpc. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+import { UNKNOWN } from "./wire";
 
 /** The provider's view of a resource's inputs (after the name default is applied). */
 export interface WebhookEndpointInputs {

@@ -8,7 +8,7 @@ import {
   sameUrl,
   type WebhookEndpointRecord,
 } from "../client";
-import { quoteServiceText, secretForms, shellQuote } from "../text";
+import { pasteRefusal, quoteServiceText, secretForms, shellQuote } from "../text";
 import { EndpointCreatedButFailedError, ProviderError } from "./errors";
 import { isKnown, validateInputs, type CheckFailure, type WebhookEndpointInputs } from "./inputs";
 import { EndpointLookups, type LookupStats } from "./lookups";
@@ -77,6 +77,13 @@ export interface DiffOutcome {
   updates: string[];
   /** Why, in words, when the service's endpoint drifted or vanished. */
   drift?: string;
+}
+
+/** What both faces tell the user when a diff found the endpoint drifted or vanished on the service. */
+export function driftNotice(outcome: DiffOutcome): string | undefined {
+  return outcome.drift === undefined
+    ? undefined
+    : `${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`;
 }
 
 export interface ReadOutcome {
@@ -242,6 +249,9 @@ export class ProviderCore {
     );
     connection.justRead.set(id, { record, at: Date.now() });
     if (record === undefined) return undefined;
+    // An import (`pulumi import`, the import option of either face: no outputs recorded yet) writes
+    // the service's name and URL into the program and the state: the same policy as `webhooks adopt`.
+    if (old === undefined || typeof old.webhookId !== "number") refuseImportShowing(id, record, connection);
     const stranger = old === undefined ? undefined : anotherEndpoint(id, old, record);
     if (stranger !== undefined)
       throw new ProviderError(
@@ -567,6 +577,24 @@ function shown(
   return property !== undefined && taint.names.includes(property)
     ? "[secret]"
     : quoteServiceText(text, secrets);
+}
+
+/**
+ * Refuses to import an endpoint whose name or URL holds the access token this provider connects with
+ * (a service that stores or echoes it there): `pulumi import` would print it in the code it
+ * generates, and the state would hold it as a plain input. Decided by the text policy `webhooks
+ * adopt` uses (src/text/policy.ts).
+ */
+function refuseImportShowing(id: string, record: WebhookEndpointRecord, connection: PerConnection): void {
+  const why = pasteRefusal(
+    [
+      { label: "name", text: record.webhookName },
+      { label: "URL", text: record.webhookUrl },
+    ],
+    { inText: connection.secrets },
+    "the access token this provider connects with",
+  );
+  if (why !== undefined) throw new ProviderError(`endpoint ${id} cannot be imported: ${why}`);
 }
 
 /** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */

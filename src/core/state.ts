@@ -1,6 +1,7 @@
 import { sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
 import type { WebhookEndpointInputs } from "./inputs";
 import type { ConnectionInputs } from "./settings";
+import { stackOfUrn } from "./wire";
 
 /**
  * What the state holds for one endpoint: the API record in camelCase (the outputs users read),
@@ -60,11 +61,7 @@ export function provenanceOf(state: { provenance?: unknown } | undefined): Prove
   return { how: how as ProvenanceHow, service, stack, ...(recovered === true ? { recovered: true } : {}) };
 }
 
-/** `<project>/<stack>` of a URN (`urn:pulumi:<stack>::<project>::...`), or undefined. */
-export function stackOfUrn(urn: string): string | undefined {
-  const match = /^urn:pulumi:([^:]+)::([^:]+)::/.exec(urn);
-  return match ? `${match[2]}/${match[1]}` : undefined;
-}
+export { stackOfUrn } from "./wire";
 
 /**
  * Whether the resource at `urn` holds an endpoint its own stack created: its provenance says
@@ -99,7 +96,9 @@ export function stateAfterCreate(
 
 /**
  * The state after a read found `record`; the remembered addresses and the provenance carry over
- * (`imported` gives the provenance of an endpoint read with no state: `pulumi import`).
+ * (`imported` gives the provenance of an endpoint read with no state: `pulumi import`). Outputs a
+ * later release wrote, which this one does not know, are kept as they were: a refresh by an older
+ * release must never drop what a newer one recorded (a provenance this release cannot read included).
  */
 export function stateAfterRead(
   record: WebhookEndpointRecord,
@@ -108,8 +107,9 @@ export function stateAfterRead(
 ): WebhookEndpointOutputs {
   const declared = declaredAddress(old);
   const createdAs = createdAddress(old);
-  const provenance = imported ?? provenanceOf(old);
+  const provenance = imported ?? provenanceOf(old) ?? old.provenance;
   return {
+    ...laterOutputs(old),
     ...record,
     ...echoedInputs(old),
     ...(declared === undefined || strictlyEqual(declared, createdAs ?? record) ? {} : { declared }),
@@ -118,10 +118,49 @@ export function stateAfterRead(
   };
 }
 
+/** The service record's fields, as an endpoint's outputs hold them (every field of the record's type, no other). */
+const RECORD_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys({
+    webhookId: true,
+    webhookName: true,
+    webhookUrl: true,
+    signSecret: true,
+    creatorId: true,
+    creatorName: true,
+    createTime: true,
+    operatorId: true,
+    operatorName: true,
+    operateTime: true,
+  } satisfies Record<keyof WebhookEndpointRecord, true>),
+);
+
+/**
+ * What an endpoint's outputs hold besides the record's fields, in this release (`__provider`: the dynamic
+ * face's stored provider text); a later release may record more.
+ */
+const OWN_OUTPUTS: ReadonlySet<string> = new Set([
+  ...([
+    "adoptWebhookId",
+    "connection",
+    "__secretInputs",
+    "declared",
+    "createdAs",
+    "provenance",
+  ] satisfies (keyof WebhookEndpointOutputs)[]),
+  "__provider",
+]);
+
+/** The outputs of `state` that this release does not write: a later release's, to be kept as they are. */
+export function laterOutputs(state: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(state).filter(([key]) => !OWN_OUTPUTS.has(key) && !RECORD_FIELDS.has(key)),
+  );
+}
+
 /**
  * The state after an update (no API call): the record, the remembered addresses and the provenance
- * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), inputs
- * echoed anew.
+ * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), as is
+ * every output a later release wrote; inputs echoed anew.
  */
 export function stateAfterUpdate(
   old: WebhookEndpointOutputs,

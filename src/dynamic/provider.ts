@@ -1,9 +1,10 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
-import { ProviderCore } from "../core/provider-core";
+import { ProviderCore, driftNotice } from "../core/provider-core";
 import { configKey, retiredSettingsInUse, stackConfig, type SettingName } from "../core/settings";
-import type { WebhookEndpointOutputs } from "../core/state";
+import { laterOutputs, type WebhookEndpointOutputs } from "../core/state";
 import { scrubbed, type Taint } from "../core/taint";
 
 /**
@@ -115,15 +116,21 @@ export function createDynamicProvider(
         taint,
         typeof news.__stack === "string" ? news.__stack : undefined,
       );
-      if (outcome.drift !== undefined)
-        console.log(
-          scrubbed(`${outcome.drift}: it will be replaced (${outcome.replaces.join(", ")})`, taint.values),
-        );
+      const notice = driftNotice(outcome);
+      if (notice !== undefined) console.log(scrubbed(notice, taint.values));
       return { changes: outcome.changes, replaces: outcome.replaces, deleteBeforeReplace: false };
     },
 
     async update(_id, olds, news) {
-      return { outs: core.update(olds, news) };
+      const outs = core.update(olds, news);
+      // The host hands this provider old outputs without their secret marks, and the engine marks secret
+      // again only the outputs named like an input: an output a later release wrote may have been secret, so
+      // each is returned secret (a taint kept; a plain one only shows as [secret] from then on).
+      const later = Object.entries(laterOutputs(outs)).map(([key, value]): [string, unknown] => [
+        key,
+        { [specialSigKey]: specialSecretSig, value },
+      ]);
+      return { outs: { ...outs, ...Object.fromEntries(later) } };
     },
 
     async delete(id, props) {

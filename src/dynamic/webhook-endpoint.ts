@@ -1,4 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
+import {
+  DYNAMIC_FORCED_SECRET,
+  INPUTS,
+  OUTPUT_NAMES,
+  SECRET_CAPABLE_INPUTS,
+  TYPE_TOKENS,
+} from "../core/resource";
+import { SETTING_NAMES, configKey } from "../core/settings-table";
 import type { Provenance } from "../core/state";
 import { ownProviderText } from "./shim";
 
@@ -89,6 +97,8 @@ export class WebhookEndpoint extends pulumi.CustomResource {
   declare public readonly operatorName: pulumi.Output<string>;
   /** When the endpoint was last operated on (`operate_time`), in milliseconds since the Unix epoch. */
   declare public readonly operateTime: pulumi.Output<number>;
+  /** The `adoptWebhookId` input, when one was given. */
+  declare public readonly adoptWebhookId: pulumi.Output<number | undefined>;
   /**
    * How the endpoint entered this stack (`created`, or `adopted` with `adoptWebhookId`) and on which
    * service (its base URL, never the token): recorded when it happened, read by `webhooks recover`
@@ -113,15 +123,7 @@ export class WebhookEndpoint extends pulumi.CustomResource {
       webhookUrl: args.webhookUrl,
       adoptWebhookId: args.adoptWebhookId,
       connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
-      webhookId: undefined,
-      signSecret: undefined,
-      creatorId: undefined,
-      creatorName: undefined,
-      createTime: undefined,
-      operatorId: undefined,
-      operatorName: undefined,
-      operateTime: undefined,
-      provenance: undefined,
+      ...OUTPUTS_ONLY,
       // Which inputs the program marked secret: the dynamic-provider host hands the provider plain
       // values, and this is how it keeps them out of its messages.
       __secretInputs: secretInputNames(args),
@@ -136,34 +138,21 @@ export class WebhookEndpoint extends pulumi.CustomResource {
     // secrecy from an input to the output of the same name), and the provenance whenever the base
     // URL it names may be secret.
     const baseUrlMayBeSecret = args.connection !== undefined || configIsSecret("webhooks:baseUrl");
-    const forced = [
-      "signSecret",
-      "connection",
-      "declared",
-      "createdAs",
-      ...(baseUrlMayBeSecret ? ["provenance"] : []),
-    ];
+    const forced = [...DYNAMIC_FORCED_SECRET, ...(baseUrlMayBeSecret ? ["provenance"] : [])];
     const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...forced])];
-    super("pulumi-nodejs:dynamic/webhooks:WebhookEndpoint", name, props, {
+    super(TYPE_TOKENS.dynamic, name, props, {
       ...opts,
       additionalSecretOutputs,
     });
   }
 }
 
-/** The inputs a program may mark secret, and the stack config keys the provider reads. */
-const SECRET_CAPABLE_INPUTS = ["webhookName", "webhookUrl", "adoptWebhookId"] as const;
-const SECRET_CAPABLE_CONFIG = [
-  "webhooks:baseUrl",
-  "webhooks:accessToken",
-  "webhooks:allowInsecureHttp",
-  "webhooks:timeoutMs",
-  "webhooks:maxRetries",
-  "webhooks:createSettleMs",
-  "webhooks:pageSize",
-  "webhooks:ascending",
-  "webhooks:principalId",
-];
+/** The outputs that are no input: registered as unknown, for the provider to fill. */
+const OUTPUTS_ONLY: pulumi.Inputs = Object.fromEntries(
+  OUTPUT_NAMES.filter((name) => !(name in INPUTS)).map((name) => [name, undefined]),
+);
+/** The stack config keys the provider reads: any of them may be set with `--secret`. */
+const SECRET_CAPABLE_CONFIG = SETTING_NAMES.map(configKey);
 
 /**
  * Which of the resource's inputs, and which `webhooks:*` config keys, the program marked secret. Only an

@@ -100,34 +100,30 @@ const ROUTES: readonly AdminRoute[] = [
 ];
 
 /**
- * Serves one admin request; `credentials` are the tokens that open the admin routes (only the admin
- * token when the emulator is bound to a non-loopback interface: `apiTokenOpens` false).
+ * Serves one admin request. Only the admin token opens the admin routes: the API access token is
+ * shared with every client (often a well-known one), and the routes can change every setting, the
+ * tokens included. Host and token are checked from the headers, before the body is read.
  */
-export async function serveAdmin(
-  emulator: Emulator,
-  exchange: Exchange,
-  credentials: readonly string[],
-  apiTokenOpens = true,
-): Promise<void> {
+export async function serveAdmin(emulator: Emulator, exchange: Exchange, adminToken: string): Promise<void> {
   const { req, res } = exchange;
-  const received = await exchange.receive();
   const method = req.method ?? "GET";
   const refuse = (status: number, error: string, headers: Record<string, string> = {}) =>
     writeJson(res, status, { error }, headers);
 
   if (!namesLoopbackHost(req)) {
+    exchange.discard();
     refuse(403, "admin routes answer only requests whose Host is localhost, 127.0.0.1 or [::1]");
     return;
   }
-  if (!credentials.some((token) => presentsToken(req.headers.authorization, token))) {
+  if (!presentsToken(req.headers.authorization, adminToken)) {
+    exchange.discard();
     refuse(
       401,
-      apiTokenOpens
-        ? "admin routes need the admin token (printed at start) or the API access token in Authorization"
-        : "admin routes need the admin token (printed at start) in Authorization: bound to a non-loopback interface, the emulator does not take the API access token for them",
+      "admin routes need the admin token (printed at start, `adminToken` in-process) in Authorization; the API access token does not open them",
     );
     return;
   }
+  const received = await exchange.receive();
   // Every request that may change something, and every request with a body, declares JSON.
   const mayChange = method !== "GET" && method !== "HEAD";
   if ((mayChange || received.bytes.length > 0) && !isJsonContentType(req.headers["content-type"])) {

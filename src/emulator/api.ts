@@ -1,6 +1,7 @@
-// The two API routes over HTTP: log the request, decide its fault, read the body, wait the
-// configured latency, check credentials and content type, run the operation, send the outcome
-// (or break it, as the fault says).
+// The two API routes over HTTP: log the request, check the Host and the token from the headers
+// (a request without a valid token is answered before its body is read, and nothing of it is
+// kept), decide its fault, read the body, wait the configured latency, check the content type, run
+// the operation, send the outcome (or break it, as the fault says).
 import type http from "node:http";
 import { deliver, failBeforeProcessing, PRE_PROCESSING_FAULTS, type FaultPlanner } from "./faults";
 import type { Journal } from "./journal";
@@ -42,17 +43,28 @@ export async function serveApi(state: ApiState, exchange: Exchange): Promise<voi
 
   if (state.loopbackOnly && !namesLoopbackHost(req)) {
     // Before the body is read and anything is run: a DNS-rebinding page gets nothing, not even a listing.
+    exchange.discard();
     deliver(res, entry, errorOutcome(apiErrors.foreignHost(), traceId, "http"));
     return;
   }
+  // From the headers alone: whoever cannot present a token makes the emulator read, parse and keep
+  // nothing (2,000 unauthenticated 64 KiB bodies once held 2.9 GB in the request log).
+  const creator = principal(req.headers.authorization, state.settings);
 
   if (route === "other") {
-    entry.body = loggedBody(parseJsonBody((await exchange.receive()).bytes));
     // Unknown paths and methods are the gateway's business, so they stay real HTTP errors even
     // when the service reports its own errors inside HTTP 200.
     const error =
       path === LIST_PATH || path === CREATE_PATH ? apiErrors.methodNotAllowed() : apiErrors.notFound();
+    if (creator === undefined) exchange.discard();
+    else entry.body = loggedBody(parseJsonBody((await exchange.receive()).bytes));
     deliver(res, entry, errorOutcome(error, traceId, "http"));
+    return;
+  }
+  if (creator === undefined) {
+    // No fault and no latency either: those play the service at work, and it does no work for this.
+    exchange.discard();
+    deliver(res, entry, errorOutcome(apiErrors.unauthorized(), traceId, state.settings.errorStyle));
     return;
   }
 
@@ -71,7 +83,7 @@ export async function serveApi(state: ApiState, exchange: Exchange): Promise<voi
     failBeforeProcessing(res, entry, fault, faults, state.settings.errorStyle, faultsSoFar);
     return;
   }
-  const outcome = process(state, route, req, received, body, traceId);
+  const outcome = process(state, route, req, creator, received, body, traceId);
   deliver(res, entry, outcome, fault, faults, faultsSoFar);
 }
 
@@ -86,6 +98,7 @@ function process(
   state: ApiState,
   route: ApiRoute,
   req: http.IncomingMessage,
+  creator: Creator,
   received: ReceivedBody,
   body: JsonBody,
   traceId: string,
@@ -93,8 +106,6 @@ function process(
   const options = state.settings;
   try {
     if (received.tooLarge) throw apiErrors.payloadTooLarge(received.limit);
-    const creator = principal(req.headers.authorization, options);
-    if (creator === undefined) throw apiErrors.unauthorized();
     if (!isJsonContentType(req.headers["content-type"])) throw apiErrors.unsupportedMediaType();
     const fields = bodyObject(body);
     if (route === "list") return successOutcome("list", traceId, listWebhooks(fields, options, state.store));

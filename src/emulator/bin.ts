@@ -23,9 +23,9 @@ export const USAGE = `Usage: webhooks-emulator [flags]
   --help              show this text
 The first line is "webhooks emulator listening on <url>" (for 0.0.0.0 or ::, a loopback URL that works
 here; the next line names the address bound and says other machines can reach it).
-The admin routes under /__emulator/ take the admin token printed at start (or, on a loopback
-interface only, the access token) in Authorization, from a loopback Host, with Content-Type:
-application/json on anything but GET.`;
+The admin routes under /__emulator/ take only the admin token printed at start (never the access
+token) in Authorization, from a loopback Host, with Content-Type: application/json on anything but
+GET. A request without the access token is answered 401 before its body is read.`;
 
 export interface MainIo {
   /** Environment to read WEBHOOKS_ACCESS_TOKEN from. @default process.env */

@@ -40,17 +40,7 @@ export class WebhooksEmulator implements Emulator, ApiState {
     this.journal = new Journal(options.requestLogLimit);
     this.http = new HttpServer({
       api: (exchange) => serveApi(this, exchange),
-      // Bound to an interface others can reach, the API access token (often a well-known one, shared
-      // with every client) does not open the admin routes: only the admin token does.
-      admin: (exchange) =>
-        serveAdmin(
-          this,
-          exchange,
-          this.http.bound.loopback
-            ? [this.current.adminToken, this.current.accessToken]
-            : [this.current.adminToken],
-          this.http.bound.loopback,
-        ),
+      admin: (exchange) => serveAdmin(this, exchange, this.current.adminToken),
       maxBodyBytes: () => this.current.maxBodyBytes,
     });
   }

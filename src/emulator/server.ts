@@ -9,6 +9,13 @@ export const ADMIN_PREFIX = "/__emulator/";
 // Bodies above the limit are still drained (so the client reads our 413 instead of a reset) up to
 // this much more; past it the connection is closed.
 const DRAIN_ALLOWANCE_BYTES = 16 * 1024 * 1024;
+/**
+ * The most of a body that is read (and dropped, never kept) after a request was answered without
+ * reading it (no valid token, a foreign Host): enough for the client to finish sending an ordinary
+ * request and read the answer on a connection kept alive; past it the connection is closed. What
+ * such a request costs is fixed, whatever it sends.
+ */
+export const UNREAD_BODY_ALLOWANCE_BYTES = 1024 * 1024;
 
 export interface ReceivedBody {
   /** The body, or its first `limit` bytes when it is too large. */
@@ -27,6 +34,11 @@ export interface Exchange {
   readonly traceId: string;
   /** Reads the whole body under the current size limit. */
   receive(): Promise<ReceivedBody>;
+  /**
+   * Drops the body unread, for a request answered without it: nothing of it is kept, and past
+   * {@link UNREAD_BODY_ALLOWANCE_BYTES} the connection is closed (a body that never ends).
+   */
+  discard(): void;
   /** Waits; throws {@link AbandonedError} if the emulator closes meanwhile. */
   pause(ms: number): Promise<void>;
 }
@@ -114,6 +126,7 @@ export class HttpServer {
       path: (req.url ?? "/").split("?", 1)[0] ?? "/",
       traceId,
       receive: () => this.receive(req),
+      discard: () => discard(req),
       pause: (ms) => this.pause(ms),
     };
     try {
@@ -155,6 +168,16 @@ export class HttpServer {
       throw new AbandonedError();
     }
   }
+}
+
+function discard(req: http.IncomingMessage): void {
+  let dropped = 0;
+  // A data listener puts the stream in flowing mode: each chunk is counted and let go.
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > UNREAD_BODY_ALLOWANCE_BYTES) req.destroy();
+  });
+  req.on("error", () => undefined);
 }
 
 export function writeJson(

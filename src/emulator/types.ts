@@ -165,19 +165,18 @@ export interface EmulatorOptions {
   port?: number | undefined;
   /**
    * Interface to listen on. On any but a loopback one (`127.0.0.1`, `::1`, `localhost`) an
-   * `accessToken` other than the well-known default must be given, and the access token no longer
-   * opens the admin routes (only `adminToken` does).
+   * `accessToken` other than the well-known default must be given.
    * @default "127.0.0.1"
    */
   host?: string | undefined;
   /**
-   * Access token expected in `Authorization` (raw, or after `Bearer `). It also opens the admin
-   * routes while the emulator is bound to a loopback interface.
+   * Access token expected in `Authorization` (raw, or after `Bearer `). It never opens the admin
+   * routes (only `adminToken` does). A request without it is answered 401 before its body is read.
    * @default "emulator-token" (on a loopback interface only)
    */
   accessToken?: string | undefined;
   /**
-   * Token that opens the admin routes under `/__emulator/` (as does `accessToken` on loopback), sent in
+   * The one token that opens the admin routes under `/__emulator/`, sent in
    * `Authorization` (raw, or after `Bearer `).
    * @default 32 random hexadecimal characters, generated at start
    */
@@ -457,9 +456,8 @@ export interface Emulator {
     allInterfaces: boolean;
   };
   /**
-   * The token that opens the admin routes (`/__emulator/...`) in `Authorization` (raw or
-   * `Bearer `); the API access token opens them too, unless the emulator is bound to a
-   * non-loopback interface.
+   * The one token that opens the admin routes (`/__emulator/...`) in `Authorization` (raw or
+   * `Bearer `); the API access token never does.
    */
   readonly adminToken: string;
   /** Stored records, ascending `webhook_id`. */

@@ -1,42 +1,16 @@
-import { UNKNOWN } from "../core/inputs";
+import { SECRET_SIG, SIG_KEY, UNKNOWN } from "../core/wire";
+
+export { configString, unwrapSecrets } from "../core/wire";
 
 /**
  * Property values as the engine sends them to a provider that accepts secrets: plain JSON, with
  * secrets wrapped as `{ [SIG]: SECRET_SIG, value }` and values not known yet (preview) as the
  * unknown marker string.
  */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-
-/** The value with every secret wrapper removed (the engine keeps them secret on its side). */
-export function unwrapSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(unwrapSecrets);
-  if (typeof value !== "object" || value === null) return value;
-  const object = value as Record<string, unknown>;
-  if (object[SIG_KEY] === SECRET_SIG) return unwrapSecrets(object.value);
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(object)) out[key] = unwrapSecrets(inner);
-  return out;
-}
 
 /** Wraps a value as a secret for the engine. */
 export function secret(value: unknown): Record<string, unknown> {
   return { [SIG_KEY]: SECRET_SIG, value };
-}
-
-/** A config value as a string (config arguments may arrive as JSON values), or undefined. */
-export function configString(value: unknown): string | undefined {
-  const plain = unwrapSecrets(value);
-  if (plain === undefined || plain === null || plain === UNKNOWN) return undefined;
-  if (typeof plain === "string") return plain;
-  if (typeof plain === "number" || typeof plain === "boolean") return String(plain);
-  return JSON.stringify(plain);
-}
-
-/** The resource name at the end of a URN (`urn:pulumi:stack::project::type::name`). */
-export function nameFromUrn(urn: string): string {
-  const at = urn.lastIndexOf("::");
-  return at >= 0 ? urn.slice(at + 2) : urn;
 }
 
 /** Whether a value is, or holds somewhere inside it, a secret wrapper. */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type * as grpcJs from "@grpc/grpc-js";
 import type { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import type { LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
@@ -6,8 +7,10 @@ import type * as pb from "@pulumi/pulumi/proto/provider_pb";
 import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { EndpointCreatedButFailedError } from "../core/errors";
-import { UNKNOWN, type WebhookEndpointInputs } from "../core/inputs";
-import { ProviderCore } from "../core/provider-core";
+import type { WebhookEndpointInputs } from "../core/inputs";
+import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, TYPE_TOKENS } from "../core/resource";
+import { UNKNOWN, urnName } from "../core/wire";
+import { ProviderCore, driftNotice } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
 import { stackOfUrn, type WebhookEndpointOutputs } from "../core/state";
 import { NO_TAINT, joinTaints, scrubbed, showsTainted, type Taint } from "../core/taint";
@@ -25,7 +28,7 @@ import {
   statusPb,
   structpb,
 } from "./grpc";
-import { holdsSecret, nameFromUrn, secret, secretsIn, unwrapSecrets } from "./properties";
+import { holdsSecret, secret, secretsIn, unwrapSecrets } from "./properties";
 import schema from "./schema.json";
 import { packageVersion } from "./version";
 
@@ -37,7 +40,7 @@ import { packageVersion } from "./version";
  * `pulumi import` (Read without properties).
  */
 export const PACKAGE_NAME = "webhooks";
-export const RESOURCE_TYPE = "webhooks:index:WebhookEndpoint";
+export const RESOURCE_TYPE = TYPE_TOKENS.native;
 
 /** The methods the plugin implements; the others answer UNIMPLEMENTED. */
 type Handlers = Pick<
@@ -59,19 +62,7 @@ type Handlers = Pick<
 >;
 
 /** Outputs secret whatever the program marked: the signing secret. */
-const ALWAYS_SECRET = new Set(["signSecret"]);
-
-/** Outputs only the service can tell (unknown during a preview). */
-const COMPUTED_OUTPUTS = [
-  "webhookId",
-  "signSecret",
-  "creatorId",
-  "creatorName",
-  "createTime",
-  "operatorId",
-  "operatorName",
-  "operateTime",
-] as const;
+const ALWAYS_SECRET = new Set<string>(ALWAYS_SECRET_OUTPUTS);
 
 const DIFF_NONE: pb.DiffResponse.DiffChanges = 1;
 const DIFF_SOME: pb.DiffResponse.DiffChanges = 2;
@@ -115,11 +106,11 @@ export class WebhooksProviderServer {
       diffConfig: unary((request) => this.#diffConfig(request)),
       configure: unary((request) => this.#configure(request)),
       check: unary((request) => this.#check(request)),
-      diff: unary((request) => this.#diff(request)),
-      create: unary((request) => this.#create(request)),
-      read: unary((request) => this.#read(request)),
+      diff: unary((request) => this.#inCall(request, () => this.#diff(request))),
+      create: unary((request) => this.#inCall(request, () => this.#create(request))),
+      read: unary((request) => this.#inCall(request, () => this.#read(request))),
       update: unary((request) => this.#update(request)),
-      delete: unary((request) => this.#delete(request)),
+      delete: unary((request) => this.#inCall(request, () => this.#delete(request))),
       cancel: unary(() => new emptypb.Empty()),
       attach: unary((request) => {
         this.#engineAddress = request.getAddress();
@@ -201,7 +192,7 @@ export class WebhooksProviderServer {
     // The inputs go back as they came, secrets still marked: the engine stores what Check returns.
     const raw = wrapped(request.getNews());
     if (raw.webhookName === undefined || raw.webhookName === null)
-      raw.webhookName = nameFromUrn(request.getUrn());
+      raw.webhookName = urnName(request.getUrn());
     const news = unwrapSecrets(raw) as Record<string, unknown>;
     const { failures } = this.#core.check(news, this.#taint(raw));
     const response = new providerPb.CheckResponse();
@@ -222,8 +213,8 @@ export class WebhooksProviderServer {
       this.#taint(rawOlds, rawNews),
       stackOfUrn(String(request.getUrn())),
     );
-    if (outcome.drift !== undefined)
-      this.#log(LOG_INFO, `${outcome.drift}: it will be replaced`, request.getUrn());
+    const notice = driftNotice(outcome);
+    if (notice !== undefined) this.#log(LOG_INFO, notice, request.getUrn());
     const response = new providerPb.DiffResponse();
     response.setChanges(outcome.changes ? DIFF_SOME : DIFF_NONE);
     response.setReplacesList(outcome.replaces);
@@ -236,7 +227,6 @@ export class WebhooksProviderServer {
     const raw = wrapped(request.getProperties());
     const inputs = unwrapSecrets(raw) as WebhookEndpointInputs;
     const taint = this.#taint(raw);
-    this.#urn = request.getUrn();
     if (request.getPreview()) {
       // A preview never calls the service: the outputs are not known until `up`.
       const response = new providerPb.CreateResponse();
@@ -300,7 +290,6 @@ export class WebhooksProviderServer {
   }
 
   #delete(request: pb.DeleteRequest): Empty {
-    this.#urn = request.getUrn();
     const raw = wrapped(request.getProperties());
     this.#core.delete(
       request.getId(),
@@ -315,10 +304,18 @@ export class WebhooksProviderServer {
     return joinTaints(this.#configTaint, ...properties.map(secretsIn));
   }
 
-  /** The URN of the operation in progress, so a notice lands under its resource. */
-  #urn: string | undefined;
+  /**
+   * The resource of each call in flight, so that a notice the core makes while a call runs (it
+   * knows no URN) lands under that call's resource: with two creates in flight, each keeps its own
+   * across its awaits.
+   */
+  readonly #call = new AsyncLocalStorage<string>();
 
-  #log(severity: number, message: string, urn = this.#urn): void {
+  #inCall<T>(request: { getUrn(): string }, run: () => T): T {
+    return this.#call.run(request.getUrn(), run);
+  }
+
+  #log(severity: number, message: string, urn = this.#call.getStore()): void {
     const text = showable(message, MAX_MESSAGE_CHARS);
     if (this.#engineAddress === undefined) {
       process.stderr.write(`${text}\n`);

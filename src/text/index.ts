@@ -1,6 +1,7 @@
 /**
  * Text made safe to show or to paste: secrets redacted, text from the outside world cleaned and
- * capped, words quoted for a shell. The client, the core, the CLI and the faces all build such
+ * capped, words quoted for a shell, and the policy for what of it may be shown, marked secret or
+ * refused (./policy). The client, the core, the CLI and the faces all build such
  * text, so it lives here, apart from each of them; it depends on nothing else in this package.
  * Internal: not exported from the package's entry.
  */
@@ -16,6 +17,21 @@ export {
   secretForms,
   showable,
 } from "./redact";
+export { HIDDEN, HIDDEN_SOURCE, LOOKALIKE } from "./hidden";
+export {
+  MIN_SECRET_CHARS,
+  SECRET_CELL,
+  SECRET_MARKER,
+  holdsSecretShown,
+  isSecretValue,
+  pasteRefusal,
+  recognisableInText,
+  redactShown,
+  showsSecret,
+  shownValue,
+  type SecretMarker,
+  type ShownSecrets,
+} from "./policy";
 export { MIN_NODE, unsupportedNode } from "./runtime";
 export { serviceOf } from "./service";
 export { shellQuote } from "./shell";

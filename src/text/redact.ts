@@ -8,6 +8,7 @@
  *   otherwise print megabytes into a pipeline log or drive the terminal with escape sequences.
  */
 
+import { HIDDEN } from "./hidden";
 import { serviceOf } from "./service";
 
 /**
@@ -21,16 +22,9 @@ export const MAX_MESSAGE_BYTES = MAX_MESSAGE_CHARS;
 /** Longest piece of service text quoted inside a message (a `msg`, a name, a URL), in UTF-8 bytes. */
 export const MAX_QUOTED_CHARS = 300;
 
-// C0 controls, DEL, C1 controls, the line and paragraph separators, and the characters that
-// render as nothing or reorder text: soft hyphen, combining grapheme joiner, the Hangul and
-// halfwidth fillers, Khmer inherent vowels, Mongolian vowel separator and free variation
-// selectors, zero-width and bidi controls, word joiner and invisible operators, interlinear
-// annotation controls, variation selectors (both blocks), the invisible musical symbols, and tags.
-// A token split by any of them would otherwise come back visually whole.
-/* eslint-disable no-control-regex, no-misleading-character-class -- these characters are what it matches */
-const UNSHOWABLE =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
-/* eslint-enable no-control-regex, no-misleading-character-class */
+// A token split by hidden characters (./hidden) would otherwise come back visually whole: they are
+// removed before a secret is looked for.
+const UNSHOWABLE = HIDDEN;
 
 /**
  * One character of a secret as a pattern: itself, or an escape of it that a reader decodes back: a

@@ -1,4 +1,4 @@
-// What `webhooks adopt` prints for pasting is proven by its consumers (issue 20, deliverable 2):
+// What `webhooks adopt` prints for pasting is proven by its consumers (docs/adopt-output.md):
 // for a property-based corpus of names and URLs another team may choose, held by the emulator, the
 // printed TypeScript is parsed by the TypeScript compiler, the printed commands are run by a POSIX
 // shell, and the printed YAML is read by the rules of yaml.v3 and Pulumi YAML (consumers.ts; the
@@ -37,7 +37,13 @@ const typescriptSamples: string[] = [];
 
 async function adopt(client: WebhooksClient, ids: number[], format: AdoptFormat, json = false) {
   const sink = memorySink();
-  const outcome = await runAdopt(client, sink, { ids, format, json, progress: false, secrets: [TOKEN] }).then(
+  const outcome = await runAdopt(client, sink, {
+    ids,
+    format,
+    json,
+    progress: false,
+    secrets: { inText: [TOKEN] },
+  }).then(
     () => "printed" as const,
     (error: unknown) => error,
   );

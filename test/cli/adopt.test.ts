@@ -134,7 +134,7 @@ describe("webhooks adopt against the emulator", () => {
     expect((missingName as CliError).exitCode).toBe(EXIT.usage);
   });
 
-  it("resource names stay distinct when a suffixed one is another endpoint's own name (a, a and a-3: third outside attack)", () => {
+  it("resource names stay distinct when a suffixed one is another endpoint's own name (a, a and a-3)", () => {
     const record = (webhookId: number, webhookName: string) =>
       ({ webhookId, webhookName, webhookUrl: "https://example.com/h" }) as never;
     const names = resourceNames([record(3, "a"), record(4, "a"), record(5, "a-3")], undefined);
@@ -159,10 +159,16 @@ describe("webhooks adopt against the emulator", () => {
   });
 });
 
-describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
+describe("webhooks adopt: names and URLs another team chose", () => {
   let emulator: Emulator;
   let client: WebhooksClient;
-  const base: AdoptOptions = { ids: [], format: "all", json: false, progress: false, secrets: [TOKEN] };
+  const base: AdoptOptions = {
+    ids: [],
+    format: "all",
+    json: false,
+    progress: false,
+    secrets: { inText: [TOKEN] },
+  };
   const ids = {
     orders: 0,
     interpolating: 0,
@@ -207,7 +213,7 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
     return { webhookName: record.webhook_name, webhookUrl: record.webhook_url, import: String(id) };
   }
 
-  it("finding 1: every $ is doubled in the YAML, so Pulumi YAML reads no reference and yields the service's values", async () => {
+  it("every $ is doubled in the YAML, so Pulumi YAML reads no reference and yields the service's values", async () => {
     const sink = memorySink();
     await runAdopt(client, sink, {
       ...base,
@@ -230,7 +236,7 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
     expect(sink.err).toBe("");
   });
 
-  it("finding 7: a noncharacter is written as an escape yaml.v3 reads, never raw (yaml.v3 refuses raw U+FFFE)", async () => {
+  it("a noncharacter is written as an escape yaml.v3 reads, never raw (yaml.v3 refuses raw U+FFFE)", async () => {
     const yaml = await printed([ids.nonchar], "yaml");
     expect(yaml.out).not.toMatch(/[\uFFFE\uFFFF\uFDD0]/);
     expect(yaml.out).toContain('      webhookName: "orders\\ufffe\\ufdd0"\n');
@@ -243,7 +249,7 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
     expect(readTsDeclarations(typescript.out)[0]!.properties.webhookName).toBe("orders\uFFFE\uFDD0");
   });
 
-  it("finding 6: an endpoint whose name or URL holds the token (any case, split by a zero-width space) is not declared, with a warning naming it", async () => {
+  it("an endpoint whose name or URL holds the token (any case, split by a zero-width space) is not declared, with a warning naming it", async () => {
     const sink = memorySink();
     const refused = [ids.tokenName, ids.tokenUrl, ids.splitToken];
     const declarations = await runAdopt(client, sink, { ...base, ids: [ids.orders, ...refused] });
@@ -273,7 +279,7 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
     ]);
   });
 
-  it("finding 6: --json redacts the token from names and URLs, and says why each declaration is null", async () => {
+  it("--json redacts the token from names and URLs, and says why each declaration is null", async () => {
     const sink = memorySink();
     await runAdopt(client, sink, { ...base, ids: [ids.tokenName, ids.tokenUrl], json: true }).catch(
       (error: unknown) => {
@@ -290,8 +296,9 @@ describe("webhooks adopt: names and URLs another team chose (issue 20)", () => {
       }[];
     };
     expect(parsed.declarations.map((d) => [d.webhookName, d.webhookUrl])).toEqual([
-      ["team [REDACTED]", "https://example.com/hooks/d"],
-      ["innocent", "https://example.com/hooks/e?t=[REDACTED]"],
+      // docs/operator-cli.md: a field that shows a secret is the marker {"secret": true} in --json.
+      [{ secret: true }, "https://example.com/hooks/d"],
+      ["innocent", { secret: true }],
     ]);
     for (const d of parsed.declarations) {
       expect(d.typescript).toBeNull();

@@ -216,7 +216,7 @@ export async function emulatorHolding(
   return emulator;
 }
 
-// What the consumers must yield, written from the product's stances (PRODUCT.md: the token is never
+// What the consumers must yield, written from the promises in docs/adopt-output.md (the token is never
 // printed; what a format cannot hold faithfully is refused for it), not from adopt's code.
 
 /** Characters a person does not see: controls, format characters, separators, spaces but U+0020, default-ignorables, noncharacters, surrogates. */

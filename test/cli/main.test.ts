@@ -78,7 +78,7 @@ describe("webhooks: exit codes and dispatch", () => {
       ["adopt", "--id", "1", "--resource-name", "a b"],
       ["recover", "--since", "yesterday"],
       ["recover", "--pick", "orders"],
-      // A one-value flag given twice would keep the last silently (final outside attack).
+      // A one-value flag given twice would otherwise keep the last silently.
       ["adopt", "--name", "a", "--name", "b"],
       ["list", "--url", "https://a.example", "--url=https://b.example"],
     ];
@@ -88,6 +88,21 @@ describe("webhooks: exit codes and dispatch", () => {
       expect(sink.out).toBe("");
       expect(sink.err).not.toBe("");
     }
+  });
+
+  it("plugin-archive, gone from the package, is a usage error (2) that says where the archives come from now", async () => {
+    for (const argv of [["plugin-archive"], ["plugin-archive", "--out", "plugins", "--platform", "all"]]) {
+      const { sink, io: args } = io({});
+      expect(await main(argv, args)).toBe(2);
+      expect(sink.out).toBe("");
+      expect(sink.err).toContain("plugin-archive is gone from the npm package");
+      expect(sink.err).toContain("npm run release:archives");
+      expect(sink.err).toContain("sha256sum -c --ignore-missing <checksums file>");
+      expect(sink.err).toContain("pulumi plugin install resource webhooks <version> --file <archive>");
+    }
+    const help = io({});
+    await main(["--help"], help.io);
+    expect(help.sink.out).not.toContain("plugin-archive");
   });
 
   it("a missing setting exits 3 and names every place", async () => {

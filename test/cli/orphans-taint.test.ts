@@ -1,10 +1,10 @@
-// Found by the operators' model-based test (test/e2e/model-operators.test.ts, invariant 4): in a
-// project, `webhooks orphans` prints endpoint URLs as the service stores them, also when the stack
-// holds that very URL secret (the program built it from a secret config value), and `orphans` and
-// `list` print a URL the program marked secret once the stack no longer holds it (replaced, removed,
-// destroyed), though the stack's config still holds the secret value it was built from and the
-// history holds the URL as a secret. PRODUCT.md: "Secrets are a taint ... stays secret on every
-// face: ... CLI output". These fail until the CLI scrubs what it prints of those values.
+// The operators' model-based test's invariant 4 (test/e2e/model-operators.test.ts), in one process.
+// The service stores endpoint URLs in plain text; run in a project, `webhooks orphans` and `list`
+// still keep secret a URL the stack holds secret (the program built it from a secret config value),
+// and a URL the program marked secret once the stack no longer holds it (replaced, removed,
+// destroyed), while the stack's config holds the secret value it was built from or its history
+// holds the URL as a secret. The README promises that secrets stay secret in everything `webhooks`
+// prints ("What happens on each command").
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

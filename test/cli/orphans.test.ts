@@ -230,7 +230,13 @@ describe("webhooks orphans", () => {
       expect(five.secretFields).toEqual(["webhookUrl"]);
       expect(five.relation).toBe("left-behind");
       expect(sink.out).not.toContain(url);
-      expect(sink.out).toContain(json ? '"webhookUrl": "[secret]"' : "[secret]");
+      if (json)
+        expect(
+          (JSON.parse(sink.out) as { orphans: { webhookId: number; webhookUrl: unknown }[] }).orphans.find(
+            (o) => o.webhookId === 5,
+          )!.webhookUrl,
+        ).toEqual({ secret: true });
+      else expect(sink.out).toContain("[secret]");
     }
   });
 
@@ -299,7 +305,7 @@ describe("webhooks orphans", () => {
     expect([seven.relation, seven.ours]).toEqual(["formerly-held", false]);
   });
 
-  it("an endpoint recorded as created whose creator is not the stack's one creator on the service is not advised for removal (final outside attack, F1)", async () => {
+  it("an endpoint recorded as created whose creator is not the stack's one creator on the service is not advised for removal", async () => {
     // A service that answered a create with another team's endpoint before the stack's principal was
     // known: the state says created for both 2 (1001, the stack's) and 10 (team-b's, 2002). Which
     // creator is the stack's cannot be told from the state, so neither is advised for removal.
@@ -365,7 +371,7 @@ describe("webhooks orphans", () => {
     expect(own.find((o) => o.record.webhookId === 2)).toMatchObject({ relation: "left-behind", ours: true });
   });
 
-  it("with principalId configured, an endpoint recorded as created by another creator is not ours, even as the stack's only one (second look after the final attack)", async () => {
+  it("with principalId configured, an endpoint recorded as created by another creator is not ours, even as the stack's only one", async () => {
     // The stack's first endpoint was another team's, answered to its create before any principal
     // could be checked: the state's creators alone would call it the stack's own.
     const ten = emulator.records().find((r) => r.webhook_id === 10)!;

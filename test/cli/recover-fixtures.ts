@@ -2,14 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { OrphanProvider, ProcessProbe } from "../../src/cli/stack/lock";
-import {
-  DYNAMIC_TYPE,
-  NATIVE_TYPE,
-  SECRET_SIG,
-  SIG_KEY,
-  type StateResource,
-} from "../../src/cli/stack/deployment";
+import { DYNAMIC_TYPE, NATIVE_TYPE, type StateResource } from "../../src/cli/stack/deployment";
 import { fakePulumi, type FakeCall } from "./helpers";
+import { SECRET_SIG, SIG_KEY } from "../../src/core/wire";
 
 /** A state as `pulumi stack export` prints it, for project `shop`, stack `dev`. */
 export const STACK = "dev";

@@ -1,5 +1,5 @@
 // What recover prints for a pending create whose name or URL the state holds secret: `[secret]`, not
-// an empty cell that reads as "no name" (second outside attack on issue 20, F6).
+// an empty cell that reads as "no name".
 import { describe, expect, it } from "vitest";
 import { memorySink } from "../../src/cli/output/output";
 import { printReport, type RecoverReport } from "../../src/cli/commands/recover-report";

@@ -3,13 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebhooksClient } from "../../src/client/client";
-import {
-  recordedResource,
-  pendingCreates,
-  SECRET_SIG,
-  SIG_KEY,
-  type StateResource,
-} from "../../src/cli/stack/deployment";
+import { recordedResource, pendingCreates, type StateResource } from "../../src/cli/stack/deployment";
 import { CliError, EXIT } from "../../src/cli/exit";
 import type { ListingClient } from "../../src/cli/commands/listing";
 import { memorySink } from "../../src/cli/output/output";
@@ -27,6 +21,7 @@ import {
   heldResource,
   pendingCreate,
 } from "./recover-fixtures";
+import { SECRET_SIG, SIG_KEY } from "../../src/core/wire";
 
 const HOUR = 3_600_000;
 /** When the interrupted update started (the lock's timestamp). */
@@ -347,8 +342,8 @@ describe("recover: matching pending creates to the service", () => {
 });
 
 describe("recover: a stack whose principal the state does not show", () => {
-  // The red-team's case: a first `up` killed before any create was recorded, and a person (another
-  // token) creating exactly the declared name and URL inside the run's window.
+  // A first `up` killed before any create was recorded, and a person (another token) creating
+  // exactly the declared name and URL inside the run's window.
   it("one candidate, created by a person: not recorded; exits 5, nothing changed, prints it with --pick and adopt", async () => {
     const persons = await endpoint("bravo", RUN_START + 1_000, "other");
     setup([], [pendingCreate("bravo")], "stale", "unknown");
@@ -489,7 +484,7 @@ describe("recover: what it recorded stays in the file backend's history", () => 
 });
 
 describe("recover: the principal is learnt only from endpoints this stack created on that service", () => {
-  // Issue 20 finding 3: a stack holding only another team's endpoint (brought in by import, adopt
+  // A stack holding only another team's endpoint (brought in by import, adopt
   // or --pick), killed during a create; that team then creates the same name and URL. Their creator
   // is not the stack's principal: nothing may be recorded unasked.
   for (const [label, held] of [
@@ -559,7 +554,7 @@ describe("recover: the principal is learnt only from endpoints this stack create
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
   });
 
-  it("a principalId in the stack's configuration decides the principal: the state's creators do not (second look after the final attack)", async () => {
+  it("a principalId in the stack's configuration decides the principal: the state's creators do not", async () => {
     // The state's only created endpoint is another team's (2002), taken from a service's answer.
     const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
     const ours = await endpoint("lima", RUN_START + 1_000);
@@ -587,7 +582,7 @@ describe("recover: the principal is learnt only from endpoints this stack create
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([ours]);
   });
 
-  it("endpoints the stack created there by two creators (one taken from a service's answer) teach no principal: a person chooses (final outside attack, F1)", async () => {
+  it("endpoints the stack created there by two creators (one taken from a service's answer) teach no principal: a person chooses", async () => {
     const earlier = await endpoint("india", RUN_START - 24 * HOUR);
     const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
     const candidate = await endpoint("juliet", RUN_START + 1_000);
@@ -730,7 +725,7 @@ describe("recover: each pending create is judged on the service it was sent to",
     expect(sink.out).toContain("endpoint 2, created");
     expect(stack.imported).toBeUndefined();
     // The adopt it suggests looks the id up on the second service, not on the one the project
-    // configures (where id 1 is the stack's own november): read back by a POSIX shell (final outside attack, F5).
+    // configures (where id 1 is the stack's own november): read back by a POSIX shell.
     const adopts = sink.out.split("\n").filter((line) => line.includes("webhooks adopt"));
     expect(adopts).toHaveLength(2);
     for (const [line, id] of adopts.map((l, i) => [l, i + 1] as const)) {
@@ -846,6 +841,17 @@ describe("recover: locks, windows and refusals", () => {
       "export",
     ]);
     expect(report!.recorded.map((r) => r.webhookId)).toEqual([bravo]);
+  });
+
+  it("pulumi's refusal to import, quoting the state it was given, shows none of that state's secrets", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    // The state piped to `pulumi stack import` holds the recorded endpoint's sign secret in plaintext.
+    const secret = emulator.records().find((r) => r.webhook_id === bravo)!.sign_secret;
+    stack.importFailures.push(`error: could not import: unexpected value "${secret}" in resource bravo\n`);
+    const { error } = await recover();
+    expect((error as CliError).message).toMatch(/writing the recovered state failed .*unexpected value/);
+    expect((error as CliError).message).not.toContain(secret);
   });
 
   it("a state that changed while recover ran is not overwritten (5)", async () => {

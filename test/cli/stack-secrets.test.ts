@@ -1,4 +1,4 @@
-// A secret is a taint (PRODUCT.md): a name or URL the program marked secret is stored on the service
+// A secret is a taint (README.md, "What happens on each command"): a name or URL the program marked secret is stored on the service
 // as it is, and `webhooks` lists the service. Run in the stack's project, it keeps what the stack
 // holds secret out of what it prints: a value its state or config holds secret now, and the name
 // or URL a state of the stack (now, or in a file backend's history) holds secret for an endpoint.
@@ -10,7 +10,8 @@ import { main } from "../../src/cli/main";
 import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
 import { TOKEN, cliEmulator, fakePulumi } from "./helpers";
-import { DYNAMIC_TYPE, SECRET_SIG, SIG_KEY } from "../../src/cli/stack/deployment";
+import { DYNAMIC_TYPE } from "../../src/cli/stack/deployment";
+import { SECRET_SIG, SIG_KEY } from "../../src/core/wire";
 
 const URN = (name: string) => `urn:pulumi:dev::shop::${DYNAMIC_TYPE}::${name}`;
 const revealedSecret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });
@@ -94,23 +95,25 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     return { code, out: sink.out, err: sink.err };
   }
 
-  it("list, the table and --json: the fields held secret show as [secret], a secret value as [REDACTED]", async () => {
+  it("list, the table and --json: the fields held secret, or showing a secret value, are [secret] (the marker in --json)", async () => {
     for (const argv of [["list"], ["list", "--json"]]) {
       const { code, out, err } = await run(argv);
       expect({ argv, code }).toEqual({ argv, code: 0 });
       for (const secret of [held.url, former.name, configured, TOKEN])
         expect(out + err, `${argv.join(" ")}: ${secret}`).not.toContain(secret);
-      expect(out).toContain("[secret]");
+      expect(out).toContain(argv.includes("--json") ? '{\n        "secret": true\n      }' : "[secret]");
       // What is not secret still shows.
       expect(out).toContain("https://example.com/plain");
     }
     const json = JSON.parse((await run(["list", "--json"])).out) as {
-      endpoints: { webhookId: number; webhookName: string; webhookUrl: string }[];
+      endpoints: { webhookId: number; webhookName: unknown; webhookUrl: unknown }[];
     };
     const byId = new Map(json.endpoints.map((e) => [e.webhookId, e]));
-    expect(byId.get(2)!.webhookUrl).toBe("[secret]");
-    expect(byId.get(3)!.webhookName).toBe("[secret]");
-    expect(byId.get(4)!.webhookUrl).toBe("https://example.com/x?v=[REDACTED]");
+    // docs/operator-cli.md: a secret value in --json is the marker {"secret": true}, whole.
+    expect(byId.get(2)!.webhookUrl).toEqual({ secret: true });
+    expect(byId.get(3)!.webhookName).toEqual({ secret: true });
+    expect(byId.get(4)!.webhookUrl).toEqual({ secret: true });
+    expect(byId.get(1)!.webhookUrl).toBe("https://example.com/plain");
   });
 
   it("after destroy (an empty state), the stack's history still keeps what it held secret out of list", async () => {
@@ -131,10 +134,10 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(await main(["list", "--json"], { sink, env: {}, cwd: project, pulumi: empty })).toBe(0);
     expect(sink.out).not.toContain(former.name);
     expect(
-      (JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: string }[] }).endpoints.find(
+      (JSON.parse(sink.out) as { endpoints: { webhookId: number; webhookName: unknown }[] }).endpoints.find(
         (e) => e.webhookId === 3,
       )!.webhookName,
-    ).toBe("[secret]");
+    ).toEqual({ secret: true });
   });
 
   it("adopt refuses an endpoint whose name or URL the stack holds secret, saying why, and derives no name from it", async () => {
@@ -145,19 +148,18 @@ describe("webhooks in a project keeps the stack's secrets out of what it prints"
     expect(err).toMatch(/endpoint 3 gets no .* declaration: its name is a secret in this stack's state/);
     for (const secret of [held.url, former.name]) expect(out + err).not.toContain(secret);
     const json = JSON.parse((await run(["adopt", "--id", "3", "--json"])).out) as {
-      declarations: { resourceName: string; webhookName: string }[];
+      declarations: { resourceName: string; webhookName: unknown }[];
     };
-    expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: "[secret]" });
+    expect(json.declarations[0]).toMatchObject({ resourceName: "webhook-3", webhookName: { secret: true } });
   });
 });
 
 // Ids are per service: endpoint 1 of one service is not endpoint 1 of another. A name or URL the
 // stack holds secret for its endpoint on S1 says nothing about S2's endpoint with the same id
-// (found by the operators' model test: `adopt --id 2`, connected to S2, was refused because the
-// stack held S1's endpoint 2 with a secret URL). They are told apart by what never changes about an
-// endpoint, its creator and creation time, not by the spelling of a base URL: one service is
-// reached at several addresses, and may move (second outside attack: connected to S1 as
-// `localhost` instead of `127.0.0.1`, the secret URL was printed).
+// (`adopt --id 2`, connected to S2, is not refused because the stack holds S1's endpoint 2 with a
+// secret URL). They are told apart by what never changes about an endpoint, its creator and
+// creation time, not by the spelling of a base URL: one service is reached at several addresses,
+// and may move (connected to S1 as `localhost` instead of `127.0.0.1`, the secret URL stays hidden).
 describe("what the stack holds secret is judged per endpoint, not per base URL", () => {
   let s1: Emulator;
   let s2: Emulator;
@@ -223,7 +225,7 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
     return { code, out: sink.out, err: sink.err };
   }
   const urlOf = (out: string) =>
-    (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: string }[] }).endpoints[0]!.webhookUrl;
+    (JSON.parse(out) as { endpoints: { webhookId: number; webhookUrl: unknown }[] }).endpoints[0]!.webhookUrl;
 
   it("connected to S2, S2's endpoint 1 is listed and declared as it is; connected to S1, the stack's stays secret", async () => {
     const onS2 = await run(["list", "--json", "--base-url", s2.url], true);
@@ -236,7 +238,7 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
     expect(adopt.out).toContain(" 1");
     const onS1 = await run(["list", "--json"], true);
     expect(onS1.out).not.toContain(secretUrl);
-    expect(urlOf(onS1.out)).toBe("[secret]");
+    expect(urlOf(onS1.out)).toEqual({ secret: true });
     const refused = await run(["adopt", "--id", "1", "--format", "import"], true);
     expect(refused.code).toBe(5);
     expect(refused.err).toMatch(/its URL is a secret in this stack's state/);
@@ -249,16 +251,16 @@ describe("what the stack holds secret is judged per endpoint, not per base URL",
       const result = await run([...argv, "--base-url", other], true);
       expect(result.out + result.err, argv.join(" ")).not.toContain(secretUrl);
     }
-    expect(urlOf((await run(["list", "--json", "--base-url", other], true)).out)).toBe("[secret]");
+    expect(urlOf((await run(["list", "--json", "--base-url", other], true)).out)).toEqual({ secret: true });
   });
 
   it("a state that records neither creator nor creation time (an earlier release) cannot tell them apart: kept secret on either service", async () => {
-    expect(urlOf((await run(["list", "--json", "--base-url", s2.url], false)).out)).toBe("[secret]");
+    expect(urlOf((await run(["list", "--json", "--base-url", s2.url], false)).out)).toEqual({ secret: true });
   });
 });
 
 // An operator or a job with the service's token but not the stack's passphrase: `--show-secrets`
-// fails, yet the plain export still marks which names and URLs are secret (second outside attack, F2).
+// fails, yet the plain export still marks which names and URLs are secret.
 describe("without the stack's secrets, what its state marks secret stays hidden", () => {
   let emulator: Emulator;
   const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-locked-"));
@@ -315,7 +317,9 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
       expect(sink.out + sink.err, argv.join(" ")).not.toContain("held-secret-4411");
       if (argv[0] === "list") {
         expect(code).toBe(0);
-        expect(sink.out).toContain("[secret]");
+        expect(sink.out).toMatch(
+          argv.includes("--json") ? /"webhookUrl": \{\s+"secret": true\s+\}/ : /\[secret\]/,
+        );
         expect(sink.err).toMatch(/secrets could not be read/);
       }
       if (argv.includes("all"))
@@ -328,7 +332,7 @@ describe("without the stack's secrets, what its state marks secret stays hidden"
 });
 
 // A provenance held secret (its service's base URL is a secret) is no list of secret words: "created"
-// must not be redacted from every header and sentence (second outside attack, F5).
+// must not be redacted from every header and sentence.
 describe("a secret provenance hides its service, not the words around it", () => {
   it("list shows its CREATED column and the service's address stays hidden", async () => {
     const emulator = await cliEmulator();
@@ -371,7 +375,7 @@ describe("a secret provenance hides its service, not the words around it", () =>
 });
 
 // The stack's base URL set with --secret, unreachable: the CLI's error names neither it nor its
-// host (second outside attack, F2: "list request to <host> failed").
+// host (not even as "list request to <host> failed").
 describe("a secret base URL is kept out of the CLI's errors, host included", () => {
   it("list against an unreachable secret base URL fails without naming its host", async () => {
     const root = mkdtempSync(join(tmpdir(), "webhooks-stack-secrets-baseurl-"));
@@ -405,7 +409,7 @@ describe("a secret base URL is kept out of the CLI's errors, host included", () 
 
 // What the dynamic resource holds secret whatever the program says (`declared`, `createdAs`: the
 // name and URL again, for a service that stores another form) is not a secret of the program's:
-// plain names and URLs must not be cut apart (third outside attack, F1).
+// plain names and URLs must not be cut apart.
 describe("the resource's own secret outputs do not make plain text secret", () => {
   it("list and adopt show an endpoint the program marked nothing secret of", async () => {
     const emulator = await cliEmulator();

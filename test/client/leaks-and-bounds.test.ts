@@ -14,8 +14,8 @@ import { ProviderError } from "../../src/core/errors";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
 
 /**
- * Red-team findings (token and secret leaks, memory and message bounds), checked against the
- * promises they broke:
+ * Token and secret leaks, memory and message bounds, checked against the client's promises
+ * (docs/client.md, "Redaction" and "Bounds on what a server can make the client read"):
  * A. the access token never reaches anything the client returns (records included);
  * B. a signing secret never appears in an error message built from service text;
  * C. a body of a few MB cannot make a list hold hundreds of MB, and `maxScanBytes` caps bytes;

@@ -11,7 +11,7 @@ import {
 import type { Continuation } from "../../src/client/types";
 
 // Paging through a listing whose continuation the API document does not show (section 4.1). The
-// expectations are PRODUCT.md's stance: follow a continuation field if the response has one; stop
+// expectations are docs/client.md's, "Paging": follow a continuation field if the response has one; stop
 // on an empty or short page; never loop on a repeated cursor; cap pages (and records and bytes).
 
 function rec(id: number): WebhookEndpointRecord {

@@ -11,8 +11,8 @@ import { TOKEN, captureError } from "../support/helpers";
 import { TRACE, scriptedService, type Stored } from "../support/scripted-service";
 
 // Create reconciliation against services written here from the API document (filters compare the
-// stored value exactly; every request is recorded). The expectations come from PRODUCT.md's create
-// semantics: one listing by name before a create; an endpoint that may be the requested one and
+// stored value exactly; every request is recorded). The expectations come from docs/client.md, "Create
+// and the settle rules": one listing by name before a create; an endpoint that may be the requested one and
 // already exists is named and never taken or duplicated; after an ambiguous answer, settle only on
 // an endpoint that did not exist before the attempt, and only when it cannot be someone else's.
 
@@ -69,7 +69,7 @@ function record(id: number, fields: Partial<Stored> = {}): Stored {
 /** A service that stores names in upper case and filters by the stored form: a listing by a lower-case name finds nothing. */
 const UPPER = (name: string, url: string) => ({ name: name.toUpperCase(), url });
 
-/** A client whose principal is known: it created an endpoint on this service (PRODUCT.md: settle only on our own). */
+/** A client whose principal is known: it created an endpoint on this service (docs/client.md: settle only on our own). */
 async function clientWithKnownPrincipal(url: string): Promise<WebhooksClient> {
   const client = clientFor(url);
   await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });

@@ -16,10 +16,11 @@ const aliceRecord = (name: string, url: string): Stored =>
     create_time: Date.now() - 3_600_000,
   });
 
-// Services a red team built from the API document's unknowns, each reading one of them otherwise
-// than our emulator does. Expected results come from PRODUCT.md: "Settle only on an endpoint that
-// did not exist before the attempt: never take someone else's", and "repeated up runs never create
-// a second endpoint for one resource" whatever the service rewrites.
+// Services built from the API document's unknowns, each reading one of them otherwise than our
+// emulator does. Expected results come from docs/client.md, "Create and the settle rules" (settle
+// only on an endpoint that did not exist before the attempt; never take someone else's), and
+// docs/lifecycle.md, "Stored forms" (whatever the service rewrites, repeated runs never create a
+// second endpoint for one resource).
 
 // No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one.
 const FAST = {

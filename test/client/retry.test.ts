@@ -18,8 +18,8 @@ import {
   sleep,
 } from "../../src/client/retry";
 
-// Retry classification and backoff, from PRODUCT.md: "Bounded retries with backoff and jitter for
-// list; honour Retry-After", and create's rule that a blind retry after a request that may have
+// Retry classification and backoff, from docs/client.md, "Retries": list is retried with backoff and
+// jitter, honouring Retry-After; and create's rule that a blind retry after a request that may have
 // been processed makes a duplicate, so only failures that certainly processed nothing are retried.
 
 describe("what a failed create may have done", () => {

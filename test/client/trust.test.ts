@@ -10,9 +10,9 @@ import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, apiRecord, captureError, rawServer } from "../support/helpers";
 
 /**
- * The create promise against other actors (PRODUCT.md: "Settle only on an endpoint that did not
- * exist before the attempt: never take someone else's. An endpoint with exactly the declared name
- * and URL that already exists is neither taken nor duplicated").
+ * The create promise against other actors (docs/client.md, "Create and the settle rules"): settle
+ * only on an endpoint that did not exist before the attempt, never on someone else's; an endpoint
+ * with exactly the declared name and URL that already exists is neither taken nor duplicated.
  */
 // No test here needs a request to time out: a timeout of seconds keeps a busy machine from making one
 // (which would change the attempts counted).

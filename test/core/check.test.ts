@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provider } from "../../src/dynamic/provider";
-import { UNKNOWN } from "../../src/core/inputs";
+
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN } from "../support/helpers";
+import { UNKNOWN } from "../../src/core/wire";
 
 /**
  * Bad input is refused by check, before any API call, with a message per property that says what

@@ -4,12 +4,13 @@ import {
   provider,
   type WebhookEndpointOutputs,
 } from "../../src/dynamic/provider";
-import { UNKNOWN, type WebhookEndpointInputs } from "../../src/core/inputs";
+import { type WebhookEndpointInputs } from "../../src/core/inputs";
 import { ProviderCore } from "../../src/core/provider-core";
 import { stackConfig } from "../../src/core/settings";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN, captureError, everythingVisible, rawServer, waitUntil } from "../support/helpers";
 import { TRACE, scriptedService } from "../support/scripted-service";
+import { UNKNOWN } from "../../src/core/wire";
 
 function configure(values: Record<string, string | undefined>): Promise<void> {
   return provider.configure({
@@ -93,7 +94,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
       operatorId: stored.operator_id,
       operatorName: stored.operator_name,
       operateTime: stored.operate_time,
-      // PRODUCT.md: state records how each endpoint entered the stack, and on which service.
+      // docs/operator-cli.md, "Provenance": state records how each endpoint entered the stack, and on which service.
       // (no __stack input here: the resource class sets it; the provider records what it was given)
       provenance: { how: "created", service: emulator.url, stack: "unknown" },
     });
@@ -220,7 +221,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 });
 
-describe("what diff says about adoptWebhookId, connection and drift (PRODUCT.md: no update call; say why)", () => {
+describe("what diff says about adoptWebhookId, connection and drift: no update call, and the reason said", () => {
   // The dynamic face reports an update as changes without replacements (Pulumi's dynamic DiffResult has no update list).
   it("another endpoint's id is a replacement; the held id added, or a changed connection, an update; an endpoint re-pointed on the service a replacement of its URL", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });

@@ -2,8 +2,8 @@
 // the service it was made on. When the connection starts to reach another service (a dynamic
 // resource's `connection` input, the native provider's configuration), the same id there is another
 // endpoint, often another team's with the same name and URL. Nothing of theirs may be taken
-// (PRODUCT.md): preview must say the endpoint is replaced, and refresh must never write their
-// creator and signing secret into the stack's state. Found by the second outside attack on issue 20.
+// (docs/lifecycle.md, "An endpoint is its id on its service"): preview must say the endpoint is
+// replaced, and refresh must never write their creator and signing secret into the stack's state.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -10,7 +10,7 @@ import { createDynamicProvider } from "../../src/dynamic/provider";
 import { startEmulator, type Emulator } from "../../src/emulator";
 
 /**
- * The dynamic face's half of "a secret is a taint" (PRODUCT.md): the dynamic-provider host hands the
+ * The dynamic face's half of "a secret is a taint" (docs/dynamic-resource.md, "Outputs"): the dynamic-provider host hands the
  * provider plain values, so what the program marked secret reaches it only through the list the
  * resource class records (`__secretInputs`, the names of the secret inputs and `webhooks:*` config
  * keys) and the `connection` input, which is secret always. Whatever the provider says (check
@@ -157,7 +157,7 @@ describe("the dynamic provider keeps the program's secrets out of everything it 
   });
 });
 
-describe("what the red team found: a form of a secret value is as secret as the value (both faces share the core)", () => {
+describe("a form of a secret value is as secret as the value (both faces share the core)", () => {
   const core = new ProviderCore({ face: "native", env: {} });
   const secretUrl = { names: ["webhookUrl"], values: [] as string[] };
   const secretName = { names: ["webhookName"], values: [] as string[] };
@@ -202,7 +202,7 @@ describe("what the red team found: a form of a secret value is as secret as the 
     }
   });
 
-  it("a secret base URL that cannot be reached: the error names neither it nor its host, IPv6 ones too (second outside attack, F2; final, F3)", async () => {
+  it("a secret base URL that cannot be reached: the error names neither it nor its host, IPv6 ones too", async () => {
     const core = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
     const provider = createDynamicProvider(core);
     await provider.configure({ config: { get: () => undefined, require: () => "" } });
@@ -210,7 +210,7 @@ describe("what the red team found: a form of a secret value is as secret as the 
       { baseUrl: "https://secrethost-abc.invalid/api", hidden: ["secrethost-abc.invalid", "secrethost-abc"] },
       { baseUrl: "http://127.0.0.1:9/SECRETPATH", hidden: ["127.0.0.1:9", "SECRETPATH"] },
       // Node.js names an IPv6 peer without brackets ("connect ECONNREFUSED ::1:9"), and the URL
-      // parser writes an IPv4-mapped address in hex (final outside attack, F3).
+      // parser writes an IPv4-mapped address in hex.
       { baseUrl: "http://[::1]:9/", hidden: ["::1:9", "[::1]"] },
       { baseUrl: "http://[::ffff:127.0.0.1]:9/", hidden: ["::ffff:7f00:1:9", "::ffff:127.0.0.1", "7f00:1"] },
     ];

@@ -2,9 +2,9 @@
 // it (an idempotent create: the API document leaves uniqueness open). When another team creates the
 // same name and URL while the stack's create is in flight, that answer is their endpoint, new since
 // the attempt began, so "did it exist before?" cannot tell it apart; only its creator can. Nothing of
-// theirs may be taken (PRODUCT.md): once the stack's principal on that service is known from an
-// endpoint its provenance says this stack created there, an answer by another creator is refused and
-// nothing is recorded. Found by the final outside attack on issue 20 (F1).
+// theirs may be taken (docs/reliability.md, "What this cannot prevent"): once the stack's principal
+// on that service is known from an endpoint its provenance says this stack created there, an answer
+// by another creator is refused and nothing is recorded.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderCore } from "../../src/core/provider-core";
 import { NO_TAINT } from "../../src/core/taint";

@@ -16,8 +16,8 @@ import { TOKEN, captureError } from "../support/helpers";
 
 /**
  * The provider's promises against other actors and against a service that rewrites what it
- * stores, through the dynamic provider's methods (PRODUCT.md, "Lifecycle semantics" and
- * "Unknowns": an existing endpoint is neither taken nor duplicated; repeated runs never create a
+ * stores, through the dynamic provider's methods (docs/lifecycle.md, "Operations" and "Stored
+ * forms": an existing endpoint is neither taken nor duplicated; repeated runs never create a
  * second endpoint for one resource; nothing is shared between connections).
  */
 function configured(url: string) {

@@ -221,3 +221,21 @@ export function checkLinks(pages: ReadonlyMap<string, string>, repository: Repos
   }
   return problems;
 }
+
+/** The rows of the Markdown table whose header's first cell is `first`: each row's cells. */
+export function tableRows(markdown: string, first: string): string[][] {
+  const lines = markdown.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(`| ${first} |`));
+  if (start < 0) throw new Error(`no table headed "${first}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
+  }
+  return rows;
+}

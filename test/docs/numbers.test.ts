@@ -3,7 +3,7 @@
 // the provider text stored in state, the settings and client defaults, the lookup policy's
 // constants, the model test's sizes. Each check finds the figure by the phrase that states it, and
 // fails when that phrase is gone too (a figure nobody checks is a figure that drifts).
-import { MIN_NODE, unsupportedNode } from "../../src/text";
+import { MIN_NODE, MIN_SECRET_CHARS, SECRET_MARKER, unsupportedNode } from "../../src/text";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,7 +16,9 @@ import {
   SCAN_PAGE_ALLOWANCE,
 } from "../../src/core/lookups";
 import { configKey, SETTING_NAMES, SETTINGS } from "../../src/core/settings";
+import { UNREAD_BODY_ALLOWANCE_BYTES } from "../../src/emulator/server";
 import { builtProviderText as providerText } from "../support/provider-text";
+import { LAUNCHER_NODE_FLOOR, NODE_BINARIES, PLATFORMS } from "../../scripts/release/platforms.mjs";
 
 const REPO = join(__dirname, "..", "..");
 const read = (path: string): string => readFileSync(join(REPO, path), "utf8");
@@ -67,6 +69,8 @@ describe("supported versions: stated in the docs as package.json and the scripts
     expect(fromSource("scripts/node-env.sh", /a > (\d+) \|\| \(a === \d+ && b >= \d+\)/)).toBe(major);
     expect(fromSource("scripts/node-env.sh", /a === (\d+) && b >= \d+/)).toBe(major);
     expect(fromSource("scripts/node-env.sh", /a === \d+ && b >= (\d+)/)).toBe(minor);
+    // What a launcher archive asks of the node on PATH.
+    expect(LAUNCHER_NODE_FLOOR).toBe(`${major}.${minor}`);
     // What the bins tell an older Node.js.
     expect(manifest.engines.node).toBe(`>=${MIN_NODE}`);
     expect(unsupportedNode("webhooks", "", "20.20.2")).toMatch(
@@ -81,6 +85,43 @@ describe("supported versions: stated in the docs as package.json and the scripts
     const range = manifest.dependencies["@pulumi/pulumi"]!;
     expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
     expectAllStated(/`@pulumi\/pulumi` (\d+\.\d+\.\d+) or newer/, range.slice(1));
+  });
+
+  it("the runtime dependencies: the README names exactly package.json's dependencies, no more, no fewer", () => {
+    const sentence = /Runtime dependencies: (.+?)\.(?= [A-Z])/.exec(flat("README.md"))?.[1];
+    expect(sentence, "the README has no sentence 'Runtime dependencies: ...'").toBeDefined();
+    const named = [...sentence!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    expect(named.sort()).toEqual(Object.keys(manifest.dependencies).sort());
+  });
+
+  it("the plugin archives: docs/native-plugin.md's table has each platform once, made from the pinned Node.js binary, or a launcher", () => {
+    const rows = new Map<string, string[]>();
+    for (const line of read("docs/native-plugin.md").split("\n")) {
+      const cells = line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      if ((PLATFORMS as readonly string[]).includes(cells[0] ?? "")) {
+        expect(rows.has(cells[0]!), `${cells[0]} twice`).toBe(false);
+        rows.set(cells[0]!, cells.slice(1));
+      }
+    }
+    expect([...rows.keys()]).toEqual([...PLATFORMS]);
+    for (const platform of PLATFORMS) {
+      const [holds, madeFrom, needs] = rows.get(platform)!;
+      const pin = NODE_BINARIES.binaries[platform];
+      if (pin === undefined) {
+        expect(holds).toMatch(/^a launcher/);
+        expect(needs).toBe(`Node.js ${LAUNCHER_NODE_FLOOR}+ on \`PATH\``);
+      } else {
+        expect(holds).toContain("a single executable");
+        expect(madeFrom).toBe(`\`${pin.package}\` ${NODE_BINARIES.version}`);
+        expect(needs).toBe("nothing");
+      }
+    }
+    expectAllStated(/single executable \(Node\.js (\d+\.\d+\.\d+)\)/, NODE_BINARIES.version, [
+      "docs/native-plugin.md",
+    ]);
   });
 
   it("the Pulumi CLI and YAML language host the scripts build", () => {
@@ -219,5 +260,36 @@ describe("the model-based concurrency test's sizes, as docs/reliability.md state
       fromSource("scripts/soak-model.sh", /PWE_TIER=deep MODEL_SCHEDULES="\$\{MODEL_SCHEDULES:-(\d+)\}"/),
     );
     expect(soakSteps).toBe(fromSource("scripts/soak-model.sh", /\$\{MODEL_STEPS:-(\d+)\}/));
+  });
+});
+
+describe("the emulator's bound before authentication, as docs/emulator.md states it", () => {
+  it("how much of an unread body is dropped before the connection is closed", () => {
+    expectAllStated(
+      /dropped as it arrives, and past (\d+) MiB the connection is closed/,
+      String(UNREAD_BODY_ALLOWANCE_BYTES / (1024 * 1024)),
+      ["docs/emulator.md"],
+    );
+  });
+});
+
+describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
+  const page = ["docs/operator-cli.md"];
+  it("the shortest secret looked for inside text", () => {
+    expectAllStated(
+      /Only secrets of at least (\d+) characters are looked for inside text/,
+      String(MIN_SECRET_CHARS),
+      page,
+    );
+  });
+
+  it("the secret marker of --json, in the example the page gives", () => {
+    const example = /## Secrets in what `webhooks` prints[\s\S]*?```json\n(.*)\n\s*```/.exec(
+      read("docs/operator-cli.md"),
+    )?.[1];
+    expect(example, "the page's --json example").toBeDefined();
+    const parsed = JSON.parse(example!) as Record<string, unknown>;
+    expect(parsed.webhookUrl).toEqual(SECRET_MARKER);
+    expect(flat("docs/operator-cli.md")).toContain(`\`${JSON.stringify(SECRET_MARKER).replace(":", ": ")}\``);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { UNKNOWN } from "../../src/core/inputs";
+import { UNKNOWN } from "../../src/core/wire";
 import { TOKEN, waitUntil } from "../support/helpers";
 import { ProviderHost } from "../support/provider-host";
 import { registerUnderMocks } from "../support/provider-text";

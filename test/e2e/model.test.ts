@@ -9,8 +9,8 @@
 // both API routes during some runs; and runs that overlap (A and B at once, the human acting in
 // the middle of A's run).
 //
-// Invariants (PRODUCT.md: "nothing is ever duplicated or taken from someone else"), checked after
-// every step, derived from the product's promise and the service's own records, not from our code:
+// Invariants (the README: "create never duplicates or takes an existing endpoint"), checked after
+// every step, derived from that promise and the service's own records, not from our code:
 //   1. no stack holds an endpoint it did not create or explicitly adopt (adoptWebhookId);
 //   2. no name and URL is created twice by the stacks (up to the forms a service may rewrite:
 //      case, a trailing slash, surrounding white space), except where the human renamed one, and
@@ -57,7 +57,7 @@ interface Declared {
   adopt?: number;
 }
 
-/** The model's own reading of "the same endpoint" (PRODUCT.md: case, trailing slash, trimming). */
+/** The model's own reading of "the same endpoint" (docs/lifecycle.md, "Stored forms": case, trailing slash, trimming). */
 function looseKey(name: string, url: string): string {
   return `${name.trim().toLowerCase()} ${url.trim().toLowerCase().replace(/\/+$/, "")}`;
 }

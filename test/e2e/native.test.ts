@@ -1,17 +1,28 @@
 // The native face through the real engine: YAML programs (the YAML language host built from the Go
 // proxy) and a TypeScript program using the generated SDK, with the plugin `pulumi-resource-webhooks`
-// installed the Pulumi way: the single-executable archive `webhooks plugin-archive` makes, installed with
-// `pulumi plugin install ... --file` into the test's PULUMI_HOME. The YAML programs run with no `node` on
+// installed the Pulumi way: the linux-amd64 single-executable release archive (npm run release:archives),
+// installed with `pulumi plugin install ... --file ... --checksum ...` into the test's PULUMI_HOME. The YAML programs run with no `node` on
 // the PATH the engine and the plugin see; nothing named pulumi-resource-webhooks is on PATH either.
 import { dirname, join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runProcess } from "../../scripts/harness/process.mjs";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { installPlugin, noNodeBin, nodeOn, pathWarnings } from "./plugin";
-import { SECRET_SIG, backendFor, createProject, leaks, readTree, transcript, type Project } from "./support";
+import { REPO } from "./paths";
+import { installPlugin, noNodeBin, nodeOn, ownLanguageHosts, pathWarnings, sdkgenPath } from "./plugin";
+import {
+  isSecretValue,
+  backendFor,
+  createProject,
+  leaks,
+  readTree,
+  transcript,
+  type Project,
+} from "./support";
 
 const TOKEN = "e2e_native_tok_3c9d1f27";
 const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 
 interface PreviewJson {
   steps?: { op: string; urn: string }[];
@@ -66,7 +77,7 @@ describe("a YAML program through the native provider", () => {
     const state = await project.exportState();
     const [hook] = nativeResources(state);
     expect(hook?.id).toBe(String(emulator.records()[0]!.webhook_id));
-    expect((hook?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+    expect(isSecretValue(hook?.outputs?.signSecret)).toBe(true);
     expect(hook?.outputs?.__provider).toBeUndefined();
     expect(state.text).not.toContain(emulator.records()[0]!.sign_secret);
     expect(state.text).not.toContain(TOKEN);
@@ -118,7 +129,7 @@ describe("a YAML program through the native provider", () => {
     expect(emulator.counters().create).toBe(creates);
     const state = await project.exportState();
     const imported = nativeResources(state).find((r) => r.id === String(legacy.webhook_id));
-    expect((imported?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+    expect(isSecretValue(imported?.outputs?.signSecret)).toBe(true);
     expect(state.text).not.toContain(legacy.sign_secret);
     // The program now declares it, exactly as pulumi import generated it.
     const program = readFileSync(join(project.dir, "Pulumi.yaml"), "utf8").replace(
@@ -203,6 +214,55 @@ describe("two explicit providers, two services, one YAML program", () => {
   });
 });
 
+/**
+ * `pulumi import --file ... --out` in a TypeScript project writes a program that imports the SDK from the package
+ * that holds it (`pulumi-webhook-endpoints/native`, the schema's language.nodejs.packageName) and compiles against
+ * the installed package. The CLI has the project's language host generate the code (GenerateProgram): here the
+ * repository's stand-in, which runs the codegen the official host links (scripts/sdkgen -program).
+ */
+async function importWritesCodeThatCompiles(project: Project, emulator: Emulator): Promise<void> {
+  const legacy = emulator.addRecord({
+    webhook_name: "legacy",
+    webhook_url: "https://example.com/hooks/legacy",
+  });
+  const resources = [{ type: NATIVE_TYPE, name: "legacy", id: String(legacy.webhook_id) }];
+  writeFileSync(join(project.dir, "import.json"), JSON.stringify({ resources }));
+  // The CLI copy beside this checkout's stand-in host, which generates the code (GenerateProgram).
+  await project.ok(["import", "--file", "import.json", "--out", "imported.ts", "--yes", "--protect=false"], {
+    PWE_SDKGEN: sdkgenPath(),
+    PATH: `${ownLanguageHosts()}:${project.env.PATH ?? ""}`,
+  });
+  const code = readFileSync(join(project.dir, "imported.ts"), "utf8");
+  expect(code).toContain('import * as webhooks from "pulumi-webhook-endpoints/native";');
+  expect(code).toContain('new webhooks.WebhookEndpoint("legacy"');
+  // Type-checked as the project compiles (its tsconfig), against the package installed for it.
+  const tsconfig = JSON.parse(readFileSync(join(project.dir, "tsconfig.json"), "utf8")) as Record<
+    string,
+    unknown
+  >;
+  writeFileSync(
+    join(project.dir, "tsconfig.imported.json"),
+    JSON.stringify({ ...tsconfig, files: ["imported.ts"] }),
+  );
+  const tsc = await runProcess(
+    process.execPath,
+    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.imported.json", "--noEmit"],
+    { cwd: project.dir },
+  );
+  expect(tsc.code, `${code}\n${tsc.output}`).toBe(0);
+  // The same with the name pulumi import wrote before: a package that does not exist.
+  writeFileSync(
+    join(project.dir, "imported.ts"),
+    code.replace('"pulumi-webhook-endpoints/native"', '"pulumi-webhook-endpoints-native"'),
+  );
+  const before = await runProcess(
+    process.execPath,
+    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.imported.json", "--noEmit"],
+    { cwd: project.dir },
+  );
+  expect(before.output).toContain("Cannot find module 'pulumi-webhook-endpoints-native'");
+}
+
 describe("a TypeScript program using the generated SDK (pulumi-webhook-endpoints/native)", () => {
   it("up, no-change preview, secret output, refresh, destroy", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });
@@ -217,6 +277,12 @@ describe("a TypeScript program using the generated SDK (pulumi-webhook-endpoints
       expect(nativeResources(state)).toHaveLength(1);
       expect(state.text).not.toContain(emulator.records()[0]!.sign_secret);
       await project.ok(["preview", "--expect-no-changes"]);
+      // The engine records the plugin version the SDK asks for, in the default provider's state (package.json's).
+      const providers = state.resources.filter((r) => r.type === "pulumi:providers:webhooks") as {
+        inputs?: Record<string, unknown>;
+      }[];
+      expect(providers.map((p) => p.inputs?.version)).toEqual([VERSION]);
+      await importWritesCodeThatCompiles(project, emulator);
       await project.ok(["refresh", "--yes", "--skip-preview"]);
       await project.ok(["destroy", "--yes", "--skip-preview"]);
       // Every run of this file, this TypeScript program's included, used the installed plugin.

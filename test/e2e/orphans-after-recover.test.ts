@@ -1,13 +1,10 @@
-// Seen in the operators' model-based test's log (model-operators.test.ts, seed 1494767034: an
-// endpoint recover recorded with --pick, then destroyed, listed as "unrelated" rather than
-// "formerly-held (picked)"; its invariant 3, that orphans misses no endpoint the stack created and
-// left behind, fires on it when recover recorded the endpoint as created, as here).
-// `webhooks orphans` learns what a stack held from the file backend's history
-// checkpoints, but `pulumi stack import`, which `webhooks recover` writes its recorded endpoints
-// with, writes no history checkpoint (nor a backup). An endpoint recover recorded, then dropped by
-// the next update (removed, replaced, destroyed), is in no checkpoint orphans reads: it is listed as
-// not the stack's ("unrelated"), though the stack created it and left it behind. Fails until
-// orphans (or recover) keeps that fact.
+// `webhooks orphans` learns what a stack held from the file backend's history checkpoints, and
+// `pulumi stack import`, which `webhooks recover` writes its recorded endpoints with, writes no
+// history checkpoint (nor a backup). So recover writes one of its own: an endpoint recover recorded,
+// then dropped by the next update (removed, replaced, destroyed), is still known to orphans as the
+// stack's, created by it and left behind, not "unrelated" (docs/operator-cli.md, "Endpoints left
+// behind"). The operators' model-based test's invariant 3 (test/e2e/model-operators.test.ts), that
+// orphans misses no endpoint the stack created and left behind, in one engine run.
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";

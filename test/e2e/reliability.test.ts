@@ -153,7 +153,7 @@ describe("faults under the real engine: 100 endpoints, 20% mixed faults on every
 });
 
 describe("an interrupted run: the CLI killed with SIGKILL in the middle of up of 50 endpoints", () => {
-  it("the engine's own recovery alone no longer duplicates: the next up refuses, naming the endpoints and webhooks recover", async () => {
+  it("the engine's own recovery alone does not duplicate: the next up refuses, naming the endpoints and webhooks recover", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN, latencyMs: 400 });
     emulators.push(emulator);
     const project = fleetProject("interrupt-plain", emulator, 50, "plain");

@@ -2,8 +2,8 @@
 // (test/e2e/programs/go-auto, test/e2e/programs/python-auto) whose program runs in its own process, so no Go or
 // Python language host is needed. Both run the same lifecycle against three emulators (the default provider's
 // service and two explicit providers' services), with the plugin installed from the archive and a PATH holding
-// the Pulumi CLI and no node. The expectations come from PRODUCT.md: one create per endpoint, a URL change is a
-// replacement that leaves the old endpoint on the service, refresh drops what the service lost, import recovers
+// the Pulumi CLI and no node. The expectations come from the README's "What happens on each command" and
+// docs/lifecycle.md: one create per endpoint, a URL change is a replacement that leaves the old endpoint on the service, refresh drops what the service lost, import recovers
 // the secret, destroy leaves every endpoint on the service and says so, signSecret always a secret.
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
@@ -14,7 +14,7 @@ import { runProcess, type RunResult } from "../../scripts/harness/process.mjs";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { E2E_DIR, REPO } from "./paths";
 import { installPlugin, noNodeBin, nodeOn, pathWarnings } from "./plugin";
-import { SECRET_SIG, backendFor, leaks, readTree } from "./support";
+import { isSecretValue, backendFor, leaks, readTree } from "./support";
 
 type Step = "up" | "preview" | "refresh" | "destroy";
 type Config = Record<string, { value: string | null; secret: boolean }>;
@@ -27,6 +27,7 @@ interface Report {
 type Runner = (step: Step, env: Record<string, string>) => Promise<RunResult>;
 
 const ENDPOINT_TYPE = "webhooks:index:WebhookEndpoint";
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const cacheDir =
   process.env.PWE_CACHE_DIR ??
@@ -76,7 +77,7 @@ async function pythonRunner(): Promise<Runner> {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(join(cacheDir, "python-auto"), { recursive: true });
     const made = await runProcess("python3", ["-m", "venv", partial], { cwd: E2E_DIR });
-    // Installed from a copy: setuptools writes build/ and an .egg-info beside setup.py, which sdk-check would see in sdk/python.
+    // Installed from a copy: setuptools builds in the source tree (build/ and an .egg-info beside pyproject.toml).
     const copy = join(E2E_DIR, "python-auto", "sdk");
     rmSync(copy, { recursive: true, force: true });
     cpSync(sdk, copy, { recursive: true });
@@ -100,7 +101,13 @@ async function pythonRunner(): Promise<Runner> {
 
 /** Every resource of the stack in the file backend, and the checkpoint's text. */
 function checkpoint(stateDir: string): {
-  resources: { type: string; id?: string; urn: string; outputs?: Record<string, unknown> }[];
+  resources: {
+    type: string;
+    id?: string;
+    urn: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+  }[];
   text: string;
 } {
   const stacks = join(stateDir, ".pulumi", "stacks");
@@ -202,8 +209,19 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
       expect(held.map((r) => r.id).sort()).toEqual(
         [main, eu, us].map((e) => String(e.records()[0]!.webhook_id)).sort(),
       );
-      for (const r of held)
-        expect((r.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+      for (const r of held) expect(isSecretValue(r.outputs?.signSecret)).toBe(true);
+      // The engine records the plugin version the SDK asks for in each provider's state (package.json's), for
+      // the default provider and the explicit ones alike.
+      const providers = checkpoint(backend.backendUrl.slice("file://".length)).resources.filter(
+        (r) => r.type === "pulumi:providers:webhooks",
+      ) as { urn: string; inputs?: Record<string, unknown> }[];
+      expect(
+        providers.map((p) => [p.urn.split("::").pop()!.replace(/_.*/, ""), p.inputs?.version]).sort(),
+      ).toEqual([
+        ["default", VERSION],
+        ["eu", VERSION],
+        ["us", VERSION],
+      ]);
       expect(
         leaks(
           [...Object.values(tokens), ...[main, eu, us].map((e) => e.records()[0]!.sign_secret)],
@@ -258,7 +276,7 @@ function describeLifecycle(language: "Go" | "Python", makeRunner: () => Promise<
       expect(report.outputs.legacyId?.value).toBe(legacy.webhook_id);
       expect(report.outputs.legacySecret).toEqual({ secret: true, sha256: sha256(legacy.sign_secret) });
       const imported = endpoints().find((r) => r.id === String(legacy.webhook_id));
-      expect((imported?.outputs?.signSecret as Record<string, unknown>)[SECRET_SIG]).toBeDefined();
+      expect(isSecretValue(imported?.outputs?.signSecret)).toBe(true);
       expect(stateText()).not.toContain(legacy.sign_secret);
       expect(Object.keys((await step("preview")).report.changes)).toEqual(["same"]);
     });

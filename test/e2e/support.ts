@@ -12,7 +12,7 @@ import {
 } from "../../scripts/harness/pulumi.mjs";
 import { BASE_DIR, E2E_DIR, REPO } from "./paths";
 
-export { Project, SECRET_SIG, leaks, readTree, webhookResources } from "../../scripts/harness/pulumi.mjs";
+export { Project, isSecretValue, leaks, readTree, webhookResources } from "../../scripts/harness/pulumi.mjs";
 
 /** Everything the CLI printed in this test file, for the plaintext-secret sweep. */
 export const transcript: string[] = [];

@@ -1,4 +1,5 @@
-// A secret is a taint, not a field (PRODUCT.md), proven through the real engine on both faces: for
+// A secret is a taint, not a field (README.md, "What happens on each command"; docs/dynamic-resource.md,
+// "Outputs"; docs/native-provider.md, "Secrets on the native face"), proven through the real engine on both faces: for
 // generated programs (which of the endpoint's inputs and which provider settings the program marks
 // secret, and their values), no value so marked ever shows in plaintext in state (every file the
 // backend keeps), in outputs, in what preview, up, refresh and destroy print (diffs, drift,

@@ -1,4 +1,4 @@
-// Final outside attack on issue 20, F1, through the real engine: a service that keeps names unique
+// A create answered with another team's endpoint, through the real engine: a service that keeps names unique
 // answers a create of a taken name with the endpoint that has it. Another team creates the stack's
 // new name and URL while the stack's create is held at the service; the stack must not take their
 // endpoint. `up` diffs what the stack holds (an endpoint it created there, its creator the stack's
@@ -86,7 +86,7 @@ describe("a unique-names service answering the stack's create with another team'
     ).toEqual([200]);
 
     // `up --target` diffs nothing else, so no endpoint of the stack shows its principal: with
-    // webhooks:principalId set, the answer is refused all the same (second look after the attack).
+    // webhooks:principalId set, the answer is refused all the same.
     const y = { resource: "y", name: "y", url: "https://victim.example/y" };
     declare([base, y], 2001);
     emulator.injectNext("create", "latency");

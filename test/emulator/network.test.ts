@@ -1,7 +1,7 @@
 // The emulator bound where other machines can reach it (--host 0.0.0.0, ::, a LAN address): it
 // says so, it refuses to start with the well-known default token, and the API access token (which
-// every client holds) no longer opens the admin routes: a remote client may send any Host header,
-// so the loopback Host check alone protects nothing there.
+// every client holds) opens no admin route, there as on loopback: a remote client may send any Host
+// header, so the loopback Host check alone protects nothing there.
 import http from "node:http";
 import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
@@ -111,7 +111,7 @@ describe("CLI: a non-loopback --host", () => {
     expect(USAGE).toMatch(/0\.0\.0\.0 or :: is every interface/);
     expect(USAGE).toMatch(/needs a chosen access token/);
     expect(USAGE).toMatch(/only a loopback interface accepts/);
-    expect(USAGE).toMatch(/on a loopback\s+interface only, the access token/);
+    expect(USAGE).toMatch(/take only the admin token printed at start \(never the access\s+token\)/);
   });
 });
 
@@ -127,7 +127,7 @@ describe("admin routes on a non-loopback bind", () => {
     for (const authorization of [TOKEN, `Bearer ${TOKEN}`, "emulator-token"]) {
       const reply = await adminFrom(address, emulator.port, authorization);
       expect(reply.status).toBe(401);
-      expect(reply.text).toMatch(/does not take the API access token/);
+      expect(reply.text).toMatch(/the API access token does not open them/);
     }
     const reset = await new Promise<number>((resolve, reject) => {
       const req = http.request(
@@ -156,11 +156,12 @@ describe("admin routes on a non-loopback bind", () => {
     expect((await list(emulator, {}, { authorization: TOKEN })).status).toBe(200);
   });
 
-  it("a loopback bind keeps taking the access token there", async () => {
+  it("a loopback bind takes only the admin token too", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });
     track(emulator);
     expect(emulator.bound).toMatchObject({ address: "127.0.0.1", loopback: true, allInterfaces: false });
-    expect((await admin(emulator, "counters", "GET", undefined, { authorization: TOKEN })).status).toBe(200);
+    expect((await admin(emulator, "counters", "GET", undefined, { authorization: TOKEN })).status).toBe(401);
+    expect((await admin(emulator, "counters")).status).toBe(200);
   });
 });
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator/index";
-import { TOKEN, admin, create, emulators, hook, list } from "./helpers";
+import { TOKEN, admin, call, create, emulators, hook, list } from "./helpers";
 
 const start = emulators();
 
@@ -63,18 +63,31 @@ describe("admin credential", () => {
     expect((await create(emulator, hook(3))).status).toBe(200);
   });
 
-  it("opens with the admin token (raw or Bearer) and with the API access token", async () => {
+  it("opens with the admin token (raw or Bearer) only: the API access token changes no setting, no token, no record", async () => {
     const emulator = await start();
     expect(emulator.adminToken).toMatch(/^[0-9a-f]{32}$/);
-    for (const authorization of [
-      emulator.adminToken,
-      `Bearer ${emulator.adminToken}`,
-      TOKEN,
-      `bearer ${TOKEN}`,
-    ]) {
+    for (const authorization of [emulator.adminToken, `Bearer ${emulator.adminToken}`])
       expect((await admin(emulator, "counters", "GET", undefined, { authorization })).status).toBe(200);
+    // docs/emulator.md: the admin routes act only with the admin token, never the API token, which
+    // every client holds: with it, a client could swap the tokens and lock everyone else out.
+    const admin0 = emulator.adminToken;
+    for (const authorization of [TOKEN, `bearer ${TOKEN}`]) {
+      const attempts = [
+        await admin(emulator, "config", "POST", { adminToken: "taken-over-1" }, { authorization }),
+        await admin(emulator, "config", "POST", { accessToken: "taken-over-2" }, { authorization }),
+        await admin(emulator, "records", "POST", hook(1), { authorization }),
+        await admin(emulator, "counters", "GET", undefined, { authorization }),
+        await admin(emulator, "requests", "GET", undefined, { authorization }),
+      ];
+      for (const reply of attempts) {
+        expect(reply.status).toBe(401);
+        expect(reply.json.error).toMatch(/API access token does not open them/);
+      }
     }
-    expect((await admin(emulator, "records", "POST", hook(1), { authorization: TOKEN })).status).toBe(201);
+    expect(emulator.adminToken).toBe(admin0);
+    expect(emulator.records()).toHaveLength(0);
+    expect((await list(emulator)).json.code).toBe("200");
+    expect((await admin(emulator, "records", "POST", hook(1))).status).toBe(201);
     expect(emulator.records()).toHaveLength(1);
   });
 
@@ -216,7 +229,7 @@ describe("admin content type, Host and CORS", () => {
     }
   });
 
-  it("two Host headers are refused, whichever comes first (second outside attack, F5)", async () => {
+  it("two Host headers are refused, whichever comes first", async () => {
     const emulator = await start();
     emulator.addRecord(hook(1));
     const raw = (path: string, hosts: string[], body: string) =>
@@ -392,5 +405,77 @@ describe("persist file permissions", () => {
     expect(mode(persistPath)).toBe(0o600);
     const again = await start({ persistPath });
     expect(again.records()).toHaveLength(1);
+  });
+});
+
+/**
+ * A POST to `path` whose body never ends (a length announced, one chunk sent, nothing more): how
+ * the emulator answers while the body is still coming, with the connection closed after.
+ */
+function neverEndingPost(
+  emulator: Emulator,
+  path: string,
+  authorization: string | undefined,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${emulator.url}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(64 * 1024 * 1024),
+        ...(authorization === undefined ? {} : { authorization }),
+      },
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, text });
+        req.destroy();
+      });
+    });
+    req.on("error", reject);
+    req.write(`[${"{},".repeat(20_000)}`);
+  });
+}
+
+// docs/emulator.md, "Bounds": the token is checked from the headers before the body is read, and
+// nothing of an unauthenticated request's body is kept (2,000 such 64 KiB POSTs took the emulator
+// from 70 MB to 2.9 GB, for good, when their parsed bodies stayed in the request log).
+describe("before authentication", () => {
+  it("answers an unauthenticated POST 401 before its body ends, on both routes and the admin routes", async () => {
+    const emulator = await start({ accessToken: TOKEN, latencyMs: 0 });
+    for (const path of ["/open-api/v1/webhooks", "/open-api/v1/webhooks/create"]) {
+      for (const authorization of [undefined, "not-the-token"]) {
+        const reply = await neverEndingPost(emulator, path, authorization);
+        expect(reply.status).toBe(401);
+        expect(JSON.parse(reply.text)).toMatchObject({ code: "40101" });
+      }
+    }
+    // The API token is no credential for the admin routes, so it gets no further than no token.
+    for (const authorization of [undefined, TOKEN]) {
+      const reply = await neverEndingPost(emulator, "/__emulator/records", authorization);
+      expect(reply.status).toBe(401);
+    }
+    expect(emulator.records()).toEqual([]);
+  });
+
+  it("keeps nothing of an unauthenticated request's body: the request log shows none", async () => {
+    const emulator = await start({ accessToken: TOKEN, latencyMs: 0 });
+    const big = { webhook_name: "flood", webhook_url: "https://example.com/x", pad: "{}".repeat(30_000) };
+    const paths = ["/open-api/v1/webhooks", "/open-api/v1/webhooks/create", "/open-api/v1/elsewhere"];
+    for (const path of paths) {
+      for (const authorization of [null, "Bearer not-the-token"]) {
+        const reply = await call(emulator.url, path, big, { authorization });
+        expect(reply.status).toBe(path.endsWith("elsewhere") ? 404 : 401);
+      }
+    }
+    const log = emulator.requests();
+    expect(log).toHaveLength(paths.length * 2);
+    for (const entry of log) expect(entry.body).toBeNull();
+    // With the token, the body is read and logged as before.
+    await call(emulator.url, "/open-api/v1/elsewhere", { seen: true });
+    expect(emulator.requests().at(-1)?.body).toEqual({ seen: true });
+    expect(emulator.records()).toEqual([]);
   });
 });

@@ -1,14 +1,14 @@
 /**
  * The independent oracle of the hostile-response tests: what a response means and what the client
- * must do with it, read from the API document (/work/shared/api-spec.md), the product stance
- * (/work/shared/PRODUCT.md) and the client's stated rules (docs/client.md and the trust-hardening issue).
+ * must do with it, read from the API document and the client's stated rules (docs/client.md; the
+ * README's promises: the token is never in an error message, nothing is duplicated or taken).
  * It is written from those statements and never from src/client: the rules are data (tables of
  * fields, clauses and caps) interpreted by small functions, and wherever a statement leaves a case
  * open the oracle says so ("unsure") instead of guessing, so a property never encodes a guess.
  *
- * Where the current client departs from a statement, the departure is named in
- * {@link KNOWN_DEPARTURES}; each has a failing test in test/hostile/regressions.test.ts, and the
- * properties accept the current behaviour there only, and count how often it mattered.
+ * A departure of the client from a statement is named in {@link KNOWN_DEPARTURES} (all off: none is
+ * accepted); each has a plain test in test/hostile/regressions.test.ts. Switched on, the properties
+ * would accept that behaviour there only, and count how often it mattered.
  */
 import type { WebhookEndpointRecord } from "../../src/client";
 import { TOKEN } from "../support/helpers";
@@ -47,7 +47,7 @@ export const departuresMet: Record<keyof typeof KNOWN_DEPARTURES, number> = {
 // ---------------------------------------------------------------------------------------------
 // 1. The statements, as data.
 
-/** API document, section 2: the record's fields and their JSON types; the issue: the text caps. */
+/** API document, section 2: the record's fields and their JSON types; docs/client.md, "Bounds": the text caps. */
 type FieldRule = { field: string; camel: keyof WebhookEndpointRecord } & (
   { type: "integer" } | { type: "text"; min: number; max: number }
 );
@@ -70,10 +70,10 @@ export const STATED = {
   successCodes: new Set<Json>(["200", 200]),
   /** Section 2: "Identifier of the request trace, 32 hexadecimal characters." */
   traceIdForm: /^[0-9a-fA-F]{32}$/,
-  /** The issue: "Responses over 8 MB are invalid." Read as 8 MiB; bodies between 8,000,000 and 8 MiB are never generated. */
+  /** docs/client.md, "Bounds": a body over 8 MB is invalid. Read as 8 MiB; bodies between 8,000,000 and 8 MiB are never generated. */
   maxBodyBytes: 8 * 1024 * 1024,
   ambiguousBodyBytes: 8_000_000,
-  /** The issue: a cursor over 4096 characters stops a listing. */
+  /** docs/client.md, "Paging": a cursor over 4096 characters stops a listing. */
   maxCursorChars: 4096,
   /** docs/client.md: cursor fields, first present wins. */
   cursorFields: ["cursor", "next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next"],
@@ -117,7 +117,7 @@ const LIST_RETRIES: ReadonlySet<ErrorName> = new Set([
 ]);
 
 /**
- * What a failed create may have done (the issue): a refusal (4xx other than 429) is final; 429,
+ * What a failed create may have done (docs/client.md, "Create and the settle rules"): a refusal (4xx other than 429) is final; 429,
  * 503 and a connection that never carried the request processed nothing; a timeout or drop after
  * sending, another 5xx or an unusable body are ambiguous.
  */
@@ -727,10 +727,10 @@ export function forecastPage(
 }
 
 /**
- * The issue: a listing "stops with WebhookPagingError on: more than maxPages pages, more than
- * maxScanRecords distinct records, more than maxScanBytes response bytes in total, a cursor over
- * 4096 characters, a cursor the service already returned, or a page that only repeats records
- * already listed". The first request's cursor is "".
+ * docs/client.md, "Paging": a listing stops with WebhookPagingError on more than maxPages pages,
+ * more than maxScanRecords distinct records, more than maxScanBytes response bytes in total, a
+ * cursor over 4096 characters, a cursor the service already returned, or a page that only repeats
+ * records already listed. The first request's cursor is "".
  */
 export function forecastListing(
   queue: ResponseQueue,
@@ -784,7 +784,7 @@ export function forecastListing(
 }
 
 // ---------------------------------------------------------------------------------------------
-// 7. create: list first, post once, settle an ambiguous answer by listing (the issue, in order).
+// 7. create: list first, post once, settle an ambiguous answer by listing (docs/client.md, in order).
 
 export interface CreateSettings extends ListingLimits {
   clockSkewMs: number;

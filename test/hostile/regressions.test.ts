@@ -1,7 +1,8 @@
-// Bugs in src/client found by the hostile-response tests, kept as regression tests: each test states
-// the rule (from the API document, docs/client.md or the trust-hardening issue), the input, and what
-// the client must do. All eight (B1-B8) are fixed; test/hostile/oracle.ts's KNOWN_DEPARTURES are
-// all off, so the property tests hold the client to the rules with no exception.
+// Single hostile responses, each a plain test of one rule (from the API document or docs/client.md):
+// the rule, the response, and what the client must do with it. They pin cases the property tests
+// reach only by chance; the labels B1-B8 are the ids test/hostile/servers.ts gives them (knownBug).
+// test/hostile/oracle.ts's KNOWN_DEPARTURES are all off, so the property tests hold the client to
+// the same rules with no exception.
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -61,13 +62,13 @@ async function serve(answer: (cursor: string, path: string, res: ServerResponse)
   return { client, cursors };
 }
 
-describe("regressions: bugs the hostile tests found, fixed", () => {
-  it("B1 paging.ts:56 — an empty page that carries a cursor must be followed, not taken as the end of the listing", async () => {
+describe("single hostile responses, each held to one rule of docs/client.md", () => {
+  it("an empty page that carries a cursor is followed, not taken as the end of the listing", async () => {
     // docs/client.md: "follows a cursor field (...), else a has-more flag (...), else nothing (a page shorter
     // than the limit, or empty, ends the listing ...)". A service that filters after paging (or skips
     // deleted rows) returns empty pages with a cursor; stopping there silently drops every later
-    // record: create's check misses an existing endpoint (a duplicate that can never be deleted),
-    // and read reports a live endpoint gone.
+    // record: create's check would miss an existing endpoint (a duplicate that can never be
+    // deleted), and read would report a live endpoint gone. (B1)
     const { client, cursors } = await serve((cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(cursor === "" ? page({ data: [], next_cursor: "p2" }) : page({ data: [record(7)] }));
@@ -77,11 +78,11 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect(result.records.map((r) => r.webhookId)).toEqual([7]);
   });
 
-  it("B2 responses.ts:131-132, redact.ts:38/48 — a token split by a control or invisible character must not come back whole", async () => {
-    // The issue: quoted service text "never contains the token". The token is redacted BEFORE the
-    // control and invisible characters are removed, so "tok_live_5f2c\n9a71..." is not redacted and
-    // then becomes the token. A service that wraps long lines, or pads with zero-width spaces, puts
-    // the token into CI logs through the error message.
+  it("a token split by a control or invisible character does not come back whole in the error", async () => {
+    // docs/client.md, "Redaction": the token is replaced after control and invisible characters are
+    // removed, so "tok_live_5f2c\n9a71..." does not come back whole. Redacted before, it would: a
+    // service that wraps long lines, or pads with zero-width spaces, would put the token into CI
+    // logs through the error message. (B2)
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(400, { "content-type": "application/json" });
       res.end(
@@ -97,12 +98,12 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect(everythingVisible(error)).not.toContain(TOKEN);
   });
 
-  it("B3 reconcile.ts:58-59 — names quoted in create's errors must have the token redacted", async () => {
-    // PRODUCT.md: the access token is "never in an error message". describeEndpoints quotes the
-    // listed records' creator_name, webhook_name and webhook_url with no secrets to redact (the
-    // `[]` arguments), and WebhookApiError does not redact, so a service that echoes the caller
-    // into creator_name (or a record named after it) leaks the token in WebhookEndpointExistsError
-    // and WebhookCreateUncertainError, and through them in the provider's ProviderError.
+  it("names quoted in create's errors have the token redacted", async () => {
+    // docs/client.md, "Redaction": no error carries the token, quoted names and URLs included.
+    // create's refusals quote the listed records' creator_name, webhook_name and webhook_url: a
+    // service that echoes the caller into creator_name (or a record named after it) must not get
+    // the token into WebhookEndpointExistsError or WebhookCreateUncertainError, nor through them
+    // into the provider's ProviderError. (B3)
     const { client } = await serve((_cursor, path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(path.endsWith("/create") ? "{}" : page({ data: [record(5, { creator_name: TOKEN })] }));
@@ -114,9 +115,9 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect((error as Error).message).not.toContain(TOKEN);
   });
 
-  it("B4 redact.ts:33 (via errors.ts) — an error message is at most 2000 characters, cut mark included", async () => {
-    // The issue: "Every error message is at most 2000 characters". showable() keeps 2000 characters
-    // and then appends "…": 2001. Reached by create's refusal when many lookalike records are named.
+  it("an error message is at most 2000 characters, cut mark included", async () => {
+    // docs/client.md, "Redaction": every error message is at most 2,000 bytes, the cut mark "…"
+    // included. Reached by create's refusal when many lookalike records are named. (B4)
     const name = `orders-${"x".repeat(400)}`;
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
@@ -139,12 +140,12 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect((error as Error).message.length).toBeLessThanOrEqual(2000);
   });
 
-  it("B5 paging.ts:40 — a numeric cursor past 2^53 must be sent back with its digits, or refused, never rounded", async () => {
-    // docs/client.md: "a number is used in decimal". JSON.parse rounds 9007199254740993 to
-    // 9007199254740992, and the client asks for that page instead: with 64-bit ids as cursors
-    // (snowflake-style ids are ~1.9e18) every page after the first starts at the wrong record,
-    // skipping or repeating records without any error. Records' own ids are checked to be exact
-    // (zod int() accepts only safe integers); the cursor is not.
+  it("a numeric cursor past 2^53 is sent back with its digits, or refused, never rounded", async () => {
+    // docs/client.md, "Paging": a number is used in decimal when JSON holds it exactly; any other
+    // number stops the listing. JSON.parse rounds 9007199254740993 to 9007199254740992: asking for
+    // that page instead, with 64-bit ids as cursors (snowflake-style ids are ~1.9e18), would start
+    // every page after the first at the wrong record, skipping or repeating records without any
+    // error. (B5)
     const { client, cursors } = await serve((cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
@@ -162,9 +163,9 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect(cursors).not.toContain("9007199254740992");
   });
 
-  it('B6 paging.ts:90/97/107/113 — a WebhookPagingError without a documented trace id has traceId undefined, not ""', async () => {
-    // The issue: "ListPage.traceId is the envelope's trace_id only when it is in the documented
-    // form, else "" (errors: traceId undefined)". pagesOf passes the page's "" on to the error.
+  it('a WebhookPagingError without a documented trace id has traceId undefined, not ""', async () => {
+    // docs/client.md, "Errors": traceId only in the documented form (32 hexadecimal characters).
+    // A page without one has traceId ""; the error it causes has none: undefined, not "". (B6)
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(page({ data: [record(1)], next_cursor: "same" }, "not-a-trace-id"));
@@ -174,11 +175,10 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
     expect((error as WebhookPagingError).traceId).toBeUndefined();
   });
 
-  it("B7 responses.ts:116 — an error envelope whose code is not a string or number still gives its trace_id and msg", async () => {
-    // PRODUCT.md: errors carry "code, msg, traceId". detailsOf reads the envelope with a schema that
-    // requires code to be a string or number; when it is null (or an object), the whole envelope is
-    // dropped: msg is lost and traceId is taken from the x-trace-id header instead, i.e. the error
-    // names a different trace id than the one the service put in the envelope.
+  it("an error envelope whose code is not a string or number still gives its trace_id and msg", async () => {
+    // docs/client.md, "Errors": an error carries the service's msg and traceId. An envelope whose
+    // code is null (or an object) still holds them: dropping it whole would lose msg and take the
+    // trace id from the x-trace-id header instead, naming another trace than the service's. (B7)
     const { client } = await serve((_cursor, _path, res) => {
       res.writeHead(500, { "content-type": "application/json", "x-trace-id": OTHER_TRACE });
       res.end(JSON.stringify({ code: null, msg: "database unavailable", trace_id: TRACE }));
@@ -189,15 +189,15 @@ describe("regressions: bugs the hostile tests found, fixed", () => {
   });
 
   it.each(["deep-array-data", "tiny-values-8MB"])(
-    "B8 responses.ts:37 (transport.ts:39 the only bound) — one response under the 8 MB cap must not take the client past 256 MB (%s)",
+    "one response under the 8 MB cap does not take the client past 256 MB (%s)",
     async (name) => {
-      // The issue bounds a response at 8 MB, but the body is then JSON.parse'd whole: 2 MB of nested
-      // arrays ("[[[[...]]]]", 1e6 deep) becomes ~110 MB of arrays (twice, with the retry), and
-      // 7.99 MB of "{}," becomes 2.7 million objects, ~400 MB; the call's process peaks at 285 MB and
-      // at 480-660 MB (hostile-servers.test.ts). A Pulumi provider host (whose baseline is larger)
-      // can be killed by one such answer. Bounding bytes does not bound what they parse into: the
-      // body's containers and depth need a bound before JSON.parse (a valid page of `limit` records
-      // has about limit + 3 containers and depth 4).
+      // docs/client.md, "Bounds on what a server can make the client read": a body over 8 MB is
+      // invalid, and one nesting too deep or holding too many containers or values is not parsed.
+      // Bounding bytes alone does not bound what they parse into: 2 MB of nested arrays
+      // ("[[[[...]]]]", 1e6 deep) parse into ~110 MB of arrays (twice, with the retry), 7.99 MB of
+      // "{}," into 2.7 million objects, ~400 MB, enough to kill a Pulumi provider host (whose
+      // baseline is larger). A valid page of `limit` records has about limit + 3 containers and
+      // depth 4. (B8)
       const spec = hostileSpecs(TOKEN).find((candidate) => candidate.name === name)!;
       const server = await startHostile(spec, TOKEN, { otherHost: "http://127.0.0.2:9" });
       closers.push(() => server.close());

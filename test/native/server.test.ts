@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
-import { UNKNOWN } from "../../src/core/inputs";
+import { UNKNOWN } from "../../src/core/wire";
 import { SETTING_NAMES } from "../../src/core/settings";
 import { REPO } from "../support/global-setup";
 import { TOKEN, waitUntil } from "../support/helpers";
@@ -31,6 +31,8 @@ describe("the native provider plugin over gRPC", () => {
   });
 
   it("serves the schema of package webhooks with the package's version and a secret signSecret", async () => {
+    // GetPluginInfo: the version the engine records for the plugin and compares with what a program asks for.
+    expect(await plugin.pluginVersion()).toBe(version);
     const schema = await plugin.getSchema();
     expect(schema.name).toBe("webhooks");
     expect(schema.version).toBe(version);

@@ -7,7 +7,7 @@ import { REPO } from "../support/global-setup";
 import { ProviderHost } from "../support/provider-host";
 
 /**
- * A secret is a taint, not a field (PRODUCT.md): whatever the program marks secret, any input of the
+ * A secret is a taint, not a field (docs/native-provider.md, "Secrets on the native face"): whatever the program marks secret, any input of the
  * resource or any provider setting, stays secret in everything the native plugin answers: the
  * inputs Check returns (the engine stores them), the outputs of Create, Read and Update, what Read
  * returns as inputs, every failure and error message, and every notice it prints. Driven over gRPC

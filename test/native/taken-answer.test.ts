@@ -1,4 +1,4 @@
-// The native face of the final outside attack's F1 (see test/core/taken-answer.test.ts): the
+// The native face of a create answered with another team's endpoint (see test/core/taken-answer.test.ts): the
 // plugin learns the stack's principal from a Diff of an endpoint the stack created (its URN names
 // the stack), and refuses a create the service answered with another team's endpoint.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

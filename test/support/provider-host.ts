@@ -35,12 +35,25 @@ export class ProviderHost {
     return ProviderHost.spawn(process.execPath, [entry], { ...process.env, ...env });
   }
 
-  /** A plugin executable started on its own, with exactly this environment (e.g. a PATH without node). */
-  static startExecutable(executable: string, env: Record<string, string>): Promise<ProviderHost> {
-    return ProviderHost.spawn(executable, [], env);
+  /**
+   * A plugin executable started on its own, with exactly this environment (e.g. a PATH without node);
+   * `wrapper` runs it (an emulator: qemu-aarch64-static -L <sysroot>), with `seconds` to print its port.
+   */
+  static startExecutable(
+    executable: string,
+    env: Record<string, string>,
+    options: { wrapper?: readonly string[]; seconds?: number } = {},
+  ): Promise<ProviderHost> {
+    const [command, ...prefix] = [...(options.wrapper ?? []), executable];
+    return ProviderHost.spawn(command, prefix, env, options.seconds);
   }
 
-  private static async spawn(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<ProviderHost> {
+  private static async spawn(
+    command: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    seconds = 30,
+  ): Promise<ProviderHost> {
     // The engine address is required but unused by the host for these calls.
     const child = spawn(command, [...args, "127.0.0.1:1"], {
       cwd: LINKED_DIR,
@@ -52,7 +65,7 @@ export class ProviderHost {
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`provider host did not print its port: ${output.stderr}`)),
-        30_000,
+        seconds * 1000,
       );
       child.stdout.on("data", (chunk: Buffer) => {
         output.stdout += chunk.toString();

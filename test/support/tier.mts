@@ -19,6 +19,7 @@
 //
 // npm test and npm run test:deep together run every case once, the budgeted ones twice (small, then
 // full size).
+import { unsupportedNode } from "../../src/text/runtime.js";
 
 export const TIERS = ["ci", "deep"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -46,20 +47,33 @@ export function tierFromEnv(value: string | undefined = process.env.PWE_TIER): T
 
 /**
  * Not in the unit tier though they need no engine: the packaging checks (npm pack, attw, publint,
- * installed TypeScript) and the hostile servers with each call in a process of its own. They are npm
- * test's package stage (vitest.e2e.config.mts, project "package").
+ * installed TypeScript), the hostile servers with each call in a process of its own, and the release
+ * build's command line (it fetches the pinned Node.js binary it runs under from the npm registry). They
+ * are npm test's package stage (vitest.e2e.config.mts, project "package").
  */
-export const PACKAGE_STAGE = ["test/types/package.test.ts", "test/hostile/hostile-servers.test.ts"];
+export const PACKAGE_STAGE = [
+  "test/types/package.test.ts",
+  "test/hostile/hostile-servers.test.ts",
+  "test/release/archives-cli.test.ts",
+];
 
 /**
- * The suite needs the Node.js the package needs (undici 8: 22.19 or newer); an older one fails deep in
- * undici with "Cannot read properties of undefined (reading 'bind')". Both configs refuse it up front.
+ * npm run test:deep's release stage: the release archives for every platform, built twice and run or read
+ * (vitest.e2e.config.mts, project "release"), once scripts/ensure-release-tools.sh has installed rcodesign
+ * and qemu (in the background from the end of set-up: compiling rcodesign takes half an hour).
+ */
+export const RELEASE_STAGE = ["test/release/five-platforms.test.ts"];
+
+/**
+ * The suite needs the Node.js the package needs (src/text/runtime.ts's MIN_NODE, package.json's engines);
+ * an older one fails deep in undici with "Cannot read properties of undefined (reading 'bind')". Both
+ * configs refuse it up front.
  */
 export function requireSupportedNode(version: string = process.versions.node): void {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  if (major > 22 || (major === 22 && minor >= 19)) return;
+  const tooOld = unsupportedNode("the tests", "", version);
+  if (tooOld === undefined) return;
   throw new Error(
-    `the tests need Node.js 22.19 or newer and this is ${version}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
+    `${tooOld}: run \`source scripts/node-env.sh\` first (it puts Node 24 on PATH), or use npm test, which does`,
   );
 }
 

@@ -24,7 +24,7 @@ describe("tiers", () => {
 
   it("refuses a Node.js older than 22.19, saying how to get one", () => {
     expect(() => requireSupportedNode("20.20.2")).toThrow(
-      /22\.19 or newer and this is 20\.20\.2: run `source scripts\/node-env\.sh`/,
+      /22\.19\.0 or newer, and this is Node\.js 20\.20\.2: install a newer Node\.js: run `source scripts\/node-env\.sh`/,
     );
     expect(() => requireSupportedNode("22.18.0")).toThrow(/22\.19/);
     expect(() => requireSupportedNode("22.19.0")).not.toThrow();

@@ -4,6 +4,12 @@
 // Pulumi's TypeScript template and nodenext. Then the packed tarball goes through
 // @arethetypeswrong/cli (every resolution mode) and `publint --strict`.
 //
+// This is what `tsc` says: that the package's declarations type-check in every resolution mode.
+// What `pulumi up` does with the same tsconfigs differs where Pulumi's own compiler options and
+// ts-node decide (the template without moduleResolution passes here and fails there with TS5110):
+// that is proven through the engine in test/e2e/typescript.test.ts, from the same tsconfigs
+// (test/e2e/typescript-setups.ts).
+//
 // Only the npm registry is needed. TypeScript, attw and publint are installed once per version
 // spec into ~/.cache/pulumi-webhook-endpoints/tools/<spec>/ (PWE_CACHE_DIR moves the cache) and
 // reused; the consumer project is new each run, installed with --prefer-offline. Each check runs
@@ -19,6 +25,12 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CLASSIC,
+  NODENEXT,
+  PULUMI_TEMPLATE,
+  PULUMI_TEMPLATE_WITHOUT_RESOLUTION,
+} from "../e2e/typescript-setups";
 import { CONSUMER_PROGRAM, ESM_CONSUMER_PROGRAM } from "./consumer";
 
 const REPO = resolve(__dirname, "../..");
@@ -38,25 +50,6 @@ const NODE_TYPES = "@types/node@24";
 /** The entry points and what their declarations may import from outside the package. */
 const ENTRY_POINTS = [".", "./emulator", "./provider", "./native"] as const;
 const ALLOWED_EXTERNAL_IMPORTS = /^(@pulumi\/pulumi(\/.*)?|undici)$/;
-
-/** Classic settings: what a CommonJS project from before node16 resolution looks like. */
-const CLASSIC = { module: "commonjs", moduleResolution: "node", target: "es2022", strict: true };
-/** Pulumi's TypeScript project template (`pulumi new typescript`), verbatim. */
-const PULUMI_TEMPLATE = {
-  strict: true,
-  outDir: "bin",
-  target: "es2020",
-  module: "commonjs",
-  moduleResolution: "node",
-  sourceMap: true,
-  experimentalDecorators: true,
-  pretty: true,
-  noFallthroughCasesInSwitch: true,
-  noImplicitReturns: true,
-  forceConsistentCasingInFileNames: true,
-};
-const NODENEXT = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true };
-const { moduleResolution: _templateResolution, ...PULUMI_TEMPLATE_WITHOUT_RESOLUTION } = PULUMI_TEMPLATE;
 
 interface TypeCheckCase {
   /** Names the check's tsconfig and its cached build info. */
@@ -88,7 +81,7 @@ const CASES: TypeCheckCase[] = [
     settings: "Pulumi's template tsconfig, unchanged",
     compilerOptions: PULUMI_TEMPLATE,
   },
-  // The advice in docs/dynamic-resource.md for TypeScript 6.0 users of Pulumi's template, each half proven here:
+  // The advice in docs/dynamic-resource.md for TypeScript 6.0 users of Pulumi's template, as `tsc` sees it:
   {
     id: "ts6.0-template",
     typescript: "6.0",
@@ -108,7 +101,8 @@ const CASES: TypeCheckCase[] = [
     settings: "Pulumi's template tsconfig without moduleResolution",
     compilerOptions: PULUMI_TEMPLATE_WITHOUT_RESOLUTION,
   },
-  // ... and why `ignoreDeprecations: "6.0"` is advice for 6.0 only.
+  // ... and why `ignoreDeprecations: "6.0"` is advice for 6.0 only. (The template without moduleResolution
+  // passes `tsc`, and fails under `pulumi up`: test/e2e/typescript.test.ts.)
   {
     id: "ts5.9-template-ignore-deprecations",
     typescript: "5.9",
@@ -377,9 +371,15 @@ describe("the packed package, as a user project sees it", () => {
     expect(outside).toEqual([]);
   });
 
+  it("ships nothing only the plugin's release archives use: no plugin bundle, no archive builder, no postject or commander installed", () => {
+    // The archives are release files (npm run release:archives, docs/native-plugin.md); what builds them stays in the repository.
+    expect(packedFiles.filter((file) => /^dist\/plugin\/|archive|^scripts\//.test(file))).toEqual([]);
+    for (const name of ["postject", "commander", "esbuild"])
+      expect(existsSync(join(consumer, "node_modules", name)), `node_modules/${name}`).toBe(false);
+  });
+
   it("ships LICENSE, README, source maps and declaration maps whose sources are in the tarball, and no tests", async () => {
     const shipped = new Set(packedFiles);
-    // dist/plugin/pulumi-resource-webhooks.js: the plugin in one file, from which `webhooks plugin-archive` makes archives.
     for (const required of [
       "LICENSE",
       "README.md",
@@ -389,15 +389,13 @@ describe("the packed package, as a user project sees it", () => {
       "dist/index.js.map",
       "dist/index.d.ts.map",
       "src/index.ts",
-      "dist/plugin/pulumi-resource-webhooks.js",
     ]) {
       expect(shipped, required).toContain(required);
     }
     expect(packedFiles.filter((file) => /^(test|examples|scripts|bench)\/|tsconfig/.test(file))).toEqual([]);
     const unmapped: string[] = [];
     for (const file of packedFiles) {
-      // The plugin bundle has no map: it holds its dependencies too, whose sources the tarball does not ship.
-      if (!/^dist\/.*\.(js|d\.ts)$/.test(file) || file.startsWith("dist/plugin/")) continue;
+      if (!/^dist\/.*\.(js|d\.ts)$/.test(file)) continue;
       if (!shipped.has(`${file}.map`)) {
         unmapped.push(`${file} has no map`);
         continue;

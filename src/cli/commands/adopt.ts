@@ -1,5 +1,15 @@
+import type { Command } from "../command";
 import { nameProblems, urlProblems, type ListFilter, type WebhookEndpointRecord } from "../../client";
-import { shellQuote } from "../../text";
+import { TYPE_TOKENS } from "../../core/resource";
+import {
+  SECRET_MARKER,
+  pasteRefusal,
+  shellQuote,
+  showable,
+  showsSecret,
+  shownValue,
+  type ShownSecrets,
+} from "../../text";
 import { CliError, EXIT, usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import {
@@ -9,14 +19,13 @@ import {
   Progress,
   cell,
   codeEscape,
-  hideSecretFields,
   holdsSecretShown,
-  isoTime,
   jsonText,
   principal,
   quoted,
-  redactShown,
+  timeCell,
   type SecretFields,
+  type Shown,
   type Sink,
 } from "../output/output";
 
@@ -34,7 +43,7 @@ import {
  * at all (no declaration of it could avoid printing the token), and a lone UTF-16 surrogate cannot
  * reach Pulumi's engine, whose messages are UTF-8.
  */
-export const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
+export const NATIVE_TYPE = TYPE_TOKENS.native;
 export const FORMATS = ["ts", "yaml", "import", "all"] as const;
 export type AdoptFormat = (typeof FORMATS)[number];
 
@@ -46,8 +55,11 @@ export interface AdoptOptions {
   format: AdoptFormat;
   json: boolean;
   progress: boolean;
-  /** Never printed (first the access token, then the stack's secret values): an endpoint whose name or URL holds one is not declared. */
-  secrets?: readonly string[] | undefined;
+  /**
+   * Never printed (`inText`: first the access token, then the stack's secret values): an endpoint
+   * whose name or URL shows one is not declared (src/text/policy.ts).
+   */
+  secrets?: ShownSecrets | undefined;
   /** Fields a stack's state holds secret, per endpoint: such an endpoint is not declared. */
   secretFields?: SecretFields | undefined;
 }
@@ -77,10 +89,10 @@ export type DeclarationKind = (typeof DECLARATION_KINDS)[number];
 
 export interface Declaration {
   webhookId: number;
-  /** As the service stores it, the token redacted. */
-  webhookName: string;
-  /** As the service stores it, the token redacted. */
-  webhookUrl: string;
+  /** As the service stores it; the secret marker when it shows a secret or the stack holds it secret. */
+  webhookName: Shown<string>;
+  /** As the service stores it; the secret marker when it shows a secret or the stack holds it secret. */
+  webhookUrl: Shown<string>;
   resourceName: string;
   /** Null when refused (see `refused.typescript`). */
   typescript: string | null;
@@ -109,25 +121,28 @@ export async function runAdopt(
   sink: Sink,
   options: AdoptOptions,
 ): Promise<Declaration[]> {
-  const secrets = options.secrets ?? [];
+  const policy = options.secrets ?? { inText: [] };
+  const secrets = policy.inText;
   if (options.resourceName !== undefined) {
     const problem = resourceNameProblem(options.resourceName, secrets);
     if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
   }
-  const found = await selectEndpoints(client, sink, options);
-  // A name or URL the stack holds secret is shown as [secret], and no resource name is derived from it.
+  const selected = await selectEndpoints(client, sink, options);
+  // A name the stack holds secret, or that shows a secret, is never shown, and no resource name is
+  // derived from it.
   const fieldsOf = (record: WebhookEndpointRecord) => options.secretFields?.fieldsOf(record);
-  const selected = found.map((record) => hideSecretFields(record, fieldsOf(record)));
   const names = resourceNames(
     selected.map((record) =>
-      fieldsOf(record)?.has("webhookName") === true ? { ...record, webhookName: "" } : record,
+      fieldsOf(record)?.has("webhookName") === true || showsSecret(record.webhookName, policy)
+        ? { ...record, webhookName: "" }
+        : record,
     ),
     options.resourceName,
     secrets,
   );
   const identifiers = identifiersFor(names);
   const declarations = selected.map((record, i) =>
-    declare(record, names[i]!, identifiers[i]!, secrets, fieldsOf(record)),
+    declare(record, names[i]!, identifiers[i]!, policy, fieldsOf(record)),
   );
   const kinds = kindsOf(options.format, options.json);
   for (const [i, record] of selected.entries()) {
@@ -143,6 +158,7 @@ export async function runAdopt(
       );
     }
     if (kinds.every((kind) => declaration[kind] === null)) continue;
+    // Past the refusals: neither the name nor the URL shows a secret, or is held secret.
     const problems = [...nameProblems(record.webhookName), ...urlProblems(record.webhookUrl)];
     if (problems.length > 0) {
       sink.stderr(
@@ -170,7 +186,7 @@ async function selectEndpoints(
   const progress = Progress.for(sink, options.progress);
   if (options.ids.length > 0) {
     // There is no read-by-id: the whole listing is searched.
-    const all = await listEndpoints(client, {}, progress);
+    const all = await listEndpoints(client, {}, progress, options.secrets?.inText);
     const byId = new Map(all.map((record) => [record.webhookId, record]));
     const missing = options.ids.filter((id) => !byId.has(id));
     if (missing.length > 0)
@@ -182,10 +198,10 @@ async function selectEndpoints(
   const filter: ListFilter = { match: "exact" };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
-  const found = await listEndpoints(client, filter, progress);
+  const found = await listEndpoints(client, filter, progress, options.secrets?.inText);
   if (found.length === 0) {
     throw usageError(
-      `no endpoint has exactly ${[options.name === undefined ? "" : `the name ${quoted(cell(options.name, MAX_CELL.name, options.secrets))}`, options.url === undefined ? "" : `the URL ${quoted(cell(options.url, MAX_CELL.url, options.secrets))}`].filter(Boolean).join(" and ")} (search with \`webhooks list --match service\`)`,
+      `no endpoint has exactly ${[options.name === undefined ? "" : `the name ${quoted(cell(options.name, MAX_CELL.name, options.secrets?.inText))}`, options.url === undefined ? "" : `the URL ${quoted(cell(options.url, MAX_CELL.url, options.secrets?.inText))}`].filter(Boolean).join(" and ")} (search with \`webhooks list --match service\`)`,
     );
   }
   if (found.length > 1) {
@@ -294,7 +310,7 @@ function hasLoneSurrogate(text: string): boolean {
 /** Why each declaration of the record cannot be written exactly; empty when all can. */
 function refusals(
   record: WebhookEndpointRecord,
-  secrets: readonly string[],
+  secrets: ShownSecrets,
   secretFields?: ReadonlySet<string>,
 ): Declaration["refused"] {
   const holding = (test: (text: string) => boolean) =>
@@ -311,16 +327,23 @@ function refusals(
     const why = `its ${marked} ${marked.includes(" and ") ? "are" : "is"} a secret in this stack's state: a declaration would print ${marked.includes(" and ") ? "them" : "it"} in plain text; declare it from the stack's own secret values instead`;
     return { typescript: why, yaml: why, importCommand: why };
   }
-  const token = holding((text) => holdsSecretShown(text, secrets));
-  if (token !== "") {
-    // The first secret is the token this command connects with; the others are values the stack holds secret.
-    const what =
-      holding((text) => holdsSecretShown(text, secrets.slice(0, 1))) !== ""
-        ? "the access token this command connects with"
-        : "a value this stack holds secret";
-    const why = `its ${token} ${token.includes(" and ") ? "hold" : "holds"} ${what}, so no declaration of it can be printed without printing that secret (a program and its Pulumi state would hold it in plain text too); have the endpoint renamed on the service`;
-    return { typescript: why, yaml: why, importCommand: why };
-  }
+  // The first secret is the token this command connects with; the others are values the stack holds secret.
+  const fields = [
+    { label: "name", text: record.webhookName },
+    { label: "URL", text: record.webhookUrl },
+  ];
+  const why =
+    pasteRefusal(
+      fields,
+      { inText: secrets.inText.slice(0, 1) },
+      "the access token this command connects with",
+    ) ??
+    pasteRefusal(
+      fields,
+      { inText: secrets.inText.slice(1), whole: secrets.whole },
+      "a value this stack holds secret",
+    );
+  if (why !== undefined) return { typescript: why, yaml: why, importCommand: why };
   const surrogate = holding(hasLoneSurrogate);
   if (surrogate !== "") {
     const what = `its ${surrogate} ${surrogate.includes(" and ") ? "hold" : "holds"} a lone UTF-16 surrogate`;
@@ -339,12 +362,12 @@ function declare(
   record: WebhookEndpointRecord,
   resourceName: string,
   identifier: string,
-  secrets: readonly string[],
+  secrets: ShownSecrets,
   secretFields?: ReadonlySet<string>,
 ): Declaration {
   const refused = refusals(record, secrets, secretFields);
   const typescript = [
-    `// endpoint ${record.webhookId}, created ${isoTime(record.createTime)} by ${commentText(principal(record.creatorName, record.creatorId))}`,
+    `// endpoint ${record.webhookId}, created ${timeCell(record.createTime, secrets)} by ${commentText(principal(record.creatorName, record.creatorId, secrets))}`,
     `const ${identifier} = new WebhookEndpoint(${tsString(resourceName)}, {`,
     `  webhookName: ${tsString(record.webhookName)},`,
     `  webhookUrl: ${tsString(record.webhookUrl)},`,
@@ -363,8 +386,8 @@ function declare(
     ].join("\n");
   return {
     webhookId: record.webhookId,
-    webhookName: redactShown(record.webhookName, secrets),
-    webhookUrl: redactShown(record.webhookUrl, secrets),
+    webhookName: secretFields?.has("webhookName") ? SECRET_MARKER : shownValue(record.webhookName, secrets),
+    webhookUrl: secretFields?.has("webhookUrl") ? SECRET_MARKER : shownValue(record.webhookUrl, secrets),
     resourceName,
     typescript: refused.typescript === undefined ? typescript : null,
     yaml: refused.yaml === undefined ? yaml() : null,
@@ -466,3 +489,47 @@ export function yamlString(text: string, kind: "key" | "value"): string {
   }
   return `${out}"`;
 }
+
+export const adoptCommand: Command = {
+  name: "adopt",
+  summary: "print declarations that take existing endpoints over (TypeScript, Pulumi YAML, pulumi import)",
+  usage: ADOPT_USAGE,
+  options: {
+    stack: { type: "string" },
+    id: { type: "string", multiple: true },
+    name: { type: "string" },
+    url: { type: "string" },
+    "resource-name": { type: "string" },
+    format: { type: "string" },
+  },
+  validate(flags) {
+    const ids = flags.list("id");
+    for (const id of ids)
+      if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) <= 0)
+        throw usageError(
+          `adopt: --id must be a webhook_id (a positive whole number), got ${JSON.stringify(showable(id, 40))}`,
+        );
+    const byName = flags.str("name") !== undefined || flags.str("url") !== undefined;
+    if (ids.length > 0 === byName)
+      throw usageError("adopt: select the endpoints with --id N (one or more), or with --name and/or --url");
+    const format = flags.str("format");
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+      throw usageError(`adopt: --format must be one of ${FORMATS.join(", ")}`);
+    const resourceName = flags.str("resource-name");
+    const problem = resourceName === undefined ? undefined : resourceNameProblem(resourceName);
+    if (problem !== undefined) throw usageError(`adopt: --resource-name ${problem}`);
+  },
+  async run({ io, flags, connect, connection, secrets }) {
+    await runAdopt(await connect(), io.sink, {
+      ids: flags.list("id").map(Number),
+      name: flags.str("name"),
+      url: flags.str("url"),
+      resourceName: flags.str("resource-name"),
+      format: (flags.str("format") ?? "all") as AdoptFormat,
+      json: flags.bool("json"),
+      progress: flags.bool("progress"),
+      secrets: secrets(),
+      secretFields: connection().secretFields,
+    });
+  },
+};

@@ -1,15 +1,21 @@
+import { showable } from "../../text";
+import type { Command } from "../command";
+import { usageError } from "../exit";
 import type { ListFilter, WebhookEndpointRecord } from "../../client";
 import { listEndpoints, type ListingClient } from "./listing";
+import type { ShownSecrets } from "../../text";
 import {
   MAX_CELL,
   Progress,
   cell,
-  hideSecretFields,
-  isoTime,
   jsonText,
   principal,
   recordView,
+  shownCell,
   table,
+  textCell,
+  timeCell,
+  type HiddenFields,
   type SecretFields,
   type Sink,
 } from "../output/output";
@@ -27,8 +33,8 @@ export interface ListOptions {
   json: boolean;
   showSecrets: boolean;
   progress: boolean;
-  /** Scrubbed from everything shown (the token, the stack's secret values). */
-  secrets?: readonly string[];
+  /** Kept out of every value shown (the token, the stack's secret values): see src/text/policy.ts. */
+  secrets?: ShownSecrets;
   /** Fields a stack's state holds secret, per endpoint: shown as `[secret]`. */
   secretFields?: SecretFields;
 }
@@ -45,8 +51,8 @@ in such characters never look alike.
                       (surrounding white space, Unicode form; case of scheme and host, one trailing slash)
   --match service     whatever the service's own filter returns (it may match partially)
   --json              JSON for scripts: {"endpoints": [records]}, camelCase record fields, the
-                      exact text with hidden characters as \\u escapes and the access token
-                      replaced by [REDACTED]
+                      exact text with hidden characters as \\u escapes; a field that shows a
+                      secret (the access token, a value the stack holds secret) is {"secret": true}
   --show-secrets      include signSecret (table column and JSON field); hidden otherwise`;
 
 export async function runList(
@@ -57,27 +63,31 @@ export async function runList(
   const filter: ListFilter = { match: options.match };
   if (options.name !== undefined) filter.webhookName = options.name;
   if (options.url !== undefined) filter.webhookUrl = options.url;
-  const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress));
+  const secrets = options.secrets ?? { inText: [] };
+  const listed = await listEndpoints(client, filter, Progress.for(sink, options.progress), secrets.inText);
   // A name or URL the stack holds secret is not shown as the service has it.
-  const records = listed.map((record) => hideSecretFields(record, options.secretFields?.fieldsOf(record)));
+  const hiddenOf = (record: WebhookEndpointRecord) => options.secretFields?.fieldsOf(record);
   if (options.json) {
     sink.stdout(
       jsonText({
-        endpoints: records.map((record) => recordView(record, options.showSecrets, options.secrets ?? [])),
+        endpoints: listed.map((record) => recordView(record, options.showSecrets, secrets, hiddenOf(record))),
       }),
     );
   } else {
-    sink.stdout(endpointTable(records, options.showSecrets, options.secrets ?? []));
-    sink.stderr(`${records.length} endpoint${records.length === 1 ? "" : "s"}${describeFilter(options)}\n`);
+    sink.stdout(endpointTable(listed, options.showSecrets, secrets, hiddenOf));
+    sink.stderr(
+      `${listed.length} endpoint${listed.length === 1 ? "" : "s"}${describeFilter(options, secrets)}\n`,
+    );
   }
-  return records;
+  return listed;
 }
 
 /** The people's table of endpoints. */
 export function endpointTable(
   records: readonly WebhookEndpointRecord[],
   showSecrets: boolean,
-  secrets: readonly string[] = [],
+  secrets: ShownSecrets = { inText: [] },
+  hiddenOf: (record: WebhookEndpointRecord) => HiddenFields = () => undefined,
 ): string {
   const headers = [
     "ID",
@@ -90,27 +100,58 @@ export function endpointTable(
   ];
   const rows = records.map((r) => [
     String(r.webhookId),
-    cell(r.webhookName, MAX_CELL.name, secrets),
-    cell(r.webhookUrl, MAX_CELL.url, secrets),
-    principal(r.creatorName, r.creatorId),
-    isoTime(r.createTime),
-    operated(r),
-    ...(showSecrets ? [cell(r.signSecret, 200, secrets)] : []),
+    textCell(r, "webhookName", MAX_CELL.name, secrets, hiddenOf(r)),
+    textCell(r, "webhookUrl", MAX_CELL.url, secrets, hiddenOf(r)),
+    principal(r.creatorName, r.creatorId, secrets),
+    timeCell(r.createTime, secrets),
+    operated(r, secrets),
+    ...(showSecrets ? [shownCell(r.signSecret, 200, secrets)] : []),
   ]);
   return table(headers, rows);
 }
 
 /** When it was last operated on, and by whom when that is not its creator. */
-function operated(record: WebhookEndpointRecord): string {
-  const when = isoTime(record.operateTime);
+function operated(record: WebhookEndpointRecord, secrets: ShownSecrets): string {
+  const when = timeCell(record.operateTime, secrets);
   const sameActor = record.operatorId === record.creatorId && record.operatorName === record.creatorName;
-  return sameActor ? when : `${when} by ${principal(record.operatorName, record.operatorId)}`;
+  return sameActor ? when : `${when} by ${principal(record.operatorName, record.operatorId, secrets)}`;
 }
 
-function describeFilter(options: ListOptions): string {
+function describeFilter(options: ListOptions, secrets: ShownSecrets): string {
   const parts: string[] = [];
-  if (options.name !== undefined) parts.push(`name ${JSON.stringify(cell(options.name, MAX_CELL.name))}`);
-  if (options.url !== undefined) parts.push(`URL ${JSON.stringify(cell(options.url, MAX_CELL.url))}`);
+  const shown = (text: string, max: number) => JSON.stringify(cell(text, max, secrets.inText));
+  if (options.name !== undefined) parts.push(`name ${shown(options.name, MAX_CELL.name)}`);
+  if (options.url !== undefined) parts.push(`URL ${shown(options.url, MAX_CELL.url)}`);
   if (parts.length === 0) return "";
   return ` with ${parts.join(" and ")} (${options.match === "exact" ? "exact match" : "the service's own matching"})`;
 }
+
+export const listCommand: Command = {
+  name: "list",
+  summary: "list the endpoints on the service",
+  usage: LIST_USAGE,
+  options: {
+    stack: { type: "string" },
+    name: { type: "string" },
+    url: { type: "string" },
+    match: { type: "string" },
+    "show-secrets": { type: "boolean" },
+  },
+  validate(flags) {
+    const match = flags.str("match");
+    if (match !== undefined && match !== "exact" && match !== "service")
+      throw usageError(`list: --match must be exact or service, got ${JSON.stringify(showable(match, 40))}`);
+  },
+  async run({ io, flags, connect, connection, secrets }) {
+    await runList(await connect(), io.sink, {
+      name: flags.str("name"),
+      url: flags.str("url"),
+      match: (flags.str("match") ?? "exact") as "exact" | "service",
+      json: flags.bool("json"),
+      showSecrets: flags.bool("show-secrets"),
+      progress: flags.bool("progress"),
+      secrets: secrets(),
+      secretFields: connection().secretFields,
+    });
+  },
+};

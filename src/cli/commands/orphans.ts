@@ -1,3 +1,5 @@
+import type { Command } from "../command";
+import { resolveStacksConnection } from "../stack/config";
 import { readFileSync } from "node:fs";
 import { sameName, type WebhookEndpointRecord } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
@@ -16,20 +18,21 @@ import {
 import { usageError } from "../exit";
 import { listEndpoints, type ListingClient } from "./listing";
 import { historyCheckpoints } from "../stack/history";
+import { shownValue, type ShownSecrets } from "../../text";
 import {
   MAX_CELL,
   Progress,
   cell,
-  hideSecretFields,
-  isoTime,
   jsonText,
   principal,
   recordView,
   table,
+  textCell,
+  timeCell,
   type Sink,
 } from "../output/output";
 import { backendUrl, pulumiOk, type PulumiRunner } from "../stack/pulumi";
-import { heldService, serviceTarget, type HomeService } from "../stack/services";
+import { heldService, serviceTarget, type HomeSettings } from "../stack/services";
 
 /**
  * `webhooks orphans`: the endpoints on the service that none of the given stacks holds, and which of
@@ -49,16 +52,25 @@ import { heldService, serviceTarget, type HomeService } from "../stack/services"
 export interface OrphansOptions {
   stacks: string[];
   stateFiles: string[];
-  /** What nothing printed may show (the token, the stack's secret values): redacted before a cell is cut. */
-  secrets?: readonly string[];
+  /** What nothing printed may show (the token, the stack's secret values): see src/text/policy.ts. */
+  secrets?: ShownSecrets;
   json: boolean;
   progress: boolean;
 }
 
 export interface OrphansDeps {
-  client: ListingClient;
-  /** Where the client points (its service) and what it was resolved from; default: the client's own `baseUrl`. */
-  home?: Omit<HomeService, "client">;
+  /**
+   * The service's clients: one per connection the stacks configure for it (a token each); their
+   * listings are merged by id, so which stack's token lists decides nothing.
+   */
+  client: ListingClient | readonly ListingClient[];
+  /**
+   * The service listed (its base URL's {@link serviceOf}) and the settings a state file's resources
+   * are judged with; default: the client's own `baseUrl`, no configuration.
+   */
+  home?: HomeSettings;
+  /** Each `--stack`'s own settings (its config: `principalId`, a default provider's), by stack name; default: `home`'s. */
+  stackSettings?: ReadonlyMap<string, HomeSettings>;
   pulumi: PulumiRunner;
   sink: Sink;
   cwd: string;
@@ -80,9 +92,12 @@ and apart, not ours to remove:
   unrelated      neither
   --stack S         a stack of the current backend (exported with \`pulumi stack export --stack S\`,
                     secrets read in memory and never shown; on a file:// backend its history
-                    checkpoints are read too); repeat for several
+                    checkpoints are read too); repeat for several. Each stack's own config is
+                    read (its principalId judges its endpoints; its secrets are shown by no
+                    line), so the order of the flags changes nothing; the stacks must name one
+                    service (else pass --base-url), listed with each token they configure
   --state-file F    a file written by \`pulumi stack export\` (or a backend checkpoint); repeat
-  --json            {"service", "sources": [...], "held": n, "orphans": [record + relation + ours +
+  --json            {"sources": [...], "held": n, "orphans": [record + relation + ours +
                     provenance + resources]}
 Endpoints the stacks hold on other services (explicit providers, connection inputs) are not
 compared with this service's.`;
@@ -107,24 +122,100 @@ interface Source {
   label: string;
   current: UntypedDeployment;
   history: UntypedDeployment[];
+  /** What its resources are judged with: its stack's own settings (a state file: the command's). */
+  settings: HomeSettings;
+}
+
+/** What a resource of the states held or holds under an id on the service listed. */
+interface Holding {
+  source: string;
+  urn: string;
+  name: string;
+  provenance: Provenance | undefined;
+  facts: Record<string, unknown> | undefined;
+  /** The principal its own configuration names (`principalId`), when it names one. */
+  principalId: number | undefined;
+}
+
+/** What the states say, gathered once, to judge each listed endpoint by. */
+interface StatesIndex {
+  /** The endpoints held now: by id, with the facts recorded of each and whether it is on this service. */
+  holders: { id: number; facts: Record<string, unknown> | undefined; here: boolean | undefined }[];
+  /** What the states hold or held on this service, by id. */
+  formerly: Map<number, Holding[]>;
+  /** Every name a resource of the states goes by. */
+  named: { name: string; source: string; urn: string }[];
+  /** Names and URLs a state marks secret, now or in history. */
+  secretFields: SecretFieldIndex;
+  /** Each source's principal on this service when its configuration names none: the creators of what it created here. */
+  creatorsBySource: Map<string, Set<number>>;
 }
 
 export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Promise<Orphan[]> {
   if (options.stacks.length === 0 && options.stateFiles.length === 0)
     throw usageError("orphans needs at least one --stack or --state-file");
+  const home: HomeSettings = deps.home ?? {
+    service: serviceOf((firstClient(deps.client) as { baseUrl?: string }).baseUrl ?? ""),
+    config: EMPTY_CONFIG,
+    env: {},
+    secretConfigKeys: [],
+  };
+  const sources = await readSources(deps, options, home);
+  const index = indexStates(sources, home.service);
+  const records = await listService(deps, options);
+  const isHeld = (record: WebhookEndpointRecord) =>
+    index.holders.some(
+      (h) =>
+        h.id === record.webhookId &&
+        (recordsFacts(h.facts) ? mayBeHeldEndpoint(h.facts, record) : h.here !== false),
+    );
+  // Held: the service's endpoints the stacks hold now (seen on it).
+  const held = records.filter(isHeld).length;
+  const orphans = records
+    .filter((record) => !isHeld(record))
+    .map((record) => judge(record, index, home.service));
+  const secrets = options.secrets ?? { inText: [] };
+  if (options.json) deps.sink.stdout(orphansJson(sources, held, orphans, secrets));
+  else printOrphans(deps.sink, sources, held, records.length, orphans, secrets);
+  return orphans;
+}
+
+function firstClient(client: OrphansDeps["client"]): ListingClient {
+  return Array.isArray(client) ? (client as readonly ListingClient[])[0]! : (client as ListingClient);
+}
+
+/** Whether a state recorded the facts that tell an endpoint from another service's with the same id. */
+function recordsFacts(facts: Record<string, unknown> | undefined): boolean {
+  return typeof facts?.creatorId === "number" || typeof facts?.createTime === "number";
+}
+
+/**
+ * The states to compare with: each state file, and each stack's current state (read with
+ * `--show-secrets`, in memory, never shown: secret provenances and provider settings decide) with
+ * its file backend's history; each judged with its own settings.
+ */
+async function readSources(
+  deps: OrphansDeps,
+  options: OrphansOptions,
+  home: HomeSettings,
+): Promise<Source[]> {
   const sources: Source[] = [];
   for (const file of options.stateFiles) {
+    const shownFile = cell(file, MAX_CELL.url, options.secrets?.inText);
     let text: string;
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      throw usageError(`--state-file ${file}: ${(error as Error).message}`);
+      // The path as a cell (it is the caller's text); Node's message would repeat it, its code does not.
+      throw usageError(
+        `--state-file ${shownFile}: cannot be read (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`,
+      );
     }
-    sources.push({ label: `state file ${file}`, current: parseState(text, file), history: [] });
+    const current = parseState(text, shownFile);
+    sources.push({ label: `state file ${file}`, current, history: [], settings: home });
   }
   const backend = options.stacks.length > 0 ? await backendUrl(deps.pulumi) : undefined;
-  for (const stack of options.stacks) {
-    // Secret provenances and provider settings are read in memory; nothing of them is shown.
+  for (const stack of [...new Set(options.stacks)]) {
     const revealedRun = await deps.pulumi
       .run(["stack", "export", "--stack", stack, "--show-secrets"])
       .catch(() => undefined);
@@ -137,75 +228,52 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
       label: `stack ${stack}`,
       current,
       history: backend === undefined ? [] : historyCheckpoints(backend, stack, current, deps.cwd),
+      settings: deps.stackSettings?.get(stack) ?? home,
     });
   }
-  const home: HomeService = {
-    client: deps.client,
-    ...(deps.home ?? {
-      service: serviceOf((deps.client as { baseUrl?: string }).baseUrl ?? ""),
-      config: EMPTY_CONFIG,
-      env: {},
-      secretConfigKeys: [],
-    }),
-  };
-  // The service a resource's endpoint is on; undefined when the state cannot tell (then it may be this one).
-  const onThisService = (resource: StateResource, deployment: UntypedDeployment): boolean | undefined => {
-    const service = heldService(resource, deployment.deployment, home);
-    return service === undefined ? undefined : service === home.service;
-  };
+  return sources;
+}
 
-  // What the stacks hold now, by id. Ids are per service: a listed endpoint is held when a resource
-  // holds its id and may be it by its creator and creation time (SecretFieldIndex's rule); when the
-  // state recorded neither, when the resource's service is this one or cannot be told (never
-  // advised for removal). A base URL's spelling alone decides nothing (one service, several addresses).
-  const holders: { id: number; facts: Record<string, unknown> | undefined; here: boolean | undefined }[] = [];
-  for (const source of sources) {
-    for (const r of endpointResources(source.current.deployment)) {
-      const id = heldId(r);
-      if (id !== undefined) holders.push({ id, facts: r.outputs, here: onThisService(r, source.current) });
-    }
-  }
-  const recordsFacts = (facts: Record<string, unknown> | undefined) =>
-    typeof facts?.creatorId === "number" || typeof facts?.createTime === "number";
-  const isHeld = (record: WebhookEndpointRecord) =>
-    holders.some(
-      (h) =>
-        h.id === record.webhookId &&
-        (recordsFacts(h.facts) ? mayBeHeldEndpoint(h.facts, record) : h.here !== false),
-    );
-  // What the stacks hold or held on this service, by id (with the provenance each recorded), and by name.
-  const formerly = new Map<
-    number,
-    {
-      source: string;
-      urn: string;
-      name: string;
-      provenance: Provenance | undefined;
-      facts: Record<string, unknown> | undefined;
-      principalId: number | undefined;
-    }[]
-  >();
-  // The principal the resource's own configuration names (its provider's principalId, or the stack's
-  // for a resource configured by it); undefined where none is named or the settings cannot be read.
-  const principalOf = (resource: StateResource, deployment: UntypedDeployment): number | undefined => {
+/**
+ * What the states hold now, held before and call their endpoints, on `service`. Ids are per
+ * service: a resource whose state says its endpoint is on another service is not compared; one
+ * whose service cannot be told may be on this one (never advised for removal for that alone).
+ */
+function indexStates(sources: readonly Source[], service: string): StatesIndex {
+  const onThisService = (source: Source, resource: StateResource, deployment: UntypedDeployment) => {
+    const its = heldService(resource, deployment.deployment, source.settings);
+    return its === undefined ? undefined : its === service;
+  };
+  // The principal the resource's own configuration names (its provider's principalId, or its
+  // stack's for a resource configured by it); undefined where none is named or the settings cannot be read.
+  const principalOf = (source: Source, resource: StateResource, deployment: UntypedDeployment) => {
     try {
-      const target = serviceTarget(resource, deployment.deployment, home);
+      const target = serviceTarget(resource, deployment.deployment, source.settings);
       return target.known ? target.principalId : undefined;
     } catch {
       return undefined;
     }
   };
-  // A name or URL a state marks secret (now or in history) stays secret in what orphans prints.
-  const secretFields = new SecretFieldIndex();
-  const named: { name: string; source: string; urn: string }[] = [];
+  const index: StatesIndex = {
+    holders: [],
+    formerly: new Map(),
+    named: [],
+    secretFields: new SecretFieldIndex(),
+    creatorsBySource: new Map(),
+  };
   for (const source of sources) {
+    for (const r of endpointResources(source.current.deployment)) {
+      const id = heldId(r);
+      if (id !== undefined)
+        index.holders.push({ id, facts: r.outputs, here: onThisService(source, r, source.current) });
+    }
     for (const deployment of [source.current, ...source.history]) {
       for (const resource of endpointResources(deployment.deployment)) {
         const id = heldId(resource);
         const names = namesOf(resource);
-        secretFields.add(resource);
-        if (id !== undefined && onThisService(resource, deployment) !== false) {
-          const list = formerly.get(id) ?? [];
+        index.secretFields.add(resource);
+        if (id !== undefined && onThisService(source, resource, deployment) !== false) {
+          const list = index.formerly.get(id) ?? [];
           if (!list.some((x) => x.urn === resource.urn && x.source === source.label))
             list.push({
               source: source.label,
@@ -213,115 +281,116 @@ export async function runOrphans(deps: OrphansDeps, options: OrphansOptions): Pr
               name: names[0]!,
               provenance: provenanceIn(resource),
               facts: resource.outputs,
-              principalId: principalOf(resource, deployment),
+              principalId: principalOf(source, resource, deployment),
             });
-          formerly.set(id, list);
+          index.formerly.set(id, list);
         }
         for (const name of names)
-          if (!named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label))
-            named.push({ name, source: source.label, urn: resource.urn });
+          if (
+            !index.named.some((n) => n.name === name && n.urn === resource.urn && n.source === source.label)
+          )
+            index.named.push({ name, source: source.label, urn: resource.urn });
       }
     }
-  }
-
-  // Each stack's principal on this service when its configuration names none: the creators of the
-  // endpoints it created here, in any checkpoint.
-  const creatorsBySource = new Map(
-    sources.map((source) => [
+    index.creatorsBySource.set(
       source.label,
-      new Set(
-        [source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, home.service)]),
-      ),
-    ]),
-  );
-  const records = await listEndpoints(deps.client, {}, Progress.for(deps.sink, options.progress));
-  // Held: the service's endpoints the stacks hold now (seen on it).
-  const held = records.filter(isHeld).length;
-  const orphans: Orphan[] = records
-    .filter((record) => !isHeld(record))
-    .map((record): Orphan => {
-      // What the states held under its id and may have been this endpoint (not another service's with the same id).
-      const before = formerly.get(record.webhookId)?.filter((b) => mayBeHeldEndpoint(b.facts, record));
-      const secret = [...(secretFields.fieldsOf(record) ?? [])];
-      if (before !== undefined && before.length > 0) {
-        const resources = before.map(({ source, urn, name }) => ({ source, urn, name }));
-        // Ours only when every record of it says this stack created it, here: one that says
-        // adopted or imported, or says nothing, makes it someone else's or unknown.
-        // Created here by the stack that held it (not moved in from another stack with `pulumi state move`).
-        const createdHere = before.every(
-          (b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === home.service,
-        );
-        // And by the stack's principal there: the one creator of every endpoint the stack created
-        // on this service. Creators that disagree mean one of them is not the stack's (a service
-        // answered a create with another principal's endpoint before the principal was known).
-        const byItsPrincipal = before.every((b) => {
-          // A principal the resource's configuration names decides (principalId).
-          if (b.principalId !== undefined) return record.creatorId === b.principalId;
-          const creators = creatorsBySource.get(b.source);
-          return creators !== undefined && creators.size === 1 && creators.has(record.creatorId);
-        });
-        if (createdHere && byItsPrincipal)
-          return {
-            record,
-            relation: "left-behind",
-            ours: true,
-            provenance: "created",
-            resources,
-            secretFields: secret,
-          };
-        if (createdHere)
-          return {
-            record,
-            relation: "formerly-held",
-            ours: false,
-            provenance: "created",
-            disputed: true,
-            resources,
-            secretFields: secret,
-          };
-        const how =
-          before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
-        return {
-          record,
-          relation: "formerly-held",
-          ours: false,
-          provenance: how,
-          resources,
-          secretFields: secret,
-        };
-      }
-      const byName = named
-        .filter((n) => sameName(record.webhookName, n.name))
-        .map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
-      return byName.length > 0
-        ? { record, relation: "name-match", ours: false, resources: byName, secretFields: secret }
-        : { record, relation: "unrelated", ours: false, resources: [], secretFields: secret };
-    })
-    .map((o) => ({ ...o, record: hideSecretFields(o.record, o.secretFields) }));
-
-  if (options.json) {
-    deps.sink.stdout(
-      jsonText({
-        sources: sources.map((s) => ({
-          label: s.label,
-          endpoints: endpointResources(s.current.deployment).length,
-          historyCheckpoints: s.history.length,
-        })),
-        held,
-        orphans: orphans.map((o) => ({
-          ...recordView(o.record, false, options.secrets ?? []),
-          relation: o.relation,
-          ours: o.ours,
-          ...(o.provenance === undefined ? {} : { provenance: o.provenance }),
-          ...(o.disputed === true ? { disputed: true } : {}),
-          resources: o.resources,
-        })),
-      }),
+      new Set([source.current, ...source.history].flatMap((d) => [...stackCreators(d.deployment, service)])),
     );
-  } else {
-    printOrphans(deps.sink, sources, held, records.length, orphans, options.secrets ?? []);
   }
-  return orphans;
+  return index;
+}
+
+/** Every endpoint on the service, listed with each client (one per token the stacks use), merged by id. */
+async function listService(deps: OrphansDeps, options: OrphansOptions): Promise<WebhookEndpointRecord[]> {
+  const clients = Array.isArray(deps.client)
+    ? (deps.client as readonly ListingClient[])
+    : [deps.client as ListingClient];
+  const byId = new Map<number, WebhookEndpointRecord>();
+  for (const client of clients)
+    for (const record of await listEndpoints(
+      client,
+      {},
+      Progress.for(deps.sink, options.progress),
+      options.secrets?.inText,
+    ))
+      if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+  return [...byId.values()].sort((a, b) => a.webhookId - b.webhookId);
+}
+
+/** The verdict on one endpoint no state holds now (see {@link ORPHANS_USAGE}). */
+function judge(record: WebhookEndpointRecord, index: StatesIndex, service: string): Orphan {
+  // What the states held under its id and may have been this endpoint (not another service's with the same id).
+  const before = index.formerly.get(record.webhookId)?.filter((b) => mayBeHeldEndpoint(b.facts, record));
+  const secretFields = [...(index.secretFields.fieldsOf(record) ?? [])];
+  if (before === undefined || before.length === 0) {
+    const byName = index.named
+      .filter((n) => sameName(record.webhookName, n.name))
+      .map((n) => ({ source: n.source, urn: n.urn, name: n.name }));
+    return byName.length > 0
+      ? { record, relation: "name-match", ours: false, resources: byName, secretFields }
+      : { record, relation: "unrelated", ours: false, resources: [], secretFields };
+  }
+  const resources = before.map(({ source, urn, name }) => ({ source, urn, name }));
+  // Ours only when every record of it says this stack created it, here (not moved in from another
+  // stack with `pulumi state move`): one that says adopted or imported, or says nothing, makes it
+  // someone else's or unknown.
+  const createdHere = before.every(
+    (b) => createdByItsStack(b.provenance, b.urn) && b.provenance?.service === service,
+  );
+  // And by the stack's principal there: the principal its configuration names, else the one creator
+  // of every endpoint it created on this service. Creators that disagree mean one of them is not the
+  // stack's (a service answered a create with another principal's endpoint before it was known).
+  const byItsPrincipal = before.every((b) => {
+    if (b.principalId !== undefined) return record.creatorId === b.principalId;
+    const creators = index.creatorsBySource.get(b.source);
+    return creators !== undefined && creators.size === 1 && creators.has(record.creatorId);
+  });
+  if (createdHere && byItsPrincipal)
+    return { record, relation: "left-behind", ours: true, provenance: "created", resources, secretFields };
+  if (createdHere)
+    return {
+      record,
+      relation: "formerly-held",
+      ours: false,
+      provenance: "created",
+      disputed: true,
+      resources,
+      secretFields,
+    };
+  const how = before.map((b) => b.provenance?.how ?? "unknown").find((h) => h !== "created") ?? "unknown";
+  return { record, relation: "formerly-held", ours: false, provenance: how, resources, secretFields };
+}
+
+/**
+ * `--json`: each value from the outside world (a record's fields, a resource's name and URN, a
+ * source's label) through the text policy, a secret one as the marker; the verdicts are ours.
+ */
+function orphansJson(
+  sources: readonly Source[],
+  held: number,
+  orphans: readonly Orphan[],
+  secrets: ShownSecrets,
+): string {
+  return jsonText({
+    sources: sources.map((s) => ({
+      label: shownValue(s.label, secrets),
+      endpoints: endpointResources(s.current.deployment).length,
+      historyCheckpoints: s.history.length,
+    })),
+    held,
+    orphans: orphans.map((o) => ({
+      ...recordView(o.record, false, secrets, o.secretFields),
+      relation: o.relation,
+      ours: o.ours,
+      ...(o.provenance === undefined ? {} : { provenance: o.provenance }),
+      ...(o.disputed === true ? { disputed: true } : {}),
+      resources: o.resources.map((r) => ({
+        source: shownValue(r.source, secrets),
+        urn: shownValue(r.urn, secrets),
+        name: shownValue(r.name, secrets),
+      })),
+    })),
+  });
 }
 
 function printOrphans(
@@ -330,24 +399,28 @@ function printOrphans(
   held: number,
   listed: number,
   orphans: readonly Orphan[],
-  secrets: readonly string[],
+  secrets: ShownSecrets,
 ): void {
+  const label = (s: Source) => cell(s.label, MAX_CELL.url, secrets.inText);
   const parts: string[] = [
-    `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${s.label}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
+    `${listed} endpoint(s) on the service; ${held} held by ${sources.map((s) => `${label(s)}${s.history.length > 0 ? ` (+${s.history.length} history checkpoints)` : ""}`).join(", ")}; ${orphans.length} held by none of them.`,
   ];
   const ours = orphans.filter((o) => o.ours);
   const notOurs = orphans.filter((o) => !o.ours);
   const row = (o: Orphan) => [
     String(o.record.webhookId),
-    cell(o.record.webhookName, MAX_CELL.name, secrets),
-    cell(o.record.webhookUrl, MAX_CELL.url, secrets),
-    principal(o.record.creatorName, o.record.creatorId),
-    isoTime(o.record.createTime),
+    textCell(o.record, "webhookName", MAX_CELL.name, secrets, o.secretFields),
+    textCell(o.record, "webhookUrl", MAX_CELL.url, secrets, o.secretFields),
+    principal(o.record.creatorName, o.record.creatorId, secrets),
+    timeCell(o.record.createTime, secrets),
     o.relation === "formerly-held"
       ? `formerly-held (${o.disputed === true ? "created, but not by the stack's one creator here" : o.provenance === "unknown" ? "provenance unknown" : o.provenance})`
       : o.relation,
     o.resources
-      .map((r) => `${cell(r.name, MAX_CELL.name, secrets)} (${cell(r.source, MAX_CELL.url, secrets)})`)
+      .map(
+        (r) =>
+          `${cell(r.name, MAX_CELL.name, secrets.inText)} (${cell(r.source, MAX_CELL.url, secrets.inText)})`,
+      )
       .join(", ") || "-",
   ];
   const headers = ["ID", "NAME", "URL", "CREATOR", "CREATED", "RELATION", "RESOURCE"];
@@ -367,3 +440,57 @@ function printOrphans(
   }
   sink.stdout(`${parts.join("\n")}\n`);
 }
+
+export const orphansCommand: Command = {
+  name: "orphans",
+  summary: "the endpoints none of the given stacks holds (to remove on the service)",
+  usage: ORPHANS_USAGE,
+  options: {
+    stack: { type: "string", multiple: true },
+    "state-file": { type: "string", multiple: true },
+  },
+  validate(flags) {
+    // Before anything is read: nothing to compare with is a usage error, not a missing setting.
+    if (flags.list("stack").length === 0 && flags.list("state-file").length === 0)
+      throw usageError("orphans needs at least one --stack or --state-file");
+  },
+  // Each --stack resolved on its own (its config, its secrets, its principalId), so that the order
+  // of the flags changes nothing, and the service listed with each token they use.
+  async run(context) {
+    const { io, flags } = context;
+    const stacks = flags.list("stack");
+    const resolved = await resolveStacksConnection(
+      {
+        flags: { baseUrl: flags.str("base-url"), accessToken: flags.str("access-token") },
+        cwd: io.cwd,
+        env: io.env,
+        pulumi: context.pulumi,
+        warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
+      },
+      stacks,
+    );
+    context.addConnectionSecrets(resolved.connectionSecrets);
+    const clients = resolved.connections.map((c) => context.open(c.client));
+    try {
+      await runOrphans(
+        {
+          client: clients,
+          home: resolved.home,
+          stackSettings: resolved.stackSettings,
+          pulumi: context.pulumi,
+          sink: io.sink,
+          cwd: io.cwd,
+        },
+        {
+          stacks,
+          stateFiles: flags.list("state-file"),
+          json: flags.bool("json"),
+          progress: flags.bool("progress"),
+          secrets: { inText: resolved.secrets, whole: resolved.wholeSecrets },
+        },
+      );
+    } finally {
+      await Promise.all(clients.map(async (client) => client.close?.()));
+    }
+  },
+};

@@ -1,6 +1,6 @@
-import { shellQuote } from "../../text";
+import { SECRET_CELL, redactShown, shellQuote, showsSecret, shownValue, type ShownSecrets } from "../../text";
 import { resourceNameProblem } from "./adopt";
-import { MAX_CELL, cell, isoTime, jsonText, table, type Sink } from "../output/output";
+import { MAX_CELL, jsonText, shownCell, table, timeCell, type Sink } from "../output/output";
 
 /** What `recover` found and did; `--json` prints it as it is. */
 export interface RecoverReport {
@@ -53,22 +53,41 @@ interface Entry {
   webhookUrl?: string | undefined;
 }
 
-/** `secrets`: what no cell may show (the token, the stack's secret values): redacted before a cell is cut, so no part of one shows. */
+/**
+ * `secrets`: what nothing printed may show (the token, the stack's secret values), through the text
+ * policy (src/text/policy.ts): a value from the outside world that shows one is `[secret]` in the
+ * report and the secret marker in `--json`; one inside a reason (which quotes service and state
+ * text) is `[REDACTED]`.
+ */
 export function printReport(
   sink: Sink,
   report: RecoverReport,
   json: boolean,
-  secrets: readonly string[] = [],
+  policy: ShownSecrets = { inText: [] },
 ): void {
   if (json) {
-    sink.stdout(jsonText(report));
+    sink.stdout(jsonText(reportView(report, policy)));
     return;
   }
-  const lines: string[] = [];
-  const would = report.dryRun ? "would be " : "";
-  lines.push(
+  const lines = [
+    ...headerLines(report, policy),
+    ...recordedLines(report, policy),
+    ...clearedLines(report, policy),
+    ...ambiguousLines(report, policy),
+    ...closingLines(report),
+  ];
+  sink.stdout(`${lines.join("\n")}\n`);
+}
+
+/** A creator id as a cell: `[secret]` when it shows a secret. */
+const idCell = (value: number, policy: ShownSecrets) =>
+  showsSecret(value, policy) ? SECRET_CELL : String(value);
+
+/** The stack, then what was found before looking: a repaired checkpoint, the lock, left-over hosts, the window, each service. */
+function headerLines(report: RecoverReport, policy: ShownSecrets): string[] {
+  const lines = [
     `Stack ${report.stack} (project ${report.project}): ${report.pendingCreates} pending create(s) of webhook endpoints.`,
-  );
+  ];
   if (report.repaired)
     lines.push(
       `Repaired: ${report.repaired.why}: ${report.dryRun ? "would remove" : "removed"} ${report.repaired.file}.`,
@@ -92,78 +111,91 @@ export function printReport(
   }
   for (const s of report.services) {
     lines.push(
-      `Service ${cell(s.service, MAX_CELL.url, secrets)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
+      `Service ${shownCell(s.service, MAX_CELL.url, policy)}: ${s.pendingCreates} pending create(s); ${s.creators.length > 0 ? `the stack's principal there is creator ${s.creators.map((c) => idCell(c, policy)).join(" or ")} (endpoints it created)` : "the state records no endpoint the stack created there, so its principal is unknown: any match needs a person's --pick"}.`,
     );
   }
-  if (report.recorded.length > 0) {
+  return lines;
+}
+
+/** A name or URL as a cell: `[secret]` when the state holds it secret. */
+const nameCell = (value: string | undefined, max: number, policy: ShownSecrets) =>
+  value === undefined ? SECRET_CELL : shownCell(value, max, policy);
+
+function recordedLines(report: RecoverReport, policy: ShownSecrets): string[] {
+  if (report.recorded.length === 0) return [];
+  return [
+    "",
+    `Recorded in state${report.dryRun ? " (dry run: would be)" : ""}: the endpoint each create made.`,
+    table(
+      ["RESOURCE", "ID", "NAME", "URL", "CREATED"],
+      report.recorded.map((r) => [
+        shownCell(r.resourceName, MAX_CELL.name, policy),
+        String(r.webhookId),
+        nameCell(r.webhookName, MAX_CELL.name, policy),
+        nameCell(r.webhookUrl, MAX_CELL.url, policy),
+        timeCell(r.createTime, policy),
+      ]),
+    ).trimEnd(),
+  ];
+}
+
+function clearedLines(report: RecoverReport, policy: ShownSecrets): string[] {
+  if (report.cleared.length === 0) return [];
+  return [
+    "",
+    `Cleared${report.dryRun ? " (dry run: would be)" : ""}: the next \`pulumi up\` creates these.`,
+    table(
+      ["RESOURCE", "NAME", "WHY"],
+      report.cleared.map((c) => [
+        shownCell(c.resourceName, MAX_CELL.name, policy),
+        nameCell(c.webhookName, MAX_CELL.name, policy),
+        redactShown(c.reason, policy.inText),
+      ]),
+    ).trimEnd(),
+  ];
+}
+
+/** Each create a person must decide, with its candidates and the commands that decide it. */
+function ambiguousLines(report: RecoverReport, policy: ShownSecrets): string[] {
+  if (report.ambiguous.length === 0) return [];
+  const lines = ["", "Not guessed (nothing was changed): a person must choose."];
+  for (const a of report.ambiguous) {
     lines.push(
-      "",
-      `Recorded in state${report.dryRun ? " (dry run: would be)" : ""}: the endpoint each create made.`,
+      `  ${shownCell(a.resourceName, MAX_CELL.name, policy)} (${nameCell(a.webhookName, MAX_CELL.name, policy)}, ${nameCell(a.webhookUrl, MAX_CELL.url, policy)}): ${redactShown(a.reason, policy.inText)}`,
     );
-    lines.push(
-      table(
-        ["RESOURCE", "ID", "NAME", "URL", "CREATED"],
-        report.recorded.map((r) => [
-          cell(r.resourceName, MAX_CELL.name, secrets),
-          String(r.webhookId),
-          cell(r.webhookName ?? "[secret]", MAX_CELL.name, secrets),
-          cell(r.webhookUrl ?? "[secret]", MAX_CELL.url, secrets),
-          isoTime(r.createTime),
-        ]),
-      ).trimEnd(),
-    );
-  }
-  if (report.cleared.length > 0) {
-    lines.push(
-      "",
-      `Cleared${report.dryRun ? " (dry run: would be)" : ""}: the next \`pulumi up\` creates these.`,
-    );
-    lines.push(
-      table(
-        ["RESOURCE", "NAME", "WHY"],
-        report.cleared.map((c) => [
-          cell(c.resourceName, MAX_CELL.name, secrets),
-          cell(c.webhookName ?? "[secret]", MAX_CELL.name, secrets),
-          c.reason,
-        ]),
-      ).trimEnd(),
-    );
-  }
-  if (report.ambiguous.length > 0) {
-    lines.push("", "Not guessed (nothing was changed): a person must choose.");
-    for (const a of report.ambiguous) {
+    for (const c of a.candidates) {
       lines.push(
-        `  ${cell(a.resourceName, MAX_CELL.name, secrets)} (${cell(a.webhookName ?? "[secret]", MAX_CELL.name, secrets)}, ${cell(a.webhookUrl ?? "[secret]", MAX_CELL.url, secrets)}): ${a.reason}`,
+        `    endpoint ${c.webhookId}, created ${timeCell(c.createTime, policy)} by creator ${idCell(c.creatorId, policy)}:`,
+        `      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`,
+        adoptAdvice(a, c.webhookId, policy),
       );
-      for (const c of a.candidates) {
-        lines.push(
-          `    endpoint ${c.webhookId}, created ${isoTime(c.createTime)} by creator ${c.creatorId}:`,
-        );
-        lines.push(`      webhooks recover --pick ${shellQuote(`${a.resourceName}=${c.webhookId}`)}`);
-        // Only a resource name adopt accepts is suggested (a stack's resource may be named anything).
-        const resourceName =
-          resourceNameProblem(a.resourceName, secrets) === undefined
-            ? ` --resource-name ${shellQuote(a.resourceName)}`
-            : "";
-        if (a.elsewhere === undefined)
-          lines.push(`      or declare it: webhooks adopt --id ${c.webhookId}${resourceName}`);
-        // The id is the service's: adopt run as the project configures it would look it up on another service.
-        else if (a.elsewhere.baseUrl !== null) {
-          lines.push(
-            `      or declare it (with WEBHOOKS_ACCESS_TOKEN set to the token of the provider that sent it): webhooks adopt --id ${c.webhookId} --base-url ${shellQuote(a.elsewhere.baseUrl)}${resourceName}`,
-          );
-        } else {
-          lines.push(
-            `      or declare it with webhooks adopt --id ${c.webhookId}${resourceName}, WEBHOOKS_BASE_URL and WEBHOOKS_ACCESS_TOKEN set to the base URL (held secret, not shown) and token of the provider that sent it`,
-          );
-        }
-      }
     }
   }
+  return lines;
+}
+
+/** How to declare a candidate instead, on the service its create was sent to. */
+function adoptAdvice(a: RecoverReport["ambiguous"][number], webhookId: number, policy: ShownSecrets): string {
+  // Only a resource name adopt accepts is suggested (a stack's resource may be named anything).
+  const resourceName =
+    resourceNameProblem(a.resourceName, policy.inText) === undefined
+      ? ` --resource-name ${shellQuote(a.resourceName)}`
+      : "";
+  if (a.elsewhere === undefined)
+    return `      or declare it: webhooks adopt --id ${webhookId}${resourceName}`;
+  // The id is the service's: adopt run as the project configures it would look it up on another service.
+  if (a.elsewhere.baseUrl !== null)
+    return `      or declare it (with WEBHOOKS_ACCESS_TOKEN set to the token of the provider that sent it): webhooks adopt --id ${webhookId} --base-url ${shellQuote(a.elsewhere.baseUrl)}${resourceName}`;
+  return `      or declare it with webhooks adopt --id ${webhookId}${resourceName}, WEBHOOKS_BASE_URL and WEBHOOKS_ACCESS_TOKEN set to the base URL (held secret, not shown) and token of the provider that sent it`;
+}
+
+/** Operations dropped, then what to do next. */
+function closingLines(report: RecoverReport): string[] {
+  const lines: string[] = [];
   if (report.droppedOperations > 0)
     lines.push(
       "",
-      `${report.droppedOperations} other pending operation(s) ${would}dropped, as the next update would drop them.`,
+      `${report.droppedOperations} other pending operation(s) ${report.dryRun ? "would be " : ""}dropped, as the next update would drop them.`,
     );
   if (report.pendingCreates === 0 && !report.lock && !report.repaired)
     lines.push("Nothing to recover: no pending creates of webhook endpoints and no lock.");
@@ -174,5 +206,48 @@ export function printReport(
     );
   else if (report.dryRun && report.ambiguous.length === 0)
     lines.push("", "Dry run: nothing was changed. Run again with --yes to apply.");
-  sink.stdout(`${lines.join("\n")}\n`);
+  return lines;
+}
+
+/**
+ * The report as `--json` prints it: each value from the outside world (a resource's name and URN,
+ * an endpoint's name, URL, creator and times, a service, a principal) through the text policy, a
+ * secret one as the marker; a reason, which quotes such values, with each secret in it redacted.
+ */
+function reportView(report: RecoverReport, policy: ShownSecrets): unknown {
+  const shown = <T extends string | number>(value: T) => shownValue(value, policy);
+  const reason = (text: string) => redactShown(text, policy.inText);
+  const entry = (e: Entry) => ({
+    urn: shown(e.urn),
+    resourceName: shown(e.resourceName),
+    ...(e.webhookName === undefined ? {} : { webhookName: shown(e.webhookName) }),
+    ...(e.webhookUrl === undefined ? {} : { webhookUrl: shown(e.webhookUrl) }),
+  });
+  return {
+    ...report,
+    window: report.window && {
+      ...report.window,
+      ...(report.window.creators === undefined ? {} : { creators: report.window.creators.map(shown) }),
+    },
+    services: report.services.map((s) => ({
+      ...s,
+      service: shown(s.service),
+      creators: s.creators.map(shown),
+    })),
+    recorded: report.recorded.map((r) => ({ ...r, ...entry(r), createTime: shown(r.createTime) })),
+    cleared: report.cleared.map((c) => ({ ...c, ...entry(c), reason: reason(c.reason) })),
+    ambiguous: report.ambiguous.map((a) => ({
+      ...a,
+      ...entry(a),
+      reason: reason(a.reason),
+      candidates: a.candidates.map((c) => ({
+        webhookId: c.webhookId,
+        createTime: shown(c.createTime),
+        creatorId: shown(c.creatorId),
+      })),
+      ...(a.elsewhere === undefined
+        ? {}
+        : { elsewhere: { baseUrl: a.elsewhere.baseUrl === null ? null : shown(a.elsewhere.baseUrl) } }),
+    })),
+  };
 }

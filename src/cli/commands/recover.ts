@@ -1,7 +1,10 @@
+import type { Command } from "../command";
+import { parsePicks } from "./recover-plan";
 import { readFileSync } from "node:fs";
 import { CLIENT_DEFAULTS, WebhooksClient, type WebhooksClientOptions } from "../../client";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
 import { stackOfUrn, type Provenance } from "../../core/state";
+import { redactShown, showable, type ShownSecrets } from "../../text";
 import { findProject } from "../stack/project";
 import {
   endpointResources,
@@ -12,8 +15,6 @@ import {
   recoveredDeployment,
   secretTexts,
   stackCreators,
-  urnName,
-  urnStackProject,
   type Deployment,
   type PendingCreate,
   type UntypedDeployment,
@@ -36,6 +37,7 @@ import {
   pulumiFailure,
   pulumiOk,
   stackArgs,
+  type PulumiResult,
   type PulumiRunner,
 } from "../stack/pulumi";
 import { matchPendingCreates, type Outcome } from "./recover-plan";
@@ -49,6 +51,7 @@ import {
   type HomeService,
   type ServiceTarget,
 } from "../stack/services";
+import { parseUrn, urnName } from "../../core/wire";
 
 /**
  * `webhooks recover`: after a killed `pulumi up`, records in state the endpoints its creates made
@@ -82,7 +85,7 @@ export interface RecoverOptions {
   /** How long to let creates in flight land after stopping left-over provider hosts. */
   settleMs?: number;
   /** What nothing printed may show (the token, the stack's secret values). */
-  secrets?: readonly string[];
+  secrets?: ShownSecrets;
 }
 
 export interface RecoverDeps {
@@ -474,7 +477,7 @@ function stackNames(
     ...(state.deployment.resources ?? []).map((r) => r.urn),
     ...(state.deployment.pending_operations ?? []).map((op) => op.resource.urn),
   ];
-  const fromUrn = urns.map(urnStackProject).find((x) => x !== undefined);
+  const fromUrn = urns.map(parseUrn).find((x) => x !== undefined);
   const project = fromUrn?.project ?? projectNameOf(projectFile);
   const stack = stackOption?.split("/").pop() ?? fromUrn?.stack ?? "";
   return { stack, project };
@@ -611,6 +614,15 @@ function fillReport(
   }
 }
 
+/**
+ * What `pulumi stack import` said when it failed: pulumi's text, which may quote the state it was
+ * given, so with the stack's secrets and the plaintext secrets of that state (the signing secrets
+ * recorded) redacted from it.
+ */
+function importFailure(result: PulumiResult, state: UntypedDeployment, options: RecoverOptions): string {
+  return redactShown(pulumiFailure(result), [...(options.secrets?.inText ?? []), ...secretTexts(state)]);
+}
+
 /** `pulumi stack import` from stdin; a lock it reports is released once when its holder is gone. */
 async function importState(
   pulumi: PulumiRunner,
@@ -631,7 +643,7 @@ async function importState(
       const code = /passphrase|secrets manager|decrypt/i.test(text) ? EXIT.config : EXIT.unexpected;
       throw new CliError(
         code,
-        `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${pulumiFailure(result)}; the state was not changed`,
+        `writing the recovered state failed (\`pulumi ${args.join(" ")}\`): ${importFailure(result, state, options)}; the state was not changed`,
       );
     }
     const lock = lockFromError(text);
@@ -670,3 +682,66 @@ async function verify(
   }
   return after;
 }
+
+export const recoverCommand: Command = {
+  name: "recover",
+  summary: "after a killed `pulumi up`: record the endpoints its creates made, clear the rest",
+  usage: RECOVER_USAGE,
+  options: {
+    stack: { type: "string" },
+    yes: { type: "boolean", short: "y" },
+    "dry-run": { type: "boolean" },
+    pick: { type: "string", multiple: true },
+    since: { type: "string" },
+    "release-lock": { type: "boolean" },
+  },
+  validate(flags) {
+    const since = flags.str("since");
+    if (since !== undefined && !Number.isFinite(Date.parse(since)))
+      throw usageError(
+        `recover: --since must be an ISO time (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(showable(since, 40))}`,
+      );
+  },
+  async run(context) {
+    const { io, flags } = context;
+    const since = flags.str("since");
+    await runRecover(
+      {
+        // Resolved when first needed: recover repairs a broken checkpoint first, before which
+        // `pulumi config` cannot read the stack.
+        client: context.connect,
+        home: async () => {
+          await context.connect();
+          const resolved = context.connection();
+          return {
+            service: serviceOf(resolved.connection.client.baseUrl),
+            config: resolved.config,
+            env: io.env,
+            secretConfigKeys: resolved.secretConfigKeys,
+          };
+        },
+        open: context.open,
+        onSecrets: (found) => {
+          context.addSecrets(found);
+          context.addConnectionSecrets(found);
+        },
+        pulumi: context.pulumi,
+        sink: io.sink,
+        cwd: io.cwd,
+      },
+      {
+        stack: flags.str("stack"),
+        yes: flags.bool("yes"),
+        dryRun: flags.bool("dry-run"),
+        json: flags.bool("json"),
+        progress: flags.bool("progress"),
+        releaseLock: flags.bool("release-lock"),
+        since: since === undefined ? undefined : Date.parse(since),
+        picks: parsePicks(flags.list("pick")),
+        get secrets() {
+          return context.secrets();
+        },
+      },
+    );
+  },
+};

@@ -1,5 +1,19 @@
 import type { WebhookEndpointRecord } from "../../client";
-import { charOrEscape } from "../../text";
+import {
+  HIDDEN,
+  HIDDEN_SOURCE,
+  SECRET_CELL,
+  SECRET_MARKER,
+  holdsSecretShown,
+  isSecretValue,
+  redactShown,
+  showsSecret,
+  shownValue,
+  type SecretMarker,
+  type ShownSecrets,
+} from "../../text";
+
+export { holdsSecretShown, redactShown };
 
 /**
  * Where a command writes, and what it may know about the terminal. Results go to stdout (a table
@@ -41,15 +55,11 @@ export function memorySink(
 export const MAX_CELL = { name: 48, url: 72, person: 32 } as const;
 
 /**
- * Characters a terminal hides, reorders or draws like another one: C0 and C1 controls and DEL,
- * format characters (zero-width, bidirectional, the byte-order mark, tags), line and paragraph
- * separators, spaces other than U+0020, the other default-ignorable code points (variation
- * selectors, fillers), noncharacters (U+FFFE, U+FDD0, ...) and lone surrogates. `orders` and
- * `orders` + U+200B must never look the same, so these are shown as escapes, never removed.
+ * Characters a terminal hides, reorders or draws like another one (src/text/hidden.ts).
+ * `orders` and `orders` + U+200B must never look the same, so these are shown as escapes, never
+ * removed.
  */
-const HIDDEN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}`;
-/** Every hidden character of a text (see {@link HIDDEN_SOURCE}). */
-export const HIDDEN = new RegExp(HIDDEN_SOURCE, "gu");
+export { HIDDEN };
 /** Whether one character is hidden. */
 export const HIDDEN_CHAR = new RegExp(`^(?:${HIDDEN_SOURCE})$`, "u");
 
@@ -99,64 +109,6 @@ function escapedWithin(text: string, maxBytes: number): string {
     pieces.push(piece);
   }
   return pieces.join("");
-}
-
-/**
- * What may stand between two characters of a secret, in service text or in what we print, without
- * making it any less readable to a person: hidden characters, and the escapes that show them
- * (`\u200b`, `\u{e0041}`, YAML's `\U000e0041`).
- */
-const SHOWN_GAP = String.raw`(?:${HIDDEN_SOURCE}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8})*`;
-const SHOWN_PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
-
-/** A secret as a person reads it: in any letter case, a character or its percent-escape (which a URL's reader decodes), hidden characters or their escapes between its characters. */
-function shownPatterns(secret: string): { any: RegExp; all: RegExp } {
-  let patterns = SHOWN_PATTERNS.get(secret);
-  if (patterns === undefined) {
-    const source = [...secret].map(charOrEscape).join(SHOWN_GAP);
-    patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
-    if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
-    SHOWN_PATTERNS.set(secret, patterns);
-  }
-  return patterns;
-}
-
-/**
- * Whether `text` holds one of `secrets` as a person reads it: in any letter case, also when hidden
- * characters or their escapes split it (`cli_tok_` U+200B `7d41...` is still the token to whoever
- * reads or copies it).
- */
-export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => mayHold(text, secret) && shownPatterns(secret).any.test(text));
-}
-
-/** Cheap first test: each character of a secret takes at least one UTF-16 unit of the text (most names are shorter than a token). */
-function mayHold(text: string, secret: string): boolean {
-  return secret.length > 0 && text.length >= codePoints(secret);
-}
-
-const CODE_POINTS = new Map<string, number>();
-function codePoints(secret: string): number {
-  let count = CODE_POINTS.get(secret);
-  if (count === undefined) {
-    count = [...secret].length;
-    if (CODE_POINTS.size >= 64) CODE_POINTS.clear();
-    CODE_POINTS.set(secret, count);
-  }
-  return count;
-}
-
-/**
- * `text` with every secret, as a person reads it (see {@link holdsSecretShown}), replaced by
- * `[REDACTED]`, hidden characters inside it included; the rest unchanged, to the character. Used on
- * service text before it is shown, and as the last filter on everything `webhooks` prints.
- */
-export function redactShown(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets)
-    if (mayHold(out, secret) && shownPatterns(secret).any.test(out))
-      out = out.replace(shownPatterns(secret).all, "[REDACTED]");
-  return out;
 }
 
 /** A plain-text table: a header row, then one line per row, columns padded to the widest cell. */
@@ -214,41 +166,77 @@ export interface SecretFields {
   fieldsOf(record: WebhookEndpointRecord): ReadonlySet<SecretField> | undefined;
 }
 
-/** The record with each field a stack's state holds secret shown as `[secret]`, never as the service has it. */
-export function hideSecretFields(
-  record: WebhookEndpointRecord,
-  fields: Iterable<"webhookName" | "webhookUrl"> | undefined,
-): WebhookEndpointRecord {
-  const hidden = [...(fields ?? [])];
-  if (hidden.length === 0) return record;
-  return { ...record, ...Object.fromEntries(hidden.map((field) => [field, "[secret]"])) };
+/** The fields of a record a stack's state may hold secret (see {@link SecretFields}). */
+export type HiddenFields = ReadonlySet<SecretField> | readonly SecretField[] | undefined;
+
+function isHidden(hidden: HiddenFields, field: SecretField): boolean {
+  return hidden !== undefined && ("has" in hidden ? hidden.has(field) : hidden.includes(field));
 }
 
+/** A record's field as `--json` writes it: its value, or the secret marker. */
+export type Shown<T> = T | SecretMarker;
+
 /**
- * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for, and
- * `secrets` (the token) redacted from every text field: a service may echo the token in a name or
- * a URL (see {@link redactShown}).
+ * A record as `--json` shows it: the camelCase record fields, `signSecret` only when asked for.
+ * Each field passes the text policy on its own (src/text/policy.ts): one the stack's state holds
+ * secret (`hidden`), or whose value shows a secret (the token echoed in a name, a secret
+ * `principalId` as the creator), is the secret marker `{"secret": true}`; the others are exactly
+ * the service's. `webhookId` is always shown: an endpoint's id is no secret (Pulumi never holds a
+ * resource's ID secret), and a script needs it.
  */
 export function recordView(
   record: WebhookEndpointRecord,
   showSecrets: boolean,
-  secrets: readonly string[] = [],
-): Record<string, unknown> {
+  secrets: ShownSecrets,
+  hidden?: HiddenFields,
+): Record<string, Shown<string | number>> {
   const { signSecret, ...rest } = record;
-  const text = (value: string) => redactShown(value, secrets);
-  const view = {
-    ...rest,
-    webhookName: text(rest.webhookName),
-    webhookUrl: text(rest.webhookUrl),
-    creatorName: text(rest.creatorName),
-    operatorName: text(rest.operatorName),
+  const text = (field: SecretField) =>
+    isHidden(hidden, field) ? SECRET_MARKER : shownValue(rest[field], secrets);
+  const view: Record<string, Shown<string | number>> = {
+    webhookId: rest.webhookId,
+    webhookName: text("webhookName"),
+    webhookUrl: text("webhookUrl"),
+    creatorId: shownValue(rest.creatorId, secrets),
+    creatorName: shownValue(rest.creatorName, secrets),
+    createTime: shownValue(rest.createTime, secrets),
+    operatorId: shownValue(rest.operatorId, secrets),
+    operatorName: shownValue(rest.operatorName, secrets),
+    operateTime: shownValue(rest.operateTime, secrets),
   };
-  return showSecrets ? { ...view, signSecret: text(signSecret) } : view;
+  return showSecrets ? { ...view, signSecret: shownValue(signSecret, secrets) } : view;
 }
 
-/** "name (id)" of a principal, cleaned for a table. */
-export function principal(name: string, id: number): string {
-  return `${cell(name, MAX_CELL.person)} (${id})`;
+/**
+ * A record's text field in a table: `[secret]` when the stack's state holds it secret, else the
+ * service's text as a {@link cell}, any secret in it shown as `[REDACTED]`.
+ */
+export function textCell(
+  record: WebhookEndpointRecord,
+  field: SecretField,
+  maxBytes: number,
+  secrets: ShownSecrets,
+  hidden?: HiddenFields,
+): string {
+  return isHidden(hidden, field) ? SECRET_CELL : shownCell(record[field], maxBytes, secrets);
+}
+
+/**
+ * Text from the outside world in a table: `[secret]` when it is a secret's whole value (however
+ * short), else a {@link cell} with every secret in it shown as `[REDACTED]`.
+ */
+export function shownCell(text: string, maxBytes: number, secrets: ShownSecrets): string {
+  return isSecretValue(text, secrets) ? SECRET_CELL : cell(text, maxBytes, secrets.inText);
+}
+
+/** A time from the service in a table: ISO, or `[secret]` when its value is a secret's. */
+export function timeCell(ms: number, secrets: ShownSecrets): string {
+  return showsSecret(ms, secrets) ? SECRET_CELL : isoTime(ms);
+}
+
+/** "name (id)" of a principal, cleaned for a table; `[secret]` for a part that is a secret's value. */
+export function principal(name: string, id: number, secrets: ShownSecrets = { inText: [] }): string {
+  return `${shownCell(name, MAX_CELL.person, secrets)} (${showsSecret(id, secrets) ? SECRET_CELL : id})`;
 }
 
 /**

@@ -1,33 +1,35 @@
 import { WebhookConfigError } from "../../client";
-import { secretForms } from "../../text";
+import { recognisableInText, secretForms } from "../../text";
 import {
+  EMPTY_CONFIG,
   SETTINGS,
   SETTING_NAMES,
   configKey,
   resolveConnection,
   retiredSettingsInUse,
+  serviceOf,
   stackConfig,
   type Connection,
   type ProviderConfig,
   type SettingName,
 } from "../../core/settings";
 import {
-  SECRET_SIG,
-  SIG_KEY,
   SecretFieldIndex,
   endpointResources,
   isSecret,
   revealed,
   parseState,
   secretTexts,
-  urnStackProject,
   type UntypedDeployment,
 } from "./deployment";
 import type { SecretFields } from "../output/output";
 import { historyCheckpoints } from "./history";
+import type { HomeSettings } from "./services";
 import { findProject, type ProjectDir } from "./project";
 import { CliError, EXIT } from "../exit";
 import { PulumiMissingError, backendUrl, pulumiFailure, stackArgs, type PulumiRunner } from "./pulumi";
+import { SECRET_SIG, SIG_KEY } from "../../core/wire";
+import { parseUrn } from "../../core/wire";
 
 /**
  * Where `webhooks` finds its connection, like the provider does, each setting on its own, first
@@ -53,11 +55,23 @@ export interface CliConnection {
   /** Where the base URL and the token came from (never the token). */
   sources: { baseUrl: string; accessToken: string };
   /**
-   * What everything printed is scrubbed of: the token, and, in a Pulumi project, every value the
-   * stack holds secret (a name or URL the program marked secret shows on the service as it is, and
-   * must not show here), signing secrets excepted (shown only on request, `--show-secrets`).
+   * The connection's own secrets: the token, and the base URL's forms (its host, its origin) when the
+   * stack holds it secret. The client names the host it failed to reach in its errors, so these are
+   * kept out of the client's messages as a whole.
+   */
+  connectionSecrets: string[];
+  /**
+   * What no value printed may show (src/text/policy.ts): the token, and, in a Pulumi project, every
+   * value the stack holds secret (a name or URL the program marked secret shows on the service as it
+   * is, and must not show here), signing secrets excepted (shown only on request, `--show-secrets`);
+   * only those long enough to be looked for inside text (`MIN_SECRET_CHARS`), the token always first.
    */
   secrets: string[];
+  /**
+   * Every value the stack holds secret, however short (a `principalId` of 7, a flag `true`): too
+   * short to be looked for inside text, each is still never shown as a whole value.
+   */
+  wholeSecrets: string[];
   /**
    * In a Pulumi project: the endpoints (by webhook_id) whose name or URL the stack's state, now or in
    * the history a `file://` backend keeps, holds secret. The service shows them as they are; what
@@ -133,17 +147,20 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
   const baseUrlSource = nonEmpty(config.values.baseUrl)
     ? config.describe("baseUrl")
     : `environment variable ${SETTINGS.baseUrl.env}`;
+  // The base URL connected to, held secret: redacted by its host too (an error names the host it could not reach).
+  const baseUrlForms =
+    secretKeys.includes(configKey("baseUrl")) && !nonEmpty(flagValues.baseUrl)
+      ? secretForms(connection.client.baseUrl)
+      : [];
   return {
     connection,
     config,
     secretConfigKeys: secretKeys,
     sources: { baseUrl: baseUrlSource, accessToken: connection.client.tokenSource },
+    connectionSecrets: [connection.client.accessToken, ...baseUrlForms],
     ...(await stackSecrets(options, project, connection.client.accessToken, [
       ...secretValues,
-      // The base URL connected to, held secret: redacted by its host too (an error names the host it could not reach).
-      ...(secretKeys.includes(configKey("baseUrl")) && !nonEmpty(flagValues.baseUrl)
-        ? secretForms(connection.client.baseUrl)
-        : []),
+      ...baseUrlForms,
     ])),
   };
 }
@@ -161,14 +178,17 @@ async function stackSecrets(
   project: ProjectDir | undefined,
   token: string,
   configSecrets: readonly string[],
-): Promise<Pick<CliConnection, "secrets" | "secretFields">> {
+): Promise<Pick<CliConnection, "secrets" | "wholeSecrets" | "secretFields">> {
   const values = new Set<string>([token]);
+  const whole = new Set<string>();
   const fields = new SecretFieldIndex();
   const keep = (text: string) => {
-    if (text.trim().length >= MIN_SECRET_CHARS) values.add(text);
+    if (recognisableInText(text)) values.add(text);
+    else if (text.trim() !== "") whole.add(text.trim());
   };
+  const found = () => ({ secrets: [...values], wholeSecrets: [...whole], secretFields: fields });
   for (const text of configSecrets) keep(text);
-  if (project === undefined) return { secrets: [...values], secretFields: fields };
+  if (project === undefined) return found();
   const exported = async (reveal: boolean): Promise<UntypedDeployment | undefined> => {
     const args = ["stack", "export", ...(reveal ? ["--show-secrets"] : []), ...stackArgs(options.stack)];
     const result = await options.pulumi.run(args, { cwd: project.dir }).catch(() => undefined);
@@ -185,7 +205,7 @@ async function stackSecrets(
   let current = await exported(true);
   if (current === undefined) {
     current = await exported(false);
-    if (current === undefined) return { secrets: [...values], secretFields: fields };
+    if (current === undefined) return found();
     options.warn(
       "warning: the stack's secrets could not be read (`pulumi stack export --show-secrets` failed: set the stack's passphrase or secrets provider access): names and URLs its state holds secret are shown as [secret], but a secret value that appears elsewhere (in another endpoint's name or URL) cannot be recognised",
     );
@@ -219,9 +239,7 @@ async function stackSecrets(
   // history still holds what it marked secret) the current stack pulumi names.
   const stack =
     options.stack ??
-    (deployment.resources ?? [])
-      .map((r) => urnStackProject(r.urn)?.stack)
-      .find((name) => name !== undefined) ??
+    (deployment.resources ?? []).map((r) => parseUrn(r.urn)?.stack).find((name) => name !== undefined) ??
     (await currentStackName(options.pulumi, project.dir));
   const history =
     backend !== undefined && stack !== undefined
@@ -231,7 +249,7 @@ async function stackSecrets(
   // creator and creation time (see SecretFieldIndex).
   for (const state of [current, ...history])
     for (const resource of endpointResources(state.deployment)) fields.add(resource);
-  return { secrets: [...values], secretFields: fields };
+  return found();
 }
 
 async function currentStackName(pulumi: PulumiRunner, cwd: string): Promise<string | undefined> {
@@ -239,9 +257,6 @@ async function currentStackName(pulumi: PulumiRunner, cwd: string): Promise<stri
   const name = result !== undefined && result.code === 0 ? result.stdout.trim() : "";
   return name === "" ? undefined : name;
 }
-
-/** Shorter secret values (a secret `true`, a count) would cut ordinary words apart and show nothing. */
-const MIN_SECRET_CHARS = 4;
 
 /** The `webhooks:*` values of the stack's config; empty (with a notice) when pulumi is missing or fails. */
 async function readStackConfig(
@@ -309,4 +324,65 @@ function flagName(name: SettingName): string {
 
 function nonEmpty(value: string | undefined): value is string {
   return typeof value === "string" && value.trim() !== "";
+}
+
+/** What a command over several stacks (`orphans --stack a --stack b`) connects with, and judges each stack by. */
+export interface StacksConnection {
+  /** One connection per token the stacks configure for the service (the listings are merged). */
+  connections: Connection[];
+  /**
+   * The service listed, and the settings a state file is judged with: with no `--stack`, the current
+   * stack's (as for any command); with stacks, the flags and the environment only, since no stack's
+   * config applies to a file.
+   */
+  home: HomeSettings;
+  /** Each stack's own settings: its config decides its `principalId` and its default provider. */
+  stackSettings: Map<string, HomeSettings>;
+  /** Every stack's secrets (see {@link CliConnection.secrets}): none of them is shown, whichever stack holds it. */
+  secrets: string[];
+  wholeSecrets: string[];
+  connectionSecrets: string[];
+}
+
+/**
+ * Resolves the connection of each stack on its own (its config, its secrets), never the first
+ * stack's for all: the order of the flags must not change what is judged or shown. The stacks must
+ * name one service (flags and environment over their config, as for any command).
+ */
+export async function resolveStacksConnection(
+  options: Omit<ResolveOptions, "stack">,
+  stacks: readonly string[],
+): Promise<StacksConnection> {
+  const names = [...new Set(stacks)];
+  const resolved: CliConnection[] = [];
+  for (const stack of names.length === 0 ? [undefined] : names)
+    resolved.push(await resolveCliConnection({ ...options, stack }));
+  const settingsOf = (r: CliConnection): HomeSettings => ({
+    service: serviceOf(r.connection.client.baseUrl),
+    config: r.config,
+    env: options.env,
+    secretConfigKeys: r.secretConfigKeys,
+  });
+  const services = new Set(resolved.map((r) => serviceOf(r.connection.client.baseUrl)));
+  if (services.size > 1)
+    throw new CliError(
+      EXIT.config,
+      `the stacks ${names.join(", ")} configure different services (webhooks:baseUrl, not shown: it may be secret), and orphans compares them with one: pass --base-url with the service to list`,
+    );
+  const service = [...services][0]!;
+  const connections = new Map(
+    resolved.map((r) => [`${r.connection.client.baseUrl}\n${r.connection.client.accessToken}`, r.connection]),
+  );
+  const union = (pick: (r: CliConnection) => readonly string[]) => [...new Set(resolved.flatMap(pick))];
+  return {
+    connections: [...connections.values()],
+    home:
+      names.length === 0
+        ? settingsOf(resolved[0]!)
+        : { service, config: EMPTY_CONFIG, env: options.env, secretConfigKeys: [] },
+    stackSettings: new Map(names.map((name, i) => [name, settingsOf(resolved[i]!)])),
+    secrets: union((r) => r.secrets),
+    wholeSecrets: union((r) => r.wholeSecrets),
+    connectionSecrets: union((r) => r.connectionSecrets),
+  };
 }

@@ -6,7 +6,14 @@ import {
   stateAfterCreate,
   type Provenance,
 } from "../../core/state";
+import {
+  ALWAYS_SECRET_OUTPUTS,
+  DYNAMIC_FORCED_SECRET,
+  ENDPOINT_TYPES,
+  TYPE_TOKENS,
+} from "../../core/resource";
 import { showsTainted } from "../../core/taint";
+import { SECRET_SIG, SIG_KEY, urnName } from "../../core/wire";
 import { CliError, EXIT } from "../exit";
 import type { SecretField, SecretFields } from "../output/output";
 
@@ -17,12 +24,9 @@ import type { SecretField, SecretFields } from "../output/output";
  * (the service and token of an explicit provider, a secret name to match, a secret provenance), it
  * reads it from a `--show-secrets` export kept in memory and never printed.
  */
-export const DYNAMIC_TYPE = "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint";
-export const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
-export const ENDPOINT_TYPES: readonly string[] = [DYNAMIC_TYPE, NATIVE_TYPE];
-/** The marker of a secret value in a deployment (and its value for a secret). */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export const DYNAMIC_TYPE = TYPE_TOKENS.dynamic;
+export const NATIVE_TYPE = TYPE_TOKENS.native;
+export { ENDPOINT_TYPES };
 
 export interface StateResource {
   urn: string;
@@ -92,18 +96,6 @@ export function heldId(resource: StateResource): number | undefined {
     return fromId;
   const fromOutputs = resource.outputs?.webhookId;
   return typeof fromOutputs === "number" && Number.isSafeInteger(fromOutputs) ? fromOutputs : undefined;
-}
-
-/** The resource name at the end of a URN. */
-export function urnName(urn: string): string {
-  const at = urn.lastIndexOf("::");
-  return at >= 0 ? urn.slice(at + 2) : urn;
-}
-
-/** `urn:pulumi:<stack>::<project>::...`: the stack and project of a URN. */
-export function urnStackProject(urn: string): { stack: string; project: string } | undefined {
-  const match = /^urn:pulumi:([^:]+)::([^:]+)::/.exec(urn);
-  return match ? { stack: match[1]!, project: match[2]! } : undefined;
 }
 
 /**
@@ -324,9 +316,8 @@ export function recordedResource(
       : {}),
   };
   const state: Record<string, unknown> = { ...stateAfterCreate(record, declared, provenance) };
-  const alwaysSecret = new Set([
-    "signSecret",
-    ...(pending.face === "dynamic" ? ["declared", "createdAs"] : []),
+  const alwaysSecret = new Set<string>([
+    ...(pending.face === "dynamic" ? DYNAMIC_FORCED_SECRET : ALWAYS_SECRET_OUTPUTS),
     ...(secrecy.provenanceSecret === true ? ["provenance"] : []),
   ]);
   const values = secrecy.secretValues ?? [];

@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { findProject } from "./project";
-import { parseState, urnStackProject, type UntypedDeployment } from "./deployment";
+import { parseState, type UntypedDeployment } from "./deployment";
 import { CliError, EXIT } from "../exit";
 import { readdirSafe } from "./files";
 import { localBackendPath } from "./lock";
+import { parseUrn } from "../../core/wire";
 
 /**
  * The checkpoints a `file://` backend keeps after every update
@@ -22,9 +23,7 @@ export function historyCheckpoints(
   if (root === undefined) return [];
   const segments = stack.split("/");
   const stackName = segments.at(-1)!;
-  const urn = (current.deployment.resources ?? [])
-    .map((r) => urnStackProject(r.urn))
-    .find((x) => x !== undefined);
+  const urn = (current.deployment.resources ?? []).map((r) => parseUrn(r.urn)).find((x) => x !== undefined);
   const project = segments.length === 3 ? segments[1]! : (urn?.project ?? projectName(cwd));
   const history = join(root, ".pulumi", "history");
   const dirs = [

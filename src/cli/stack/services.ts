@@ -1,6 +1,6 @@
 import { WebhookConfigError, type WebhooksClientOptions } from "../../client";
 import { resolveConnection, serviceOf, type Connection, type ProviderConfig } from "../../core/settings";
-import { nativeConfig } from "../../native/config";
+import { nativeConfig } from "../../core/provider-config";
 import {
   DYNAMIC_TYPE,
   provenanceIn,

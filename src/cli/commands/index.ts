@@ -1,0 +1,9 @@
+// The commands of `webhooks`, in the order `webhooks --help` lists them: a new command is its own
+// file here and one line below.
+import type { Command } from "../command";
+import { adoptCommand } from "./adopt";
+import { listCommand } from "./list";
+import { orphansCommand } from "./orphans";
+import { recoverCommand } from "./recover";
+
+export const COMMANDS: readonly Command[] = [listCommand, adoptCommand, recoverCommand, orphansCommand];

@@ -1,0 +1,109 @@
+// The text policy's rules as docs/operator-cli.md ("Secrets in what `webhooks` prints") states them:
+// what shows a secret (a value equal to one, a text holding one of at least 4 characters as a person
+// reads it, a secret of digits only where it stands as a number), the marker `{"secret": true}`,
+// and what adopt and the import Read refuse to paste (docs/adopting-and-importing.md).
+import { describe, expect, it } from "vitest";
+import {
+  holdsSecretShown,
+  isSecretValue,
+  pasteRefusal,
+  recognisableInText,
+  redactShown,
+  showsSecret,
+  shownValue,
+} from "../../src/text";
+
+describe("what shows a secret", () => {
+  it("a value equal to one, however short: a text in any letter case (white space around aside), a number as a whole", () => {
+    expect(isSecretValue("ID", { inText: [], whole: ["id"] })).toBe(true);
+    expect(isSecretValue(" id ", { inText: [], whole: ["id"] })).toBe(true);
+    expect(isSecretValue("id", { inText: [], whole: [" ID "] })).toBe(true);
+    expect(isSecretValue("Creator", { inText: ["creator"] })).toBe(true);
+    expect(isSecretValue(7, { inText: [], whole: ["7"] })).toBe(true);
+    expect(isSecretValue(1001, { inText: ["1001"] })).toBe(true);
+    // Equal only: neither list makes a longer value or another number secret.
+    expect(isSecretValue("ids", { inText: [], whole: ["id"] })).toBe(false);
+    expect(isSecretValue(17, { inText: [], whole: ["7"] })).toBe(false);
+    expect(isSecretValue("id", { inText: ["other"] })).toBe(false);
+    expect(isSecretValue("id", { inText: [] })).toBe(false);
+  });
+
+  it("a text holding one of at least 4 characters, white space aside; a shorter one only as a whole", () => {
+    expect(recognisableInText("name")).toBe(true);
+    expect(recognisableInText("abc")).toBe(false);
+    expect(recognisableInText(" ab ")).toBe(false);
+    expect(showsSecret("my-name-here", { inText: ["name"] })).toBe(true);
+    expect(showsSecret("my-id-here", { inText: ["id"], whole: ["id"] })).toBe(false);
+    expect(showsSecret("my- ab -here", { inText: [" ab "] })).toBe(false);
+    expect(showsSecret("id", { inText: [], whole: ["id"] })).toBe(true);
+  });
+
+  it("as a person reads it: any letter case, invisible characters or escapes between its letters", () => {
+    const secret = "tok_5c2e9a71";
+    for (const text of [
+      `x ${secret.toUpperCase()} y`,
+      `x tok_\u200b5c2e9a71 y`,
+      "x tok_\\u200b5c2e9a71 y",
+      "x tok%5f5c2e9a71 y",
+    ])
+      expect({ text, shows: holdsSecretShown(text, [secret]) }).toEqual({ text, shows: true });
+    expect(redactShown(`a tok_\u200b5C2E9A71 b`, [secret])).toBe("a [REDACTED] b");
+    expect(holdsSecretShown("tok_5c2e9a7", [secret])).toBe(false);
+  });
+
+  it("a secret of digits only where it stands as a number; any other secret wherever it is", () => {
+    expect(showsSecret("order-1001", { inText: ["1001"] })).toBe(true);
+    expect(showsSecret("1001-x", { inText: ["1001"] })).toBe(true);
+    expect(showsSecret("order-21001", { inText: ["1001"] })).toBe(false);
+    expect(showsSecret("order-10012", { inText: ["1001"] })).toBe(false);
+    expect(redactShown("21001 and 1001 and 10012", ["1001"])).toBe("21001 and [REDACTED] and 10012");
+    // Not all digits: found inside digits too.
+    expect(showsSecret("x21a01y", { inText: ["1a01"] })).toBe(true);
+    expect(showsSecret("7abc12", { inText: ["abc1"] })).toBe(true);
+  });
+
+  it("a number only when equal to a secret: a secret 1712 is not in the time 1712000000000", () => {
+    expect(showsSecret(1712000000000, { inText: ["1712"] })).toBe(false);
+    expect(showsSecret("1712000000000", { inText: ["1712"] })).toBe(false);
+    expect(showsSecret("at 1712 o'clock", { inText: ["1712"] })).toBe(true);
+  });
+
+  it("keeps judging right past the patterns it keeps (more secrets than it caches)", () => {
+    const secrets = Array.from({ length: 150 }, (_, i) => `secret-${i}-value`);
+    for (const [i, secret] of secrets.entries()) {
+      expect(holdsSecretShown(`x ${secret} y`, [secret])).toBe(true);
+      expect(holdsSecretShown(`x ${secrets[(i + 1) % secrets.length]!} y`, [secret])).toBe(false);
+    }
+  });
+});
+
+describe("the marker and the refusal", () => {
+  it('--json\'s marker is {"secret": true}, and a value that shows no secret is itself', () => {
+    expect(shownValue("ID", { inText: [], whole: ["id"] })).toEqual({ secret: true });
+    expect(shownValue(1001, { inText: ["1001"] })).toEqual({ secret: true });
+    expect(JSON.stringify(shownValue("x", { inText: ["x-long"] }))).toBe('"x"');
+    expect(shownValue(5, { inText: ["1001"] })).toBe(5);
+  });
+
+  it("what may not be pasted or recorded names each field that shows the secret, and says what to do", () => {
+    const fields = (name: string, url: string) => [
+      { label: "name", text: name },
+      { label: "URL", text: url },
+    ];
+    const token = { inText: ["tok_5c2e9a71"] };
+    expect(pasteRefusal(fields("a", "https://x/"), token, "the token")).toBeUndefined();
+    expect(pasteRefusal(fields("a tok_5c2e9a71", "https://x/"), token, "the token")).toMatch(
+      /^its name holds the token, so no declaration of it can be printed, .*; have the endpoint renamed on the service$/,
+    );
+    expect(pasteRefusal(fields("a", "https://x/?t=TOK_5C2E9A71"), token, "the token")).toMatch(
+      /^its URL holds the token,/,
+    );
+    expect(pasteRefusal(fields("tok_5c2e9a71", "https://x/?t=tok_5c2e9a71"), token, "the token")).toMatch(
+      /^its name and URL hold the token,/,
+    );
+    // A short secret, as a whole value.
+    expect(pasteRefusal(fields("id", "https://x/"), { inText: [], whole: ["id"] }, "a secret")).toMatch(
+      /^its name holds a secret,/,
+    );
+  });
+});
