@@ -4,7 +4,8 @@
 // Seeds are fixed.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UNKNOWN, inputSchemas, passesSchema, validateInputs } from "../../src/core/inputs";
+import { inputSchemas, passesSchema, validateInputs } from "../../src/core/inputs";
+import { UNKNOWN } from "../../src/core/wire";
 
 const text = fc.oneof(
   { arbitrary: fc.stringMatching(/^[a-z][a-z0-9 _-]{0,20}$/), weight: 4 },
