@@ -91,7 +91,7 @@ const CLI_DEFAULT_PARALLEL =
 /** The emulator's page size when the benchmark does not set one (its maxPageSize default; the client asks for 100). */
 const DEFAULT_PAGE = 100;
 
-// Targets (issue 11).
+// Targets: the report flags each miss (results.md, and results.json's misses).
 const TARGET = {
   /** Crowded service: list calls per command at most one per endpoint plus this. */
   crowdListSlack: 5,
@@ -101,7 +101,7 @@ const TARGET = {
   largeVsFloor: 1.2,
   /** up of 100 endpoints at latency 0: at most this times the floor. */
   up100VsFloor: 1.05,
-  /** Every command at latency 0, at these sizes: CPU of all processes at most this times the lean floor's (issue 28). */
+  /** Every command at latency 0, at these sizes: CPU of all processes at most this times the lean floor's. */
   cpuVsLean: 1.1,
   /** ... and the provider host's peak RSS at most this times the lean floor's. */
   rssVsLean: 1.15,
@@ -683,7 +683,7 @@ function verdict(ok, what) {
 }
 
 /**
- * The grid's rows judged against the lean floor (issue 28), for one size at one latency: per command, the CPU of
+ * The grid's rows judged against the lean floor, for one size at one latency: per command, the CPU of
  * all processes and the provider host's peak RSS, each with its target at the judged sizes.
  * @param {{ n: number, latency: number, ours: CycleResult[], floor: CycleResult[], lean: CycleResult[], rows: string[][], misses: string[] }} cells
  */
