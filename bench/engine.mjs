@@ -37,7 +37,13 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  */
 
 /** @typedef {{ engine: number, provider: number, plugin: number, program: number }} Memory */
-/** @typedef {{ engine: number, provider: number, plugin: number, program: number, other: number, bench: number }} Cpu */
+/**
+ * CPU seconds of one command. `all` is exact: the CLI and every process below it (the language host, the program,
+ * the plugins and their shells), as the benchmark process's children counters account them once reaped; the others
+ * are polled from /proc every 100 ms (a process's last moments before it ends are missed), and `bench` is the
+ * benchmark process itself: the in-process emulator (the service) and the polling.
+ * @typedef {{ all: number, engine: number, provider: number, plugin: number, program: number, other: number, bench: number }} Cpu
+ */
 
 /**
  * What up's request log says of create's pre-check (the listing by name before each create).
@@ -69,8 +75,8 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  * @property {{ providerBytes: number, resourceBytes: number, fileBytes: number }} state bytes per endpoint in the
  *   export; bytes of the whole checkpoint file on disk after up
  * @property {Precheck | undefined} precheck
- * @property {ProfileStats[] | undefined} profile BENCH_PROFILE: what bench/profile-hook.cjs wrote for each provider host
- *   and program
+ * @property {Partial<Record<Op, ProfileStats[]>>} profiles BENCH_PROFILE: what bench/profile-hook.cjs wrote for each
+ *   provider host and program, per instrumented command
  */
 
 /**
@@ -91,7 +97,12 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  * @property {number} cpuAtReadyMs
  * @property {number} cpuMs CPU at the last write (the program: at exit)
  * @property {number} creates
+ * @property {string} profiledMethod
+ * @property {number} profiledAnswers
+ * @property {number} cpuAtProfileEndMs
  * @property {string | undefined} profile
+ * @property {string | undefined} heapProfile
+ * @property {{ peakRss: number, maxHeapUsed: number, maxHeapTotal: number, maxExternal: number, maxArrayBuffers: number, heapAtEnd?: Record<string, number> }} memory
  */
 
 /**
@@ -230,6 +241,7 @@ function cpuSeconds(usage) {
 function cpuOf(run, bench) {
   const cpu = run.sample?.cpuSeconds ?? {};
   return {
+    all: run.sample?.reapedCpuSeconds ?? NaN,
     engine: cpu.engine ?? 0,
     provider: cpu.provider ?? 0,
     plugin: cpu.plugin ?? 0,
@@ -410,9 +422,11 @@ function checkpointBytes(dir, stack) {
  * @property {(emulator: BenchEmulator) => void} [prepare] before up, for kinds that call the API (default: reset)
  * @property {(emulator: BenchEmulator) => void} [afterUp] after up, for kinds that call the API
  * @property {readonly Op[]} [ops] which commands to time after up (default: preview, refresh, destroy)
- * @property {Record<string, string>} [upEnv] only for up (BENCH_PROFILE's NODE_OPTIONS)
- * @property {string} [profileDir] where bench/profile-hook.cjs writes (read after up)
+ * @property {Partial<Record<Op, Record<string, string>>>} [opEnv] per command, over `env` (BENCH_PROFILE's NODE_OPTIONS)
+ * @property {Partial<Record<Op, string>>} [profileDirs] where bench/profile-hook.cjs writes, per command (read after it)
  * @property {Record<string, string>} [env] for every command of this run, over `extraEnv`
+ * @property {string} [pluginDir] native kind: a directory put before the installed package's on PATH, whose
+ *   pulumi-resource-webhooks the engine then runs (the single executable, BENCH_PARTS=sea)
  */
 
 /**
@@ -429,7 +443,7 @@ export async function cycle(options) {
   let dir = join(p.projects, kind);
   if (kind === "native") {
     // The plugin comes from the installed package, on PATH as after `npm install -g pulumi-webhook-endpoints`.
-    env.PATH = `${p.bin}:${process.env.PATH ?? ""}`;
+    env.PATH = `${options.pluginDir === undefined ? "" : `${options.pluginDir}:`}${p.bin}:${process.env.PATH ?? ""}`;
     dir = join(p.projects, `native-${n}`);
     if (!existsSync(join(dir, "Pulumi.yaml"))) {
       mkdirSync(dir, { recursive: true });
@@ -480,7 +494,15 @@ export async function cycle(options) {
     return { run, entries, before, after };
   };
 
-  const up = await timed("up", ["up", "--yes", "--skip-preview"], options.upEnv);
+  /** @type {Partial<Record<Op, ProfileStats[]>>} */
+  const profiles = {};
+  const timedOp = async (/** @type {Op} */ op, /** @type {string[]} */ args) => {
+    const done = await timed(op, args, options.opEnv?.[op]);
+    const dir = options.profileDirs?.[op];
+    if (dir !== undefined) profiles[op] = readProfiles(dir);
+    return done;
+  };
+  const up = await timedOp("up", ["up", "--yes", "--skip-preview"]);
   const seen = up.run.sample?.seen ?? {};
   const precheck = isFloor(kind) ? undefined : precheckOf(up.entries, latency, up.run.ms);
 
@@ -508,10 +530,6 @@ export async function cycle(options) {
 
   if (!isFloor(kind)) options.afterUp?.(emulator);
 
-  /** @type {ProfileStats[] | undefined} */
-  let profile;
-  if (options.profileDir !== undefined) profile = readProfiles(options.profileDir);
-
   /** @type {Record<Exclude<Op, "up">, string[]>} */
   const commands = {
     preview: ["preview", "--expect-no-changes"],
@@ -520,7 +538,7 @@ export async function cycle(options) {
   };
   const ops = options.ops ?? ["preview", "refresh", "destroy"];
   for (const op of /** @type {Exclude<Op, "up">[]} */ (["preview", "refresh", "destroy"])) {
-    if (ops.includes(op)) await timed(op, commands[op]);
+    if (ops.includes(op)) await timedOp(op, commands[op]);
   }
   await project.ok(["stack", "rm", "--yes", "--force", stack]);
   rmSync(backend.dir, { recursive: true, force: true });
@@ -547,7 +565,7 @@ export async function cycle(options) {
     seen: { provider: seen.provider ?? 0, plugin: seen.plugin ?? 0, program: seen.program ?? 0 },
     state,
     precheck,
-    profile,
+    profiles,
   };
 }
 

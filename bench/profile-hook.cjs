@@ -1,19 +1,25 @@
 // @ts-check
 "use strict";
 // BENCH_PROFILE=1: preloaded into every Node process the CLI starts (NODE_OPTIONS=--require <this file>),
-// it does nothing except in the dynamic-provider host (node .../@pulumi/pulumi/cmd/dynamic-provider) and the
-// program (node .../@pulumi/pulumi/cmd/run). It records, into $BENCH_PROFILE_OUT/<role>-<pid>.json:
+// it does nothing except in the dynamic-provider host (node .../@pulumi/pulumi/cmd/dynamic-provider), the
+// native plugin (pulumi-resource-webhooks) and the program (node .../@pulumi/pulumi/cmd/run). It records, into
+// $BENCH_PROFILE_OUT/<role>-<pid>.json:
 // - start-up (provider host): when the plugin's shell (pulumi-resource-pulumi-nodejs, this process's parent) and
 //   this process started, when Node finished bootstrapping, when the host printed its port (ready);
-// - module loading (both): wall time inside the outermost require() calls (the entry module itself excluded),
+// - module loading (all): wall time inside the outermost require() calls (the entry module itself excluded),
 //   before and after ready, and by package;
 // - per gRPC method of the provider host (Configure, CheckConfig, Check, Create, Diff, Read, Delete...): count,
 //   summed wall time, first start and last end; its CPU time when the first Create arrived and the last ended;
-// - with BENCH_PROFILE_EXPECT_CREATES=n, a V8 CPU profile of the provider host (node:inspector) from preload to the
-//   n-th Create's answer (BENCH_PROFILE_METHOD=Read or Diff or Delete: to the n-th answer of that method instead,
-//   for refresh, preview or destroy), written as <pid>.cpuprofile.
+// - memory: the peak RSS (VmHWM), and the highest V8 heap in use, external memory and array buffers seen
+//   (polled every 50 ms and at every answer), and V8's heap statistics when the profile ends;
+// - with BENCH_PROFILE_EXPECT=n, a V8 CPU profile of the provider host (node:inspector) from preload to the n-th
+//   answer of BENCH_PROFILE_METHOD (Create by default; Diff for preview, Read for refresh, Delete for destroy),
+//   written as <pid>.cpuprofile, and a sampling heap profile over the same span that keeps the objects
+//   garbage collection freed (so it attributes every byte allocated, not only what is still alive), written as
+//   <pid>.heapprofile;
+// - with BENCH_PROFILE_PROGRAM=1, the same two profiles of the program, from preload to its exit.
 // The engine kills the provider host without letting it exit, so the figures are written as they change
-// (throttled) and synchronously once the expected creates are done; the program writes them again at exit.
+// (throttled) and synchronously once the expected answers are done; the program writes them again at exit.
 const Module = require("node:module");
 const fs = require("node:fs");
 const path = require("node:path");
@@ -23,6 +29,8 @@ const entry = process.argv[1] ?? "";
 const outDir = process.env.BENCH_PROFILE_OUT;
 
 if (outDir && /cmd[\\/]dynamic-provider([\\/]index(\.js)?)?$/.test(entry)) install(outDir, "provider");
+else if (outDir && /(^|[\\/])pulumi-resource-webhooks$|dist[\\/]native[\\/]bin\.js$/.test(entry))
+  install(outDir, "provider");
 else if (outDir && /cmd[\\/]run([\\/]index(\.js)?)?$/.test(entry)) install(outDir, "program");
 
 /**
@@ -58,9 +66,9 @@ function startSeconds(pid) {
 function install(dir, role) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${role}-${process.pid}.json`);
-  const expectCreates = role === "provider" ? Number(process.env.BENCH_PROFILE_EXPECT_CREATES) || 0 : 0;
+  const expectAnswers = role === "provider" ? Number(process.env.BENCH_PROFILE_EXPECT) || 0 : 0;
   const profiledMethod = process.env.BENCH_PROFILE_METHOD || "Create";
-  let profiledAnswers = 0;
+  const profiling = expectAnswers > 0 || (role === "program" && process.env.BENCH_PROFILE_PROGRAM === "1");
   // Process clock (ms since this process's time origin) -> seconds since boot, measured once.
   const bootOffset = uptimeSeconds() - performance.now() / 1000;
 
@@ -90,7 +98,24 @@ function install(dir, role) {
     /** Process CPU at the last write (for the program: at exit), ms. */
     cpuMs: NaN,
     creates: 0,
+    /** Answers of the profiled method (the profile ends at the expected count). */
+    profiledMethod,
+    profiledAnswers: 0,
+    /** Process CPU when the profile ended, ms. */
+    cpuAtProfileEndMs: NaN,
     profile: /** @type {string | undefined} */ (undefined),
+    heapProfile: /** @type {string | undefined} */ (undefined),
+    memory: {
+      /** Peak RSS of the process (VmHWM), bytes, at the last write. */
+      peakRss: NaN,
+      /** Highest values seen by polling process.memoryUsage(), bytes. */
+      maxHeapUsed: 0,
+      maxHeapTotal: 0,
+      maxExternal: 0,
+      maxArrayBuffers: 0,
+      /** v8.getHeapStatistics() when the profile ended. */
+      heapAtEnd: /** @type {Record<string, number> | undefined} */ (undefined),
+    },
   };
 
   const cpuMs = () => {
@@ -98,10 +123,22 @@ function install(dir, role) {
     return (usage.user + usage.system) / 1000;
   };
 
+  const pollMemory = () => {
+    const usage = process.memoryUsage();
+    const m = stats.memory;
+    m.maxHeapUsed = Math.max(m.maxHeapUsed, usage.heapUsed);
+    m.maxHeapTotal = Math.max(m.maxHeapTotal, usage.heapTotal);
+    m.maxExternal = Math.max(m.maxExternal, usage.external);
+    m.maxArrayBuffers = Math.max(m.maxArrayBuffers, usage.arrayBuffers);
+  };
+  setInterval(pollMemory, 50).unref();
+
   let dirty = false;
   const write = () => {
     dirty = false;
     stats.cpuMs = cpuMs();
+    pollMemory();
+    stats.memory.peakRss = peakRss();
     if (Number.isNaN(stats.bootstrapCompleteMs) || stats.bootstrapCompleteMs < 0)
       stats.bootstrapCompleteMs = performance.nodeTiming.bootstrapComplete;
     try {
@@ -116,30 +153,49 @@ function install(dir, role) {
     setTimeout(write, 100).unref();
   };
 
-  // ---- CPU profile ------------------------------------------------------------------------------
+  // ---- CPU and heap profiles ---------------------------------------------------------------------
   /** @type {import("node:inspector").Session | undefined} */
   let session;
-  if (expectCreates > 0) {
+  if (profiling) {
     const inspector = require("node:inspector");
     session = new inspector.Session();
     session.connect();
     session.post("Profiler.enable");
     session.post("Profiler.setSamplingInterval", { interval: 500 });
     session.post("Profiler.start");
+    if (process.env.BENCH_PROFILE_HEAP !== "0") {
+      session.post("HeapProfiler.enable");
+      // Objects that garbage collection freed stay in the profile: it attributes every byte allocated.
+      session.post("HeapProfiler.startSampling", {
+        samplingInterval: 16384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
   }
+  // The in-process inspector session answers synchronously, so this also works in an exit handler.
   const finishProfile = () => {
     const current = session;
     if (current === undefined) return;
     session = undefined;
+    stats.cpuAtProfileEndMs = cpuMs();
     current.post("Profiler.stop", (error, result) => {
-      if (!error) {
-        const target = path.join(dir, `${process.pid}.cpuprofile`);
-        fs.writeFileSync(target, JSON.stringify(result.profile));
-        stats.profile = target;
-      }
-      current.disconnect();
-      write();
+      if (error) return;
+      const target = path.join(dir, `${process.pid}.cpuprofile`);
+      fs.writeFileSync(target, JSON.stringify(result.profile));
+      stats.profile = target;
     });
+    if (process.env.BENCH_PROFILE_HEAP !== "0") {
+      current.post("HeapProfiler.stopSampling", (error, result) => {
+        if (error) return;
+        const target = path.join(dir, `${process.pid}.heapprofile`);
+        fs.writeFileSync(target, JSON.stringify(result.profile));
+        stats.heapProfile = target;
+      });
+    }
+    stats.memory.heapAtEnd = { ...require("node:v8").getHeapStatistics() };
+    current.disconnect();
+    write();
   };
 
   // ---- ready: the host prints its port on stdout -------------------------------------------------
@@ -236,7 +292,10 @@ function install(dir, role) {
               stats.creates++;
               stats.cpuAtLastCreateMs = cpuMs();
             }
-            if (method === profiledMethod && ++profiledAnswers === expectCreates) finishProfile();
+            if (method === profiledMethod) {
+              stats.profiledAnswers++;
+              if (stats.profiledAnswers === expectAnswers) finishProfile();
+            }
             schedule();
             return callback(...args);
           };
@@ -247,8 +306,21 @@ function install(dir, role) {
     };
   }
 
-  process.on("exit", write);
+  process.on("exit", () => {
+    if (role === "program") finishProfile();
+    write();
+  });
   write();
+}
+
+/** This process's peak RSS (VmHWM), bytes; NaN off Linux. */
+function peakRss() {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync("/proc/self/status", "utf8"));
+    return hwm ? Number(hwm[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // npm run bench (scripts/bench.sh builds dist/ and puts Node, the Pulumi CLI and the YAML language host on PATH first).
 //
 // Knobs (environment). BENCH_QUICK=1 changes the defaults marked "quick:"; an explicit knob always wins.
-//   BENCH_PARTS=engine,crowd,native,client  which parts to run (and "profile" unless BENCH_PROFILE=0)
+//   BENCH_PARTS=engine,crowd,native,sea,client  which parts to run (and "profile" unless BENCH_PROFILE=0)
 //   engine: the main grid, WebhookEndpoint (dynamic face) vs the no-op floor on an empty service (and, at latency 0,
 //     the lean floor: the same no-op provider without the closure serializer, see bench/engine.mjs)
 //     BENCH_SIZES=10,100,300,1000   endpoints per stack                         quick: 10,20
@@ -26,11 +26,17 @@
 //     BENCH_NATIVE_SIZES=100        (latency 0; the dynamic face and floor come from the main grid when it has
 //                                   that size at latency 0, else they are run here)     quick: 10
 //     BENCH_NATIVE_RUNS=<BENCH_RUNS>
-//   profile (on unless BENCH_PROFILE=0): up of one stack at latency 0, ours, floor and lean floor, instrumented
-//     (bench/profile-hook.cjs through NODE_OPTIONS): provider host start-up, module loading, per-create CPU and a
-//     V8 CPU profile of the provider host, summarised in notes; the .cpuprofile files stay in .e2e/bench/profiles
-//     BENCH_PROFILE_SIZE=100        quick: 10
+//   sea: the single-executable plugin (this machine's archive, made by the installed package's plugin-archive
+//     command) against the npm plugin: cold start, and the native face's up and preview (needs the YAML host)
+//     BENCH_SEA_SIZE=100            quick: 10
+//     BENCH_SEA_RUNS=<BENCH_RUNS>
+//     BENCH_SEA_COLD_RUNS=10        cold starts of each, alternated   quick: 3
+//   profile (on unless BENCH_PROFILE=0): up, preview, refresh and destroy of one stack at latency 0, instrumented
+//     (bench/profile-hook.cjs through NODE_OPTIONS): CPU and heap profiles of the provider host and the program,
+//     split by owner (bench/profile.mjs) in a table and notes; the profiles stay in .e2e/bench/profiles
+//     BENCH_PROFILE_SIZE=1000       quick: 10
 //     BENCH_PROFILE_RUNS=1
+//     BENCH_PROFILE_KINDS=ours,lean (floor may be added)
 //   BENCH_PARALLEL=<n>            pass --parallel n to up/preview/refresh/destroy (default: the CLI's default, cores x 4)
 //   BENCH_PARALLEL_DIFF=1         set PULUMI_PARALLEL_DIFF=true (the engine diffs in parallel; default serial)
 //   client: BENCH_CLIENT_OPS=5000 (quick: 1000) ops per trial, BENCH_CLIENT_CONCURRENCY=16 in flight
@@ -55,7 +61,8 @@ import { fileURLToPath } from "node:url";
 import { pulumiVersion } from "../scripts/harness/pulumi.mjs";
 import { clientBenchmark } from "./client.mjs";
 import { cycle, installPackedPackage, paths } from "./engine.mjs";
-import { summariseCpuProfile } from "./profile.mjs";
+import { buildHostArchive, coldStart } from "./plugin.mjs";
+import { CATEGORIES, cpuBreakdown, heapBreakdown, listed, shares } from "./profile.mjs";
 
 /** @typedef {import("./engine.mjs").CycleResult} CycleResult */
 /** @typedef {import("./engine.mjs").Op} Op */
@@ -68,6 +75,13 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OPS = ["up", "preview", "refresh", "destroy"];
 /** @type {Op[]} */
 const CROWD_OPS = ["preview", "refresh"];
+/** The provider host's method that each command calls once per endpoint: the profile of a command ends at its n-th answer. */
+const PROFILED_METHOD = /** @type {const} */ ({
+  up: "Create",
+  preview: "Diff",
+  refresh: "Read",
+  destroy: "Delete",
+});
 const TOKEN = "bench_tok_3f9d1c7e5a2b4860";
 // The CLI's --parallel default: $PULUMI_PARALLEL, else GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go).
 const CLI_DEFAULT_PARALLEL =
@@ -77,7 +91,7 @@ const CLI_DEFAULT_PARALLEL =
 /** The emulator's page size when the benchmark does not set one (its maxPageSize default; the client asks for 100). */
 const DEFAULT_PAGE = 100;
 
-// Targets (issue 11).
+// Targets: the report flags each miss (results.md, and results.json's misses).
 const TARGET = {
   /** Crowded service: list calls per command at most one per endpoint plus this. */
   crowdListSlack: 5,
@@ -87,6 +101,12 @@ const TARGET = {
   largeVsFloor: 1.2,
   /** up of 100 endpoints at latency 0: at most this times the floor. */
   up100VsFloor: 1.05,
+  /** Every command at latency 0, at these sizes: CPU of all processes at most this times the lean floor's. */
+  cpuVsLean: 1.1,
+  /** ... and the provider host's peak RSS at most this times the lean floor's. */
+  rssVsLean: 1.15,
+  /** The sizes at which the two above are judged. */
+  leanJudgedSizes: [100, 1000],
 };
 
 /** @param {string} message */
@@ -138,6 +158,20 @@ function median(values) {
 }
 
 /**
+ * @param {string} name
+ * @param {string} fallback
+ * @returns {Kind[]}
+ */
+function kindList(name, fallback) {
+  const raw = process.env[name] || fallback;
+  const kinds = raw.split(",").map((s) => s.trim());
+  for (const kind of kinds)
+    if (kind !== "ours" && kind !== "floor" && kind !== "lean")
+      throw new Error(`${name} must list ours, floor and lean only, got "${raw}"`);
+  return /** @type {Kind[]} */ (kinds);
+}
+
+/**
  * @param {string} raw
  * @returns {("before" | "after" | "middle")[]}
  */
@@ -175,15 +209,21 @@ const settings = {
   },
   profile: {
     enabled: profileOn,
-    size: int("BENCH_PROFILE_SIZE", quick ? 10 : 100),
+    size: int("BENCH_PROFILE_SIZE", quick ? 10 : 1000),
     runs: int("BENCH_PROFILE_RUNS", 1),
+    kinds: kindList("BENCH_PROFILE_KINDS", "ours,lean"),
   },
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
+  sea: {
+    size: int("BENCH_SEA_SIZE", quick ? 10 : 100),
+    runs: int("BENCH_SEA_RUNS", runs),
+    coldRuns: int("BENCH_SEA_COLD_RUNS", quick ? 3 : 10),
+  },
   clientOps: int("BENCH_CLIENT_OPS", quick ? 1000 : 5000),
   clientConcurrency: int("BENCH_CLIENT_CONCURRENCY", 16),
   parts: [
-    ...(process.env.BENCH_PARTS ?? "engine,crowd,native,client").split(",").map((s) => s.trim()),
+    ...(process.env.BENCH_PARTS ?? "engine,crowd,native,sea,client").split(",").map((s) => s.trim()),
     ...(profileOn ? ["profile"] : []),
   ],
 };
@@ -234,9 +274,16 @@ function reproduceCommand() {
     `BENCH_CROWD_AT=${settings.crowd.at.length === 2 ? "both" : settings.crowd.at[0]}`,
     `BENCH_NATIVE_SIZES=${settings.native.sizes.join(",")}`,
     `BENCH_NATIVE_RUNS=${settings.native.runs}`,
+    `BENCH_SEA_SIZE=${settings.sea.size}`,
+    `BENCH_SEA_RUNS=${settings.sea.runs}`,
+    `BENCH_SEA_COLD_RUNS=${settings.sea.coldRuns}`,
     `BENCH_PROFILE=${settings.profile.enabled ? 1 : 0}`,
     ...(settings.profile.enabled
-      ? [`BENCH_PROFILE_SIZE=${settings.profile.size}`, `BENCH_PROFILE_RUNS=${settings.profile.runs}`]
+      ? [
+          `BENCH_PROFILE_SIZE=${settings.profile.size}`,
+          `BENCH_PROFILE_RUNS=${settings.profile.runs}`,
+          `BENCH_PROFILE_KINDS=${settings.profile.kinds.join(",")}`,
+        ]
       : []),
     `BENCH_CLIENT_OPS=${settings.clientOps}`,
     `BENCH_CLIENT_CONCURRENCY=${settings.clientConcurrency}`,
@@ -300,6 +347,12 @@ function seedCrowd(emulator, count, from = 0) {
  * @typedef {object} EngineResults
  * @property {CycleResult[]} runs
  * @property {string} packageVersion
+ * @property {SeaResults | undefined} [sea]
+ */
+/**
+ * @typedef {object} SeaResults
+ * @property {import("./plugin.mjs").PluginArchive} archive
+ * @property {{ sea: import("./plugin.mjs").ColdStart[], npm: import("./plugin.mjs").ColdStart[] }} cold
  */
 
 async function engineBenchmark() {
@@ -325,6 +378,8 @@ async function engineBenchmark() {
   const extraEnv = settings.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
   /** @type {CycleResult[]} */
   const results = [];
+  /** @type {SeaResults | undefined} */
+  let sea;
   let seq = 0;
   /**
    * @param {Omit<import("./engine.mjs").CycleOptions, "p" | "emulator" | "token" | "id" | "extraEnv" | "parallelArgs"> & { label?: string }} options
@@ -445,29 +500,91 @@ async function engineBenchmark() {
       done();
     }
 
+    if (settings.parts.includes("sea") && !onPath("pulumi-language-yaml")) {
+      skipped.push(
+        "single-executable rows skipped: pulumi-language-yaml is not on PATH (scripts/engine-yaml.sh)",
+      );
+      log(skipped.at(-1) ?? "");
+    } else if (settings.parts.includes("sea")) {
+      const done = partStarted("sea");
+      log("building this machine's plugin archive with the installed package's plugin-archive command");
+      const archive = buildHostArchive(
+        join(p.base, "node_modules", "pulumi-webhook-endpoints"),
+        join(p.root, "sea"),
+      );
+      const npmPlugin = join(p.bin, "pulumi-resource-webhooks");
+      /** @type {{ sea: import("./plugin.mjs").ColdStart[], npm: import("./plugin.mjs").ColdStart[] }} */
+      const cold = { sea: [], npm: [] };
+      for (let r = 0; r < settings.sea.coldRuns; r++) {
+        // Alternated, the order rotated, as in the grid.
+        for (const which of r % 2 === 0
+          ? /** @type {const} */ (["sea", "npm"])
+          : /** @type {const} */ (["npm", "sea"]))
+          cold[which].push(await coldStart(which === "sea" ? archive.executable : npmPlugin));
+      }
+      const n = settings.sea.size;
+      for (let r = 0; r < settings.sea.runs; r++) {
+        const runSea = () =>
+          run({
+            kind: "native",
+            n,
+            latency: 0,
+            tag: "sea",
+            ops: ["preview"],
+            pluginDir: archive.dir,
+            prepare: emptyService(0),
+            label: "single executable",
+          });
+        const runNpm = () =>
+          run({
+            kind: "native",
+            n,
+            latency: 0,
+            tag: "sea-npm",
+            ops: ["preview"],
+            prepare: emptyService(0),
+            label: "npm plugin",
+          });
+        if (r % 2 === 0) await runSea().then(runNpm);
+        else await runNpm().then(runSea);
+      }
+      sea = { archive, cold };
+      done();
+    }
+
     if (settings.parts.includes("profile")) {
       const done = partStarted("profile");
       const n = settings.profile.size;
       const hook = join(REPO, "bench", "profile-hook.cjs");
       for (let r = 0; r < settings.profile.runs; r++) {
-        for (const kind of /** @type {const} */ (["ours", "floor", "lean"])) {
-          const profileDir = join(p.profiles, `${kind}-${r + 1}`);
-          rmSync(profileDir, { recursive: true, force: true });
-          const upEnv = {
-            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(hook)}`.trim(),
-            BENCH_PROFILE_OUT: profileDir,
-            BENCH_PROFILE_EXPECT_CREATES: String(n),
-          };
+        for (const kind of settings.profile.kinds) {
+          /** @type {Partial<Record<Op, Record<string, string>>>} */
+          const opEnv = {};
+          /** @type {Partial<Record<Op, string>>} */
+          const profileDirs = {};
+          for (const op of OPS) {
+            const profileDir = join(p.profiles, `${kind}-${r + 1}-${op}`);
+            rmSync(profileDir, { recursive: true, force: true });
+            profileDirs[op] = profileDir;
+            opEnv[op] = {
+              NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(hook)}`.trim(),
+              BENCH_PROFILE_OUT: profileDir,
+              BENCH_PROFILE_METHOD: PROFILED_METHOD[op],
+              BENCH_PROFILE_EXPECT: String(n),
+              BENCH_PROFILE_PROGRAM: "1",
+            };
+          }
+          const env = isLarge(n) && !settings.largeCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
           await run({
             kind,
             n,
             latency: 0,
             tag: "profile",
-            ops: [],
-            upEnv,
-            profileDir,
+            opEnv,
+            profileDirs,
+            env,
             prepare: emptyService(0),
-            label: "instrumented up",
+            label: "instrumented",
           });
         }
       }
@@ -476,7 +593,7 @@ async function engineBenchmark() {
   } finally {
     await emulator.close();
   }
-  return { runs: results, packageVersion: installed.version };
+  return { runs: results, packageVersion: installed.version, sea };
 }
 
 // ---- table ------------------------------------------------------------------------------------
@@ -563,6 +680,339 @@ function row(c) {
  */
 function verdict(ok, what) {
   return `${what} ${ok ? "✓" : "✗"}`;
+}
+
+/**
+ * The grid's rows judged against the lean floor, for one size at one latency: per command, the CPU of
+ * all processes and the provider host's peak RSS, each with its target at the judged sizes.
+ * @param {{ n: number, latency: number, ours: CycleResult[], floor: CycleResult[], lean: CycleResult[], rows: string[][], misses: string[] }} cells
+ */
+function leanRows({ n, latency, ours, floor, lean, rows, misses }) {
+  const judged = TARGET.leanJudgedSizes.includes(n);
+  /**
+   * @param {string} metric
+   * @param {Op} op
+   * @param {(r: CycleResult) => number | undefined} f
+   * @param {(x: number) => string} format
+   * @param {number} limit
+   * @param {string} what the figure, in a miss's words
+   */
+  const judge = (metric, op, f, format, limit, what) => {
+    const o = median(ours.map(f));
+    const l = median(lean.map(f));
+    const fl = median(floor.map(f));
+    const ratio = o / l;
+    const ok = ratio <= limit;
+    if (judged && !ok)
+      misses.push(
+        `N=${n} ${op}: ${what} ${fmt.ratio(ratio)} the lean floor's (${format(o)} vs ${format(l)}; target ≤${limit}×)`,
+      );
+    rows.push(
+      row({
+        metric: `${metric}; baseline: lean floor`,
+        n,
+        latency,
+        crowd: `0 / ${DEFAULT_PAGE}`,
+        ours: format(o),
+        floor: format(fl),
+        vsFloor: fmt.ratio(o / fl),
+        baseline: format(l),
+        vsBaseline: fmt.ratio(ratio),
+        target: judged ? verdict(ok, `≤${limit.toFixed(2)}× lean floor`) : "",
+      }),
+    );
+  };
+  for (const op of OPS)
+    judge(
+      `CPU ${op}, all processes (s)`,
+      op,
+      (r) => r.cpu[op]?.all,
+      fmt.cpu,
+      TARGET.cpuVsLean,
+      "CPU of all processes",
+    );
+  for (const op of OPS)
+    judge(
+      `peak RSS provider host, ${op} (MB)`,
+      op,
+      (r) => r.memory[op]?.provider,
+      fmt.mb,
+      TARGET.rssVsLean,
+      "the provider host's peak RSS",
+    );
+}
+
+/**
+ * The summary against the lean floor: per size (at latency 0) and command, medians of wall time, CPU of all
+ * processes, of the provider host, the program and the CLI with the rest, the emulator's CPU (the service, not in
+ * "all"), and the provider host's peak RSS, each with ours ÷ lean; ✗ marks a judged figure past its target.
+ * @param {CycleResult[]} all
+ * @returns {string}
+ */
+function leanFloorTable(all) {
+  const grid = all.filter((r) => r.tag === "grid" && r.latency === 0);
+  const sizes = [...new Set(grid.filter((r) => r.kind === "lean").map((r) => r.n))];
+  if (sizes.length === 0) return "";
+  const header = [
+    "N",
+    "command",
+    "wall ours / lean (s)",
+    "÷",
+    "CPU all ours / lean (s)",
+    "÷",
+    "host CPU ours / lean (s)",
+    "÷",
+    "program CPU ÷",
+    "CLI and rest CPU ÷",
+    "emulator CPU ours (s)",
+    "host peak RSS ours / lean (MB)",
+    "÷",
+  ];
+  /** @type {string[][]} */
+  const lines = [];
+  for (const n of sizes) {
+    const ours = grid.filter((r) => r.n === n && r.kind === "ours");
+    const lean = grid.filter((r) => r.n === n && r.kind === "lean");
+    const judged = TARGET.leanJudgedSizes.includes(n);
+    for (const op of OPS) {
+      const pair = (/** @type {(r: CycleResult) => number | undefined} */ f) => {
+        const o = median(ours.map(f));
+        const l = median(lean.map(f));
+        return { o, l, ratio: o / l };
+      };
+      const flagged = (/** @type {number} */ ratio, /** @type {number} */ limit) =>
+        `${fmt.ratio(ratio)}${judged && !(ratio <= limit) ? " ✗" : ""}`;
+      const wall = pair((r) => r.ms[op]);
+      const cpu = pair((r) => r.cpu[op]?.all);
+      const host = pair((r) => r.cpu[op]?.provider);
+      const program = pair((r) => r.cpu[op]?.program);
+      const rest = pair((r) => {
+        const c = r.cpu[op];
+        return c === undefined ? undefined : c.all - c.provider - c.program;
+      });
+      const rss = pair((r) => r.memory[op]?.provider);
+      lines.push([
+        String(n),
+        op,
+        `${fmt.s(wall.o)} / ${fmt.s(wall.l)}`,
+        fmt.ratio(wall.ratio),
+        `${fmt.cpu(cpu.o)} / ${fmt.cpu(cpu.l)}`,
+        flagged(cpu.ratio, TARGET.cpuVsLean),
+        `${fmt.cpu(host.o)} / ${fmt.cpu(host.l)}`,
+        fmt.ratio(host.ratio),
+        program.l > 0 ? fmt.ratio(program.ratio) : "–",
+        fmt.ratio(rest.ratio),
+        fmt.cpu(median(ours.map((r) => r.cpu[op]?.bench))),
+        `${fmt.mb(rss.o)} / ${fmt.mb(rss.l)}`,
+        flagged(rss.ratio, TARGET.rssVsLean),
+      ]);
+    }
+  }
+  return simpleTable(header, lines);
+}
+
+/**
+ * The profile part: per command and kind, the provider host's (and the program's) CPU by owner (bench/profile.mjs),
+ * its allocations, peak RSS and largest heap, and "ours − lean" for the provider host; notes with start-up, module
+ * loading, the gRPC methods called and the functions with the most time.
+ * @param {CycleResult[]} all
+ * @returns {{ table: string, notes: string[] }}
+ */
+function profileTables(all) {
+  const profiled = all.filter((r) => r.tag === "profile");
+  /** @type {string[]} */
+  const notes = [];
+  if (profiled.length === 0) return { table: "", notes };
+  const header = [
+    "command",
+    "kind / process",
+    "CPU (s)",
+    "sampled (s)",
+    ...CATEGORIES.map((c) => `${c} (ms)`),
+    "allocated (MB)",
+    "peak RSS (MB)",
+    "max heap used (MB)",
+  ];
+  /** @type {string[][]} */
+  const lines = [];
+  const n = profiled[0]?.n ?? 0;
+  for (const op of OPS) {
+    /** @type {Map<string, number[]>} */
+    const hostMs = new Map();
+    for (const kind of settings.profile.kinds) {
+      for (const role of /** @type {const} */ (["provider", "program"])) {
+        const stats = profiled
+          .filter((r) => r.kind === kind)
+          .flatMap((r) => r.profiles[op] ?? [])
+          .filter((x) => x.role === role && (role === "program" || x.profiledAnswers > 0));
+        const first = stats.find((x) => x.profile !== undefined && existsSync(x.profile)) ?? stats[0];
+        if (first === undefined) continue;
+        const cpu =
+          first.profile !== undefined && existsSync(first.profile) ? cpuBreakdown(first.profile) : undefined;
+        const heap =
+          first.heapProfile !== undefined && existsSync(first.heapProfile)
+            ? heapBreakdown(first.heapProfile)
+            : undefined;
+        const processCpu = role === "program" ? first.cpuMs : first.cpuAtProfileEndMs;
+        const label = `${kind} / ${role === "provider" ? "provider host" : "program"}`;
+        lines.push([
+          op,
+          label,
+          fmt.cpu(processCpu / 1000),
+          cpu === undefined ? "–" : fmt.cpu(cpu.totalMs / 1000),
+          ...CATEGORIES.map((c) => (cpu === undefined ? "–" : fmt.ops(cpu.ownerMs[c] ?? 0))),
+          heap === undefined ? "–" : fmt.mb(heap.totalBytes),
+          fmt.mb(first.memory?.peakRss ?? NaN),
+          fmt.mb(first.memory?.maxHeapUsed ?? NaN),
+        ]);
+        if (role === "provider" && cpu !== undefined)
+          hostMs.set(kind, [processCpu, ...CATEGORIES.map((c) => cpu.ownerMs[c] ?? 0)]);
+        if (cpu !== undefined) {
+          const ms = (/** @type {number} */ x) => `${x.toFixed(0)} ms`;
+          notes.push(
+            `profile ${op}, ${label}: by owner ${shares(cpu.ownerMs, cpu.totalMs)}; top self time: ${listed(cpu.topSelf.slice(0, 6), ms)}; this package's functions: ${listed(cpu.topOurs.slice(0, 6), ms)}`,
+          );
+        }
+        if (heap !== undefined)
+          notes.push(
+            `profile ${op}, ${label}: ${fmt.mb(heap.totalBytes)} MB allocated, by owner ${shares(heap.ownerBytes, heap.totalBytes)}; this package's: ${listed(heap.topOurs.slice(0, 5), (b) => `${fmt.mb(b)} MB`)}`,
+          );
+        if (role === "provider") {
+          const rpcs = Object.entries(first.rpcs)
+            .map(([method, r]) => `${method} ${r.count}`)
+            .join(", ");
+          const packages = Object.entries(first.require.byPackage)
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 6)
+            .map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`)
+            .join(", ");
+          notes.push(
+            `profile ${op}, ${label}: ready (port printed) ${fmt.ms(first.readyMs)} ms after its start, CPU until then ${fmt.ms(first.cpuAtReadyMs)} ms; module loading ${fmt.ms(first.require.beforeReadyMs)} ms before ready and ${fmt.ms(first.require.afterReadyMs)} ms after (${packages}); gRPC methods: ${rpcs}`,
+          );
+        }
+      }
+    }
+    const ours = hostMs.get("ours");
+    const lean = hostMs.get("lean");
+    if (ours !== undefined && lean !== undefined) {
+      const diff = ours.map((x, i) => x - (lean[i] ?? 0));
+      lines.push([
+        op,
+        "ours − lean / provider host",
+        fmt.cpu((diff[0] ?? NaN) / 1000),
+        "",
+        ...diff.slice(1).map((x) => fmt.ops(x)),
+        "",
+        "",
+        "",
+      ]);
+    }
+  }
+  return { table: `Profiles at N = ${n} (instrumented runs):\n\n${simpleTable(header, lines)}`, notes };
+}
+
+/**
+ * The single executable against the npm plugin: cold start (spawn to port, CPU and peak RSS until then) and the
+ * native face's up and preview at latency 0 (wall, CPU of all processes, the plugin's CPU and peak RSS).
+ * @param {EngineResults | undefined} engine
+ * @returns {string}
+ */
+function seaTable(engine) {
+  const sea = engine?.sea;
+  if (sea === undefined) return "";
+  const header = ["metric", "N", "single executable", "npm plugin", "single ÷ npm"];
+  /** @type {string[][]} */
+  const lines = [];
+  /**
+   * @param {string} metric
+   * @param {string} n
+   * @param {number} a
+   * @param {number} b
+   * @param {(x: number) => string} format
+   */
+  const line = (metric, n, a, b, format) => lines.push([metric, n, format(a), format(b), fmt.ratio(a / b)]);
+  const cold = (
+    /** @type {"sea" | "npm"} */ which,
+    /** @type {(c: import("./plugin.mjs").ColdStart) => number} */ f,
+  ) => median(sea.cold[which].map(f));
+  const runs = `${sea.cold.sea.length} runs`;
+  line(
+    `cold start: spawn → port printed (ms), ${runs}`,
+    "",
+    cold("sea", (c) => c.readyMs),
+    cold("npm", (c) => c.readyMs),
+    fmt.ms,
+  );
+  line(
+    "cold start: CPU until the port (ms)",
+    "",
+    cold("sea", (c) => c.cpuMs),
+    cold("npm", (c) => c.cpuMs),
+    fmt.ms,
+  );
+  line(
+    "cold start: peak RSS at the port (MB)",
+    "",
+    cold("sea", (c) => c.peakRss),
+    cold("npm", (c) => c.peakRss),
+    fmt.mb,
+  );
+  const all = engine?.runs ?? [];
+  const single = all.filter((r) => r.tag === "sea");
+  const npm = all.filter((r) => r.tag === "sea-npm");
+  const n = String(single[0]?.n ?? "");
+  for (const op of /** @type {const} */ (["up", "preview"])) {
+    const m = (/** @type {CycleResult[]} */ set, /** @type {(r: CycleResult) => number | undefined} */ f) =>
+      median(set.map(f));
+    line(
+      `native ${op} (s)`,
+      n,
+      m(single, (r) => r.ms[op]),
+      m(npm, (r) => r.ms[op]),
+      fmt.s,
+    );
+    line(
+      `native ${op}: CPU, all processes (s)`,
+      n,
+      m(single, (r) => r.cpu[op]?.all),
+      m(npm, (r) => r.cpu[op]?.all),
+      fmt.cpu,
+    );
+    line(
+      `native ${op}: CPU, plugin (s)`,
+      n,
+      m(single, (r) => r.cpu[op]?.plugin),
+      m(npm, (r) => r.cpu[op]?.plugin),
+      fmt.cpu,
+    );
+    line(
+      `native ${op}: peak RSS, plugin (MB)`,
+      n,
+      m(single, (r) => r.memory[op]?.plugin),
+      m(npm, (r) => r.memory[op]?.plugin),
+      fmt.mb,
+    );
+  }
+  const about = `${sea.archive.kind}, archive ${fmt.mb(sea.archive.archiveBytes)} MB, executable ${fmt.mb(sea.archive.executableBytes)} MB`;
+  return `Single-executable plugin (${about}) against the npm plugin (node_modules/.bin/pulumi-resource-webhooks), medians:\n\n${simpleTable(header, lines)}`;
+}
+
+/**
+ * A markdown table, the first two columns left-aligned and the rest right-aligned.
+ * @param {string[]} header
+ * @param {string[][]} lines
+ */
+function simpleTable(header, lines) {
+  const cells = [header, ...lines];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const left = (/** @type {number} */ i) => i < 2;
+  const line = (/** @type {string[]} */ r) =>
+    `| ${r.map((c, i) => (left(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (left(i) ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+    ...lines.map(line),
+  ].join("\n");
 }
 
 /**
@@ -676,6 +1126,7 @@ function buildRows(engine, client) {
           }),
         );
       }
+      if (lean.length > 0) leanRows({ n, latency, ours, floor, lean, rows, misses });
       const pre = ours.map((r) => r.precheck).filter((x) => x !== undefined);
       const upCalls = callCells(ours, "up");
       rows.push(
@@ -751,15 +1202,9 @@ function buildRows(engine, client) {
     pair("__provider (B/endpoint)", (r) => r.state.providerBytes, fmt.bytes);
     pair("state (B/endpoint)", (r) => r.state.resourceBytes, fmt.bytes);
     pair("state file after up (KB)", (r) => r.state.fileBytes, fmt.kb);
-    pair("peak RSS provider host, up (MB)", (r) => r.memory.up?.provider ?? NaN, fmt.mb);
     pair("peak RSS provider host, any command (MB)", (r) => r.peak.provider, fmt.mb);
     pair("peak RSS program, up (MB)", (r) => r.memory.up?.program ?? NaN, fmt.mb);
     pair("peak RSS pulumi CLI, any command (MB)", (r) => r.peak.engine, fmt.mb);
-    const total = (/** @type {import("./engine.mjs").Cpu | undefined} */ cpu) =>
-      cpu === undefined ? NaN : cpu.engine + cpu.provider + cpu.plugin + cpu.program + cpu.other + cpu.bench;
-    pair("CPU up: provider host (s)", (r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
-    pair("CPU up: program (s)", (r) => r.cpu.up?.program ?? NaN, fmt.cpu);
-    for (const op of OPS) pair(`CPU ${op}: all processes (s)`, (r) => total(r.cpu[op]), fmt.cpu);
     for (const r of ours.concat(floor, lean)) {
       if (r.seen.provider === 0 || r.seen.program === 0)
         notes.push(
@@ -912,144 +1357,6 @@ function buildRows(engine, client) {
       );
   }
 
-  // ---- profile ----
-  const profiled = select({ tag: "profile" });
-  if (profiled.length > 0) {
-    const n = profiled[0]?.n ?? 0;
-    const ours = profiled.filter((r) => r.kind === "ours");
-    const floor = profiled.filter((r) => r.kind === "floor");
-    const lean = profiled.filter((r) => r.kind === "lean");
-    /** @param {CycleResult} r */
-    const host = (r) => {
-      const hosts = (r.profile ?? []).filter((s) => s.role === "provider");
-      return hosts.find((s) => s.creates > 0) ?? hosts[0];
-    };
-    /** @param {CycleResult} r */
-    const program = (r) => (r.profile ?? []).find((s) => s.role === "program");
-    /**
-     * @param {string} metric
-     * @param {(s: import("./engine.mjs").ProfileStats, r: CycleResult) => number} f
-     * @param {(x: number) => string} format
-     * @param {(r: CycleResult) => import("./engine.mjs").ProfileStats | undefined} [which] whose figures: the provider host's by default
-     */
-    const prow = (metric, f, format, which = host) => {
-      const value = (/** @type {CycleResult[]} */ set) =>
-        median(
-          set.map((r) => {
-            const s = which(r);
-            return s === undefined ? NaN : f(s, r);
-          }),
-        );
-      const o = value(ours);
-      const fl = value(floor);
-      const l = value(lean);
-      const leanCells = lean.length > 0 ? { baseline: format(l), vsBaseline: fmt.ratio(o / l) } : {};
-      rows.push(
-        row({
-          metric: `profile: ${metric}${lean.length > 0 ? "; baseline: lean floor" : ""}`,
-          n,
-          latency: 0,
-          ours: format(o),
-          floor: format(fl),
-          vsFloor: fmt.ratio(o / fl),
-          ...leanCells,
-        }),
-      );
-    };
-    prow("up (s), instrumented", (_s, r) => r.ms.up ?? NaN, fmt.s);
-    prow(
-      "provider hosts started during up",
-      (_s, r) => (r.profile ?? []).filter((s) => s.role === "provider").length,
-      fmt.calls,
-    );
-    prow(
-      "plugin shell start → provider host process start (ms)",
-      (s) => (s.processStart - s.shellStart) * 1000,
-      fmt.ms,
-    );
-    prow(
-      "provider host process start → ready, port printed (ms)",
-      (s) => s.readyMs + (s.timeOriginSinceBoot - s.processStart) * 1000,
-      fmt.ms,
-    );
-    prow("Node bootstrap (ms)", (s) => s.bootstrapCompleteMs, fmt.ms);
-    prow("module loading before ready (ms)", (s) => s.require.beforeReadyMs, fmt.ms);
-    prow("module loading after ready (ms)", (s) => s.require.afterReadyMs, fmt.ms);
-    prow("provider host CPU until ready (ms)", (s) => s.cpuAtReadyMs, fmt.ms);
-    prow("ready → first Create arrives (ms)", (s) => (s.rpcs.Create?.firstStart ?? NaN) - s.readyMs, fmt.ms);
-    prow(
-      "first Create arrives → last Create answered (ms)",
-      (s) => (s.rpcs.Create?.lastEnd ?? NaN) - (s.rpcs.Create?.firstStart ?? NaN),
-      fmt.ms,
-    );
-    prow(
-      "Create wall time, mean (ms)",
-      (s) => (s.rpcs.Create ? s.rpcs.Create.wallMs / s.rpcs.Create.count : NaN),
-      fmt.ms,
-    );
-    prow(
-      "Check wall time, mean (ms)",
-      (s) => (s.rpcs.Check ? s.rpcs.Check.wallMs / s.rpcs.Check.count : NaN),
-      fmt.ms,
-    );
-    prow(
-      "provider host CPU per create (ms): first Create → last answered, ÷ creates",
-      (s) => (s.cpuAtLastCreateMs - s.cpuAtFirstCreateMs) / s.creates,
-      fmt.ms,
-    );
-    prow("provider host CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.provider ?? NaN, fmt.cpu);
-    prow("program CPU, whole up (s, sampled)", (_s, r) => r.cpu.up?.program ?? NaN, fmt.cpu);
-    prow(
-      "program: module loading (ms)",
-      (s) => s.require.beforeReadyMs + s.require.afterReadyMs,
-      fmt.ms,
-      program,
-    );
-    prow(
-      "program: of which pulumi-webhook-endpoints (ms)",
-      (s) => s.require.byPackage["pulumi-webhook-endpoints"] ?? 0,
-      fmt.ms,
-      program,
-    );
-    for (const [kind, set] of /** @type {const} */ ([
-      ["ours", ours],
-      ["floor", floor],
-      ["lean", lean],
-    ])) {
-      if (set.length === 0) continue;
-      const first = set.map(host).find((s) => s !== undefined);
-      if (first === undefined) {
-        notes.push(
-          `profile ${kind}: no provider host figures were written (is NODE_OPTIONS honoured by the provider host?)`,
-        );
-        continue;
-      }
-      const packages = Object.entries(first.require.byPackage)
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 6)
-        .map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`)
-        .join(", ");
-      notes.push(`profile ${kind}: provider host require() time by package (outermost calls): ${packages}`);
-      const prog = set.map(program).find((x) => x !== undefined);
-      if (prog !== undefined) {
-        const progPackages = Object.entries(prog.require.byPackage)
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 6)
-          .map(([name, ms]) => `${name} ${ms.toFixed(0)} ms`)
-          .join(", ");
-        notes.push(`profile ${kind}: program require() time by package (outermost calls): ${progPackages}`);
-      }
-      if (first.profile !== undefined && existsSync(first.profile)) {
-        const summary = summariseCpuProfile(first.profile);
-        notes.push(
-          `profile ${kind}: CPU profile of the provider host (${first.profile.replace(`${REPO}/`, "")}), ${summary.totalMs.toFixed(0)} ms sampled: ${summary.categories}`,
-        );
-        notes.push(`profile ${kind}: top self time: ${summary.top}`);
-        if (summary.creates !== "") notes.push(`profile ${kind}: inside Create: ${summary.creates}`);
-      }
-    }
-  }
-
   if (client) {
     for (const c of client) {
       rows.push(
@@ -1127,15 +1434,31 @@ const LEGEND =
 - peak RSS: VmHWM of the processes running @pulumi/pulumi cmd/dynamic-provider (the dynamic provider host: its own Node
   process, started by the plugin shell pulumi-resource-pulumi-nodejs, not the language host), cmd/run (the program),
   the native plugin pulumi-resource-webhooks, and the pulumi CLI, polled every 100 ms from /proc; median over the runs.
-- CPU: utime + stime from /proc of the same processes during the command; "all processes" adds the CLI, the language
-  host and plugin shells, and this benchmark process (which hosts the emulator); median over all runs of that N. On a
-  machine with few cores, CPU is what turns into wall time.
+- CPU, all processes: utime + stime of the CLI and everything below it (the language host, the program, the plugin
+  shells, the provider host or native plugin), exact: read from this benchmark process's children counters
+  (/proc/self/stat cutime + cstime) before and after the command, which count every process once it is reaped. The
+  emulator is the service and runs in this benchmark process: its CPU ("emulator CPU", with the /proc polling) is
+  reported apart and is not in "all processes". Per process (provider host, program): utime + stime polled from /proc
+  every 100 ms (the last moments of a process are missed). Medians over the runs of a cell. Targets at N =
+  ${TARGET.leanJudgedSizes.join(" and N = ")}, latency 0, every command: CPU of all processes ≤ ${TARGET.cpuVsLean}× the lean floor's, the provider
+  host's peak RSS during the command ≤ ${TARGET.rssVsLean}× the lean floor's; the lean-floor table flags a miss with ✗.
 - native: the same N endpoints (same names and URLs) as a Pulumi YAML program (runtime: yaml) on the native provider,
   the plugin pulumi-resource-webhooks from the installed package on PATH; baseline = the dynamic face, floor = the
   no-op dynamic provider, all at latency 0 on an empty service.
-- profile (BENCH_PROFILE=0 leaves it out): separate, instrumented runs of up only (bench/profile-hook.cjs preloaded by NODE_OPTIONS into
-  every Node process, active only in the provider host; it also runs a V8 CPU profiler at 0.5 ms, so these runs are a
-  little slower than the timed ones). Start-up times come from /proc (10 ms resolution).
+- single executable (BENCH_PARTS=sea): this machine's plugin archive, made by the installed package's own
+  \`webhooks plugin-archive\` and unpacked, against the npm plugin (node_modules/.bin/pulumi-resource-webhooks, run by the
+  node on PATH). Cold start: each started ${settings.sea.coldRuns} times, alternated, with an engine address no one listens on; the
+  time from spawn to the port line, and its CPU (utime + stime, /proc) and peak RSS (VmHWM) at that moment. Then the
+  same YAML program as the native rows at N = ${settings.sea.size}, latency 0, ${settings.sea.runs} runs each, alternated: up and preview,
+  the single executable's directory first on PATH.
+- profile (BENCH_PROFILE=0 leaves it out): separate, instrumented runs of every command at N = ${settings.profile.size} for
+  ${settings.profile.kinds.join(", ")} (bench/profile-hook.cjs preloaded by NODE_OPTIONS into every Node process, active only in
+  the provider host and the program). The provider host runs a V8 CPU profiler at 0.5 ms and a sampling heap profiler
+  that keeps freed objects, from its start to the N-th answer of the command's own method (Create, Diff, Read,
+  Delete); the program from its start to its exit. "CPU (s)" is the process's own CPU time at that point; the category
+  columns split the profile's samples by owner (bench/profile.mjs: the innermost package on the stack; module loading
+  apart), in ms of sampled time, which on a busy machine runs above CPU time: read them as shares. "ours − lean" is
+  the provider host's difference per column. Start-up times come from /proc (10 ms resolution).
 - client: WebhooksClient vs a bare undici.request loop (keep-alive Agent, same bodies and headers, JSON.parse),
   emulator in a separate process at latency 0, ${settings.clientConcurrency} in flight, ${settings.clientOps} ops per trial,
   ${settings.runs} trials each alternated after a warm-up; median ops/s, and median CPU time of the benchmark process per
@@ -1157,7 +1480,7 @@ async function main() {
   for (const line of header) console.log(line);
   log(`settings: ${JSON.stringify(settings)}`);
 
-  const engineParts = ["engine", "crowd", "native", "profile"];
+  const engineParts = ["engine", "crowd", "native", "sea", "profile"];
   const engine = settings.parts.some((part) => engineParts.includes(part))
     ? await engineBenchmark()
     : undefined;
@@ -1175,12 +1498,21 @@ async function main() {
       log,
     });
   }
-  const { rows, notes, misses } = buildRows(engine, client);
+  const { rows, notes: rowNotes, misses } = buildRows(engine, client);
   const table = markdownTable(rows);
+  const leanTable = leanFloorTable(engine?.runs ?? []);
+  const profiles = profileTables(engine?.runs ?? []);
+  const notes = [...rowNotes, ...profiles.notes];
+  const extra = [
+    ...(leanTable === "" ? [] : [`Against the lean floor (latency 0, medians):\n\n${leanTable}`]),
+    ...(profiles.table === "" ? [] : [profiles.table]),
+    ...(seaTable(engine) === "" ? [] : [seaTable(engine)]),
+  ];
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   console.log("");
   console.log(table);
   console.log("");
+  for (const part of extra) console.log(`${part}\n`);
   for (const note of notes) console.log(`note: ${note}`);
   for (const miss of misses) console.log(`target missed: ${miss}`);
   console.log(`run time: ${minutes} min`);
@@ -1197,6 +1529,7 @@ async function main() {
     "",
     table,
     "",
+    ...extra.flatMap((part) => [part, ""]),
     ...notes.map((n) => `- note: ${n}`),
     ...misses.map((m) => `- target missed: ${m}`),
     "",

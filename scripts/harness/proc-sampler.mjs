@@ -23,6 +23,10 @@ const CLOCK_TICKS = 100;
  * @property {Record<string, number>} peakRss per kind: the highest VmHWM of any one process, bytes
  * @property {Record<string, number>} cpuSeconds per kind: utime + stime of all its processes
  * @property {Record<string, number>} seen per kind (not "other"): how many processes were classified as it
+ * @property {number} reapedCpuSeconds utime + stime of every child this process reaped while sampling (its
+ *   children counters, /proc/self/stat): the spawned process with everything it reaped in turn, so exact,
+ *   and NaN off Linux. It counts other children of this process that ended meanwhile too: exact for the
+ *   spawned tree only when nothing else this process started ends while it runs.
  */
 
 /**
@@ -44,6 +48,7 @@ export class ProcSampler {
   /** @type {Record<string, number>} */
   #seen = {};
   #timer;
+  #reapedTicksAtStart = reapedTicks();
 
   /**
    * @param {number} rootPid
@@ -72,7 +77,12 @@ export class ProcSampler {
       const kind = this.#kinds.get(pid) ?? "other";
       cpuSeconds[kind] = (cpuSeconds[kind] ?? 0) + ticks / CLOCK_TICKS;
     }
-    return { peakRss: { ...this.#peaks }, cpuSeconds, seen: { ...this.#seen } };
+    return {
+      peakRss: { ...this.#peaks },
+      cpuSeconds,
+      seen: { ...this.#seen },
+      reapedCpuSeconds: (reapedTicks() - this.#reapedTicksAtStart) / CLOCK_TICKS,
+    };
   }
 
   #tick() {
@@ -124,13 +134,20 @@ export class ProcSampler {
 }
 
 /**
- * /proc/<pid>/stat fields after the command name (index 0 = state, 1 = ppid, 11 = utime, 12 = stime).
- * @param {number} pid
+ * /proc/<pid>/stat fields after the command name (index 0 = state, 1 = ppid, 11 = utime, 12 = stime,
+ * 13 = cutime, 14 = cstime).
+ * @param {number | "self"} pid
  */
 function statFields(pid) {
   const stat = readProc(pid, "stat");
   // The command name is in parentheses and may contain spaces.
   return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** cutime + cstime of this process: the CPU of the children it reaped (and of theirs), clock ticks; NaN off Linux. */
+function reapedTicks() {
+  const fields = statFields("self");
+  return fields === undefined ? NaN : Number(fields[13]) + Number(fields[14]);
 }
 
 /**
@@ -149,7 +166,7 @@ export function isRunning(pid) {
 }
 
 /**
- * @param {number} pid
+ * @param {number | "self"} pid
  * @param {string} file
  */
 function readProc(pid, file) {

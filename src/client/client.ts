@@ -6,7 +6,7 @@ import { refuseExistingAnswer, settleAmbiguousCreate, takeSnapshot, type Service
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
-import { schemas, toRecord } from "./schemas";
+import { CREATE_RESPONSE, LIST_RESPONSE, toRecord } from "./schemas";
 import { Transport } from "./transport";
 import type {
   CallOptions,
@@ -193,7 +193,7 @@ export class WebhooksClient {
             signal: options.signal,
           });
           // `secrets` holds the signing secrets this create's listings saw: a refusal quoting one is redacted.
-          const envelope = interpretResponse("create", raw, schemas().createEnvelope, {
+          const envelope = interpretResponse("create", raw, CREATE_RESPONSE, {
             ...this.#context,
             secrets,
             redact: nonEmpty(options.redact),
@@ -297,7 +297,7 @@ export class WebhooksClient {
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
-        const envelope = interpretResponse("list", raw, schemas().listEnvelope, {
+        const envelope = interpretResponse("list", raw, LIST_RESPONSE, {
           ...this.#context,
           redact: nonEmpty(options.redact),
         });

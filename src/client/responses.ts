@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import { SUCCESS_CODE, TRACE_ID_PATTERN, type ApiOperation } from "../api/contract";
 import { MAX_QUOTED_CHARS, cleanServiceText, redact } from "../text";
 import {
@@ -10,7 +9,7 @@ import {
   WebhookServerError,
   type WebhookErrorDetails,
 } from "./errors";
-import { describeIssue, schemas } from "./schemas";
+import { describeIssue, schemas, type ResponseShape } from "./schemas";
 import type { RawResponse } from "./transport";
 
 /** What a response is interpreted with: the token (to redact) and where it came from (to name). */
@@ -36,14 +35,15 @@ export const MIN_EXTRA_SECRET_CHARS = 8;
 
 /**
  * Turns one raw response into the parsed success envelope, or throws the typed error that
- * {@link errorFromResponse} picks. A documented success needs one schema pass.
+ * {@link errorFromResponse} picks. A documented success needs one check (`expected.match`); the schema
+ * runs only for an answer that does not match, to decide it and name its problem.
  */
-export function interpretResponse<S extends z.ZodType>(
+export function interpretResponse<T extends { trace_id: string }>(
   operation: ApiOperation,
   raw: RawResponse,
-  schema: S,
+  expected: ResponseShape<T>,
   context: InterpretContext,
-): z.infer<S> & { trace_id: string } {
+): T {
   let json: unknown;
   let parsed = false;
   // A body past the structural bounds is never parsed: it counts as a body that is not JSON, and
@@ -60,12 +60,10 @@ export function interpretResponse<S extends z.ZodType>(
   }
   const success = parsed && raw.status >= 200 && raw.status < 300 && isSuccessCode(json);
   if (success) {
-    const result = schema.safeParse(json);
-    if (result.success) {
-      const data = result.data as z.infer<S> & { trace_id: string };
-      data.trace_id = documentedTraceId(data.trace_id) ?? "";
-      return data;
-    }
+    const matched = expected.match(json);
+    if (matched !== undefined) return withDocumentedTraceId(matched);
+    const result = expected.schema().safeParse(json);
+    if (result.success) return withDocumentedTraceId(result.data);
     const { field, problem } = describeIssue(result.error);
     throw new WebhookInvalidResponseError(`${operation} returned a response whose ${field} ${problem}`, {
       ...detailsOf(operation, raw, json, context),
@@ -231,6 +229,12 @@ function detailsOf(
     serviceCode: rawCode === undefined ? undefined : cleanServiceText(rawCode, secrets, 64),
     msg: rawMsg === undefined ? undefined : cleanServiceText(rawMsg, secrets, MAX_QUOTED_CHARS),
   };
+}
+
+/** The envelope with its trace id kept only in the documented form (else empty). */
+function withDocumentedTraceId<T extends { trace_id: string }>(envelope: T): T {
+  envelope.trace_id = documentedTraceId(envelope.trace_id) ?? "";
+  return envelope;
 }
 
 function documentedTraceId(value: unknown): string | undefined {

@@ -116,9 +116,9 @@ export interface WebhooksClientOptions {
   tokenSource?: string;
   /**
    * An undici dispatcher (`Agent`, `Pool`, `ProxyAgent`, `MockAgent`, ...) to send requests through
-   * instead of the client's own keep-alive `Agent`. The client never closes a dispatcher it was
-   * given.
-   * @default the client's own keep-alive `Agent`, closed by `close()`
+   * instead of the client's own keep-alive connections (Node's `http`/`https` modules). The client
+   * never closes a dispatcher it was given.
+   * @default the client's own keep-alive connections, closed by `close()`
    */
   dispatcher?: Dispatcher;
 }

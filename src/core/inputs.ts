@@ -43,10 +43,11 @@ function typeOfInput(value: unknown): string {
 
 let built: { dynamic: z.ZodType; native: z.ZodType } | undefined;
 /**
- * The input schemas, built on the first check rather than when the package loads: refresh and
- * destroy never check inputs, and loading zod costs the provider host about 80 ms.
+ * The input schemas, built when a check first needs them rather than when the package loads: inputs
+ * {@link passesSchema} vouches for never need them, refresh and destroy check none, and loading zod
+ * costs the provider host 50-100 ms.
  */
-function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
+export function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
   if (built !== undefined) return built;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
   const { z } = require("zod") as typeof Zod;
@@ -168,6 +169,7 @@ function validateAll(news: Record<string, unknown>, shape: InputShape): CheckFai
     });
   }
   const candidate = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null));
+  if (passesSchema(candidate)) return failures;
   const result = (shape.connection ? inputSchemas().dynamic : inputSchemas().native).safeParse(candidate);
   if (result.success) return failures;
   for (const issue of result.error.issues) {
@@ -180,6 +182,27 @@ function validateAll(news: Record<string, unknown>, shape: InputShape): CheckFai
       failures.push({ property, reason });
   }
   return failures;
+}
+
+/**
+ * Whether the inputs certainly pass the input schema (either face's), checked by hand for the common
+ * case: a valid name and URL (or not known yet), a valid adoptWebhookId or none, and no `connection`
+ * (an input of the dynamic face only; the native face's schema ignores it, and one given is left to the
+ * schema). False means "let the schema decide": zod then loads and names every problem. A whole `up` of
+ * valid endpoints so never loads zod in the provider host (50-100 ms of its CPU, measured).
+ * test/core/inputs-schema.test.ts holds this to the schemas.
+ */
+export function passesSchema(candidate: Record<string, unknown>): boolean {
+  const { webhookName, webhookUrl, adoptWebhookId, connection } = candidate;
+  return (
+    (webhookName === UNKNOWN ||
+      (typeof webhookName === "string" && nameProblems(webhookName, "webhookName").length === 0)) &&
+    (webhookUrl === UNKNOWN || (typeof webhookUrl === "string" && urlProblems(webhookUrl).length === 0)) &&
+    (adoptWebhookId === undefined ||
+      adoptWebhookId === UNKNOWN ||
+      (typeof adoptWebhookId === "number" && Number.isSafeInteger(adoptWebhookId) && adoptWebhookId > 0)) &&
+    connection === undefined
+  );
 }
 
 /** For `literal(UNKNOWN) | schema`, report the schema's own messages, not the literal's. */

@@ -1,7 +1,8 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { LINKED_DIR, REPO } from "../support/global-setup";
@@ -32,10 +33,9 @@ describe("the serialized provider", () => {
   });
 
   it("uses the product's type token and a fresh props object per resource", () => {
-    expect(registered.map((r) => r.type)).toEqual([
-      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
-      "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
-    ]);
+    expect(registered.map((r) => r.type)).toEqual(
+      Array.from({ length: 3 }, () => "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint"),
+    );
     const byName = Object.fromEntries(registered.map((r) => [r.name, r.inputs]));
     expect(byName["caller-options"]).toMatchObject({
       webhookName: "named-b",
@@ -65,8 +65,16 @@ describe("the serialized provider", () => {
   it("declaring endpoints does not load the client's dependencies", () => {
     // The program runs on every preview and up: zod and undici (about 0.15 s) load in the provider
     // host, where requests are made, not in the program.
-    expect(registered).toHaveLength(2);
+    expect(registered).toHaveLength(3);
     expect(loaded).toEqual([]);
+  });
+
+  it("tells the provider which inputs the program marked secret, from plain values and from Outputs", () => {
+    // Plain values cannot be secret: the list is known at once (no config key is secret here).
+    const inputsOf = (name: string) => registered.find((r) => r.name === name)!.inputs;
+    expect(inputsOf("caller-options").__secretInputs).toEqual([]);
+    // An Output's secrecy is awaited: the secret name is listed, the plain Output URL is not.
+    expect(inputsOf("secret-name").__secretInputs).toEqual(["webhookName"]);
   });
 
   it("stores a resource's connection input as a secret", () => {
@@ -178,6 +186,47 @@ describe("the serialized provider", () => {
     expect(out.logged[0]).toContain('webhook endpoint 11 ("d11") still exists on the service');
     expect(out.afterCheck).toEqual(["zod"]);
     expect(out.failures).toBe(1);
+  });
+
+  it("valid endpoints and documented answers load neither zod nor undici in the provider host: check, create, read, diff", async () => {
+    // zod loads only to name what is wrong with an input or an answer (50-100 ms of the host's CPU
+    // in every up, preview and refresh otherwise); what is valid is checked by hand, as the schemas check it.
+    // Requests go through Node's own http module (undici was 50-75 ms of CPU and 27 MB of RSS to load).
+    const script = `
+      const Module = require("node:module");
+      const m = new Module("");
+      m.paths = Module._nodeModulePaths(process.cwd());
+      m._compile(${JSON.stringify(builtProviderText(REPO))}, "");
+      const provider = m.exports.handler();
+      const deps = () => [...new Set(Object.keys(require.cache).map((f) => (/node_modules\\/(zod|undici)\\//.exec(f) || [])[1]).filter(Boolean))].sort();
+      (async () => {
+        await provider.configure({ config: { get: () => undefined } });
+        const inputs = { webhookName: "no-zod", webhookUrl: "https://example.com/no-zod" };
+        const checked = await provider.check({}, inputs);
+        const created = await provider.create(inputs);
+        const read = await provider.read(created.id, created.outs);
+        const diff = await provider.diff(created.id, created.outs, inputs);
+        const afterValid = deps();
+        const refused = await provider.check({}, { webhookName: "n", webhookUrl: "not a url" });
+        process.stdout.write(JSON.stringify({ afterValid, afterRefused: deps(), checked: checked.failures ?? [], found: read.id === created.id, changes: diff.changes, refused: refused.failures.length }));
+      })();`;
+    // Not execFileSync: the emulator answering it runs in this process.
+    const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], {
+      cwd: LINKED_DIR,
+      env: { ...process.env, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+      encoding: "utf8",
+    });
+    const out = JSON.parse(stdout) as {
+      afterValid: string[];
+      afterRefused: string[];
+      checked: unknown[];
+      found: boolean;
+      changes: boolean;
+      refused: number;
+    };
+    expect(out).toMatchObject({ checked: [], found: true, changes: false, refused: 1 });
+    expect(out.afterValid).toEqual([]);
+    expect(out.afterRefused).toEqual(["zod"]);
   });
 
   it("finds the package once per provider host process, not on every engine call", () => {
