@@ -42,7 +42,8 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  * the plugins and their shells), as the benchmark process's children counters account them once reaped; the others
  * are polled from /proc every 100 ms (a process's last moments before it ends are missed), and `bench` is the
  * benchmark process itself: the in-process emulator (the service) and the polling.
- * @typedef {{ all: number, engine: number, provider: number, plugin: number, program: number, other: number, bench: number }} Cpu
+ * @typedef {{ all: number, engine: number, provider: number, plugin: number, program: number, other: number,
+ * bench: number }} Cpu
  */
 
 /**
@@ -102,12 +103,14 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  * @property {number} cpuAtProfileEndMs
  * @property {string | undefined} profile
  * @property {string | undefined} heapProfile
- * @property {{ peakRss: number, maxHeapUsed: number, maxHeapTotal: number, maxExternal: number, maxArrayBuffers: number, heapAtEnd?: Record<string, number> }} memory
+ * @property {{ peakRss: number, maxHeapUsed: number, maxHeapTotal: number, maxExternal: number,
+ * maxArrayBuffers: number, heapAtEnd?: Record<string, number> }} memory
  */
 
 /**
  * The emulator, as far as a cycle uses it (dist/emulator's Emulator).
- * @typedef {Pick<import("../src/emulator/types.js").Emulator, "url" | "counters" | "reset" | "requests" | "configure" | "addRecord" | "options">} BenchEmulator
+ * @typedef {Pick<import("../src/emulator/types.js").Emulator, "url" | "counters" | "reset" | "requests" |
+ * "configure" | "addRecord" | "options">} BenchEmulator
  */
 
 /** @param {string} repo */
@@ -422,8 +425,10 @@ function checkpointBytes(dir, stack) {
  * @property {(emulator: BenchEmulator) => void} [prepare] before up, for kinds that call the API (default: reset)
  * @property {(emulator: BenchEmulator) => void} [afterUp] after up, for kinds that call the API
  * @property {readonly Op[]} [ops] which commands to time after up (default: preview, refresh, destroy)
- * @property {Partial<Record<Op, Record<string, string>>>} [opEnv] per command, over `env` (BENCH_PROFILE's NODE_OPTIONS)
- * @property {Partial<Record<Op, string>>} [profileDirs] where bench/profile-hook.cjs writes, per command (read after it)
+ * @property {Partial<Record<Op, Record<string, string>>>} [opEnv] per command, over `env` (BENCH_PROFILE's
+ * NODE_OPTIONS)
+ * @property {Partial<Record<Op, string>>} [profileDirs] where bench/profile-hook.cjs writes, per command
+ * (read after it)
  * @property {Record<string, string>} [env] for every command of this run, over `extraEnv`
  * @property {string} [pluginDir] native kind: a directory put before the installed package's on PATH, whose
  *   pulumi-resource-webhooks the engine then runs (the single executable, BENCH_PARTS=sea)

@@ -37,7 +37,8 @@
 //     BENCH_PROFILE_SIZE=1000       quick: 10
 //     BENCH_PROFILE_RUNS=1
 //     BENCH_PROFILE_KINDS=ours,lean (floor may be added)
-//   BENCH_PARALLEL=<n>            pass --parallel n to up/preview/refresh/destroy (default: the CLI's default, cores x 4)
+//   BENCH_PARALLEL=<n>            pass --parallel n to up/preview/refresh/destroy (default: the CLI's
+// default, cores x 4)
 //   BENCH_PARALLEL_DIFF=1         set PULUMI_PARALLEL_DIFF=true (the engine diffs in parallel; default serial)
 //   client: BENCH_CLIENT_OPS=5000 (quick: 1000) ops per trial, BENCH_CLIENT_CONCURRENCY=16 in flight
 //
@@ -75,7 +76,10 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OPS = ["up", "preview", "refresh", "destroy"];
 /** @type {Op[]} */
 const CROWD_OPS = ["preview", "refresh"];
-/** The provider host's method that each command calls once per endpoint: the profile of a command ends at its n-th answer. */
+/**
+ * The provider host's method that each command calls once per endpoint: the profile of a command ends at
+ * its n-th answer.
+ */
 const PROFILED_METHOD = /** @type {const} */ ({
   up: "Create",
   preview: "Diff",
@@ -382,7 +386,8 @@ async function engineBenchmark() {
   let sea;
   let seq = 0;
   /**
-   * @param {Omit<import("./engine.mjs").CycleOptions, "p" | "emulator" | "token" | "id" | "extraEnv" | "parallelArgs"> & { label?: string }} options
+   * @param {Omit<import("./engine.mjs").CycleOptions, "p" | "emulator" | "token" | "id" | "extraEnv" |
+   * "parallelArgs"> & { label?: string }} options
    */
   const run = async (options) => {
     const id = `${++seq}-${options.kind}-n${options.n}-l${options.latency}${options.crowd === undefined ? "" : `-c${options.crowd}${options.crowdAt === "after" ? "a" : options.crowdAt === "middle" ? "m" : ""}-p${options.pageSize}`}`;
@@ -598,7 +603,10 @@ async function engineBenchmark() {
 
 // ---- table ------------------------------------------------------------------------------------
 
-/** @type {Record<"s" | "ratio" | "calls" | "bytes" | "kb" | "mb" | "cpu" | "ops" | "ms" | "pct", (x: number) => string>} */
+/**
+ * @type {Record<"s" | "ratio" | "calls" | "bytes" | "kb" | "mb" | "cpu" | "ops" | "ms" | "pct", (x: number)
+ * => string>}
+ */
 const fmt = {
   s: (ms) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "–"),
   ratio: (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–"),
@@ -685,7 +693,8 @@ function verdict(ok, what) {
 /**
  * The grid's rows judged against the lean floor, for one size at one latency: per command, the CPU of
  * all processes and the provider host's peak RSS, each with its target at the judged sizes.
- * @param {{ n: number, latency: number, ours: CycleResult[], floor: CycleResult[], lean: CycleResult[], rows: string[][], misses: string[] }} cells
+ * @param {{ n: number, latency: number, ours: CycleResult[], floor: CycleResult[], lean: CycleResult[],
+ * rows: string[][], misses: string[] }} cells
  */
 function leanRows({ n, latency, ours, floor, lean, rows, misses }) {
   const judged = TARGET.leanJudgedSizes.includes(n);
@@ -1029,7 +1038,8 @@ function buildRows(engine, client) {
   const misses = [];
   const all = engine?.runs ?? [];
   /**
-   * @param {{ tag?: string, kind?: Kind, n?: number, latency?: number, crowd?: number, pageSize?: number | undefined }} q
+   * @param {{ tag?: string, kind?: Kind, n?: number, latency?: number, crowd?: number, pageSize?: number |
+   * undefined }} q
    */
   const select = (q) =>
     all.filter(

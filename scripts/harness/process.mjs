@@ -31,7 +31,10 @@ import { ProcSampler } from "./proc-sampler.mjs";
  *   CPU time of the process and its descendants
  */
 
-/** After the process exits, how long to wait for its output pipes to close: a detached grandchild can hold them open. */
+/**
+ * After the process exits, how long to wait for its output pipes to close: a detached grandchild can hold
+ * them open.
+ */
 const CLOSE_GRACE_MS = 2000;
 
 /**

@@ -177,7 +177,10 @@ export function backendFor(root, suite) {
  * @property {boolean} [sample] see PulumiOptions.sample
  */
 
-/** What a copy of a project leaves out: its dependencies (they resolve from a directory above), its build output, its stacks. */
+/**
+ * What a copy of a project leaves out: its dependencies (they resolve from a directory above), its build
+ * output, its stacks.
+ */
 const NOT_COPIED = /^(package\.json|package-lock\.json|node_modules|bin|Pulumi\.[^.]+\.yaml)$/;
 
 /** A real Pulumi project directory, its environment, and the commands a test runs in it. */

@@ -180,7 +180,8 @@ async function runUnderBuilder(host, argv) {
 
 /**
  * Builds the archives (in the pinned Node.js) and publishes them with the checksums file.
- * @param {{ out: string, platforms: readonly Platform[], host: Platform, rcodesign: string | undefined, log: (line: string) => void }} options
+ * @param {{ out: string, platforms: readonly Platform[], host: Platform, rcodesign: string | undefined, log:
+ * (line: string) => void }} options
  * @returns {Promise<{ archives: BuiltArchive[], checksums: string }>}
  */
 export async function buildArchives({ out, platforms, host, rcodesign, log }) {

@@ -12,7 +12,10 @@ export const EXIT = {
   config: 3,
   /** The service failed or refused (including an access token it does not accept). */
   service: 4,
-  /** `recover` refused to guess, or found a conflict that needs a person (nothing was changed); `adopt` could declare none of the endpoints. */
+  /**
+   * `recover` refused to guess, or found a conflict that needs a person (nothing was changed); `adopt`
+   * could declare none of the endpoints.
+   */
   refused: 5,
 } as const;
 
@@ -41,7 +44,10 @@ export function exitCodeOf(error: unknown): ExitCode {
   return EXIT.unexpected;
 }
 
-/** What each exit code means, for `--help` and docs/operator-cli.md's table (held to it by test/docs/cli-tables.test.ts). */
+/**
+ * What each exit code means, for `--help` and docs/operator-cli.md's table (held to it by
+ * test/docs/cli-tables.test.ts).
+ */
 export const EXIT_MEANINGS: Record<ExitCode, string> = {
   [EXIT.ok]: "success",
   [EXIT.unexpected]: "unexpected failure",

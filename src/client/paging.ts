@@ -128,7 +128,10 @@ export function nextCursor(
   return "cursor" in step ? step.cursor : undefined;
 }
 
-/** A page as {@link pagesOf} yields it: what the service sent, the cursor asked for next, and on the last page how the listing ended. */
+/**
+ * A page as {@link pagesOf} yields it: what the service sent, the cursor asked for next, and on the last
+ * page how the listing ended.
+ */
 export interface ListedPage extends ServicePage {
   next?: string | undefined;
   end?: ListingEnd | undefined;
@@ -159,9 +162,7 @@ export async function* pagesOf(
     if (pageNumber > limits.maxPages) {
       throw new WebhookPagingError(
         `listing stopped after ${limits.maxPages} pages (maxPages); narrow the filter or raise maxPages`,
-        {
-          operation: "list",
-        },
+        { operation: "list" },
       );
     }
     let page: ServicePage;
@@ -216,10 +217,7 @@ export async function* pagesOf(
     if (next.length > MAX_CURSOR_CHARS) {
       throw new WebhookPagingError(
         `the service returned a paging cursor of ${next.length} characters (page ${pageNumber}); stopping`,
-        {
-          operation: "list",
-          traceId,
-        },
+        { operation: "list", traceId },
       );
     }
     seenCursors.add(next);
@@ -251,7 +249,10 @@ async function afterRepeats(
   );
 }
 
-/** A failure that leaves a probe unanswered, not the listing broken: the service's refusal of the position asked for, a failed page. */
+/**
+ * A failure that leaves a probe unanswered, not the listing broken: the service's refusal of the position
+ * asked for, a failed page.
+ */
 function inconclusiveFailure(error: unknown): error is WebhookApiError {
   return (
     error instanceof WebhookApiError &&

@@ -94,7 +94,10 @@ export async function takeSnapshot(
   return { ids: new Set(records.map((record) => record.webhookId)), startedAt };
 }
 
-/** "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)"; service text cleaned and `secrets` redacted. */
+/**
+ * "id 12, created 2026-11-21T10:00:00.000Z by open-api; id 14 (stored as "Orders", ...)"; service text
+ * cleaned and `secrets` redacted.
+ */
 export function describeEndpoints(
   records: readonly WebhookEndpointRecord[],
   declared: CreateParams,
@@ -120,7 +123,10 @@ export interface SettleOptions {
   secrets: readonly string[];
   settleMs: number;
   clockSkewMs: number;
-  /** Principals known to be ours (creator ids of endpoints we created); empty when unknown. Read at the end of the window. */
+  /**
+   * Principals known to be ours (creator ids of endpoints we created); empty when unknown. Read at the end
+   * of the window.
+   */
   ourCreatorIds: ReadonlySet<number>;
   /**
    * The `ascending` value for the other order than the client's, when known: a listing that cannot

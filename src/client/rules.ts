@@ -197,7 +197,10 @@ export function urlLookupForms(value: string): string[] {
   return [...new Set(forms)];
 }
 
-/** A percent-escape of an unreserved character (letter, digit, "-", ".", "_", "~") as that character; any other unchanged. */
+/**
+ * A percent-escape of an unreserved character (letter, digit, "-", ".", "_", "~") as that character; any
+ * other unchanged.
+ */
 function decodeUnreserved(escape: string): string {
   const char = String.fromCharCode(parseInt(escape.slice(1), 16));
   return /^[A-Za-z0-9._~-]$/.test(char) ? char : escape;

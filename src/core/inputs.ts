@@ -17,7 +17,10 @@ export interface WebhookEndpointInputs {
    * is how the provider knows what to keep out of its messages.
    */
   __secretInputs?: string[];
-  /** Dynamic resource only, set by the resource class: `<project>/<stack>` of the program, recorded in a new endpoint's provenance. */
+  /**
+   * Dynamic resource only, set by the resource class: `<project>/<stack>` of the program, recorded in a new
+   * endpoint's provenance.
+   */
   __stack?: string;
 }
 

@@ -27,9 +27,15 @@ import {
 export const BY_NAME_FIRST = 8;
 /** Pages each scan may fetch beyond the lookups its pages alone have answered. */
 export const SCAN_PAGE_ALLOWANCE = 2;
-/** A record from a scan page answers a lookup only this long after the page came (a diff or read must see the service as it is). */
+/**
+ * A record from a scan page answers a lookup only this long after the page came (a diff or read must see
+ * the service as it is).
+ */
 export const PAGE_TRUST_MS = 10_000;
-/** A complete scan (for a read that neither name nor URL answers, an import, a filter that does not narrow) is trusted this long after it started, then started again. */
+/**
+ * A complete scan (for a read that neither name nor URL answers, an import, a filter that does not narrow)
+ * is trusted this long after it started, then started again.
+ */
 export const SCAN_FRESH_MS = 60_000;
 /** Pages a listing by name (or URL) may take before the filter is judged not to narrow. */
 export const BY_NAME_MAX_PAGES = 2;
@@ -143,7 +149,10 @@ export class EndpointLookups {
   readonly #orders: (string | undefined)[];
   /** The scans, in the order of `#orders`; a slot is empty until the scans start. */
   #slots: (ScanSlot | undefined)[] = [];
-  /** Set once a listing by name or URL did not narrow (an ignored filter, a name shared by pages of endpoints): from then on the complete scan answers. */
+  /**
+   * Set once a listing by name or URL did not narrow (an ignored filter, a name shared by pages of
+   * endpoints): from then on the complete scan answers.
+   */
   #filtersDoNotNarrow = false;
 
   /** @param ascending the connection's `ascending` value; its opposite (when known) orders the second scan. */
@@ -278,7 +287,10 @@ export class EndpointLookups {
     return this.#slots.filter((slot): slot is ScanSlot => slot !== undefined);
   }
 
-  /** A scan of the whole service in one order. Its pages are not retried: a failed page ends it, and lookups go by name. */
+  /**
+   * A scan of the whole service in one order. Its pages are not retried: a failed page ends it, and lookups
+   * go by name.
+   */
   #newScan(order: string | undefined): SharedScan {
     const filter = order === undefined ? {} : { ascending: order };
     return new SharedScan(() => this.client.listAll(filter, { maxRetries: 0 })[Symbol.asyncIterator]());

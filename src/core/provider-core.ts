@@ -490,7 +490,10 @@ export class ProviderCore {
     return `\`pulumi import webhooks:index:WebhookEndpoint ${name} ${id}\``;
   }
 
-  /** Only changes that need no API call reach update (connection, adoptWebhookId bookkeeping, a new provider version). */
+  /**
+   * Only changes that need no API call reach update (connection, adoptWebhookId bookkeeping, a new provider
+   * version).
+   */
   update(olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>): WebhookEndpointOutputs {
     return stateAfterUpdate(olds, news);
   }
@@ -507,7 +510,8 @@ export class ProviderCore {
       typeof olds.webhookName === "string"
         ? ` (${taint.names.includes("webhookName") ? "[secret]" : quoteServiceText(olds.webhookName, secrets, 100)})`
         : "";
-    // The id is a webhook_id in any state this provider wrote; anything else (a hand-edited state) is quoted and redacted.
+    // The id is a webhook_id in any state this provider wrote; anything else (a hand-edited state) is quoted
+    // and redacted.
     const shownId = /^\d{1,20}$/.test(id) ? id : quoteServiceText(id, secrets, 60);
     this.#notify(
       `webhook endpoint ${shownId}${name} still exists on the service: this API cannot delete endpoints. Remove it there if it is no longer needed.`,

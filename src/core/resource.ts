@@ -71,7 +71,10 @@ export const INPUTS = {
 
 export type InputName = keyof typeof INPUTS;
 
-/** Inputs a program may pass as secrets and the provider keeps out of every message (the connection is always secret). */
+/**
+ * Inputs a program may pass as secrets and the provider keeps out of every message (the connection is
+ * always secret).
+ */
 export const SECRET_CAPABLE_INPUTS = [
   "webhookName",
   "webhookUrl",

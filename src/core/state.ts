@@ -238,7 +238,10 @@ export function declaredAddress(state: Partial<WebhookEndpointOutputs>): Endpoin
   return createdAddress(state);
 }
 
-/** Whether the service's current record still is the endpoint that was created: the same address, or the declared one. */
+/**
+ * Whether the service's current record still is the endpoint that was created: the same address, or the
+ * declared one.
+ */
 export function stillAsCreated(current: EndpointAddress, state: Partial<WebhookEndpointOutputs>): boolean {
   const created = createdAddress(state);
   const declared = declaredAddress(state);

@@ -89,7 +89,10 @@ export function referencedUrn(value: unknown): string | undefined {
     : undefined;
 }
 
-/** The URN of the root resource of stack `<project>/<stack>`: `pulumi:pulumi:Stack`, named `<project>-<stack>` by every SDK. */
+/**
+ * The URN of the root resource of stack `<project>/<stack>`: `pulumi:pulumi:Stack`, named
+ * `<project>-<stack>` by every SDK.
+ */
 export function rootStackUrn(stack: string): string | undefined {
   const match = /^([^/:]+)\/([^/:]+)$/.exec(stack);
   return match

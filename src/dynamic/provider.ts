@@ -34,36 +34,8 @@ export function createDynamicProvider(
     if (typeof inputs.__stack === "string") stack = inputs.__stack;
     return stack;
   };
-  /**
-   * The taint of a call. The dynamic-provider host hands this provider plain values (it does not
-   * accept secrets), so the resource class records which inputs and `webhooks:*` config keys the
-   * program marked secret (`__secretInputs`); the connection input is secret always.
-   */
-  const taintOf = (...props: (Partial<WebhookEndpointInputs> | undefined)[]): Taint => {
-    const names = new Set<string>();
-    const values = new Set<string>();
-    for (const p of props) {
-      if (p === undefined) continue;
-      const marked = Array.isArray(p.__secretInputs)
-        ? p.__secretInputs.filter((name): name is string => typeof name === "string")
-        : [];
-      for (const name of marked) {
-        names.add(name);
-        const value = name.startsWith("webhooks:") ? config(name) : (p as Record<string, unknown>)[name];
-        if (typeof value === "string" || typeof value === "number") values.add(String(value));
-      }
-      const connection = p.connection as Record<string, unknown> | undefined;
-      if (typeof connection === "object" && connection !== null) {
-        for (const value of Object.values(connection))
-          if (typeof value === "string" && value !== "") values.add(value);
-      }
-    }
-    for (const name of ["accessToken"] satisfies SettingName[]) {
-      const value = config(configKey(name));
-      if (value) values.add(value);
-    }
-    return { names: [...names], values: [...values] };
-  };
+  const taintOf = (...props: (Partial<WebhookEndpointInputs> | undefined)[]): Taint =>
+    callTaint(config, props);
   return {
     configure(request: dynamic.ConfigureRequest): Promise<void> {
       // Assigned synchronously: the provider host caches this provider before configure's promise
@@ -125,21 +97,61 @@ export function createDynamicProvider(
 
     async update(_id, olds, news) {
       stackOf(news);
-      const outs = stored(core.update(olds, news));
-      // The host hands this provider old outputs without their secret marks, and the engine marks secret
-      // again only the outputs named like an input: an output a later release wrote may have been secret, so
-      // each is returned secret (a taint kept; a plain one only shows as [secret] from then on).
-      const later = Object.entries(laterOutputs(outs)).map(([key, value]): [string, unknown] => [
-        key,
-        { [specialSigKey]: specialSecretSig, value },
-      ]);
-      return { outs: { ...outs, ...Object.fromEntries(later) } };
+      return { outs: laterKeptSecret(stored(core.update(olds, news))) };
     },
 
     async delete(id, props) {
       core.delete(id, props, taintOf(props));
     },
   };
+}
+
+/**
+ * The taint of a call. The dynamic-provider host hands this provider plain values (it does not
+ * accept secrets), so the resource class records which inputs and `webhooks:*` config keys the
+ * program marked secret (`__secretInputs`); the connection input is secret always.
+ */
+function callTaint(
+  config: (key: string) => string | undefined,
+  props: readonly (Partial<WebhookEndpointInputs> | undefined)[],
+): Taint {
+  const names = new Set<string>();
+  const values = new Set<string>();
+  for (const p of props) {
+    if (p === undefined) continue;
+    const marked = Array.isArray(p.__secretInputs)
+      ? p.__secretInputs.filter((name): name is string => typeof name === "string")
+      : [];
+    for (const name of marked) {
+      names.add(name);
+      const value = name.startsWith("webhooks:") ? config(name) : (p as Record<string, unknown>)[name];
+      if (typeof value === "string" || typeof value === "number") values.add(String(value));
+    }
+    const connection = p.connection as Record<string, unknown> | undefined;
+    if (typeof connection === "object" && connection !== null) {
+      for (const value of Object.values(connection))
+        if (typeof value === "string" && value !== "") values.add(value);
+    }
+  }
+  for (const name of ["accessToken"] satisfies SettingName[]) {
+    const value = config(configKey(name));
+    if (value) values.add(value);
+  }
+  return { names: [...names], values: [...values] };
+}
+
+/**
+ * An update's outputs with each output a later release wrote marked secret. The host hands this
+ * provider old outputs without their secret marks, and the engine marks secret again only the
+ * outputs named like an input: an output a later release wrote may have been secret, so each is
+ * returned secret (a taint kept; a plain one only shows as [secret] from then on).
+ */
+function laterKeptSecret(outs: WebhookEndpointOutputs): WebhookEndpointOutputs {
+  const later = Object.entries(laterOutputs(outs)).map(([key, value]): [string, unknown] => [
+    key,
+    { [specialSigKey]: specialSecretSig, value },
+  ]);
+  return { ...outs, ...Object.fromEntries(later) };
 }
 
 /**

@@ -81,8 +81,9 @@ function locateProvider(workingDir, loadedFrom) {
       // finds there has an exports map: a copy counts only if its package.json exports
       // ./provider, and then Node resolves it inside that copy or fails (an exports target cannot
       // leave its package).
+      // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
       // prettier-ignore
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
       if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"]) {
         return require.resolve(ENTRY, { paths: [dirname(dirname(copy))] });
       }
@@ -107,8 +108,9 @@ function locateProvider(workingDir, loadedFrom) {
  * @returns {Provider}
  */
 function loadProvider() {
+  // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
   // prettier-ignore
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
   return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
 }
 

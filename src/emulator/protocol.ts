@@ -144,7 +144,10 @@ function sameSecret(presented: string, expected: string): boolean {
  */
 export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
 
-/** Whether a request names exactly one Host, and a loopback one (two Host headers are refused, whichever comes first). */
+/**
+ * Whether a request names exactly one Host, and a loopback one (two Host headers are refused, whichever
+ * comes first).
+ */
 export function namesLoopbackHost(req: {
   headers: { host?: string | undefined };
   rawHeaders: readonly string[];

@@ -67,7 +67,10 @@ export type PagingStyle = (typeof PAGING_STYLES)[number];
 export type LimitAboveMax = (typeof LIMIT_ABOVE_MAX)[number];
 /** Whether the list request's `limit` sets the page size (see {@link EmulatorOptions.pageLimit}). */
 export type PageLimit = (typeof PAGE_LIMITS)[number];
-/** What a create of a taken name gets, with `uniqueNames`: an error, or the endpoint that has it (an idempotent create). */
+/**
+ * What a create of a taken name gets, with `uniqueNames`: an error, or the endpoint that has it (an
+ * idempotent create).
+ */
 export type TakenNameAnswer = (typeof TAKEN_NAME_ANSWERS)[number];
 /** Where errors are reported: the HTTP status, or a non-"200" `code` inside an HTTP 200 envelope. */
 export type ErrorStyle = (typeof ERROR_STYLES)[number];
@@ -483,11 +486,17 @@ export interface Emulator {
   counters(): EmulatorCounters;
   /** Current effective options, with every token redacted. */
   options(): EffectiveOptions;
-  /** Clears records, request log, counters and injected faults and reseeds the PRNG; keeps options and the id sequence. */
+  /**
+   * Clears records, request log, counters and injected faults and reseeds the PRNG; keeps options and the
+   * id sequence.
+   */
   reset(): void;
   /** Deletes a record as if on the service side; false when there is no such id. */
   removeRecord(id: number): boolean;
-  /** Changes a record as if on the service side (stored values rewritten as on create); undefined when there is no such id. */
+  /**
+   * Changes a record as if on the service side (stored values rewritten as on create); undefined when there
+   * is no such id.
+   */
   updateRecord(id: number, patch: WebhookRecordPatch): WebhookRecord | undefined;
   /** Creates a record with the create validation and rewrite rules, bypassing faults, latency, log and counters. */
   addRecord(input: WebhookInput): WebhookRecord;

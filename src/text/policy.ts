@@ -61,7 +61,10 @@ export function recognisableInText(secret: string): boolean {
   return secret.trim().length >= MIN_SECRET_CHARS;
 }
 
-/** Cheap first test: each character of a secret takes at least one UTF-16 unit of the text (most names are shorter than a token). */
+/**
+ * Cheap first test: each character of a secret takes at least one UTF-16 unit of the text (most names are
+ * shorter than a token).
+ */
 function mayHold(text: string, secret: string): boolean {
   return recognisableInText(secret) && text.length >= codePoints(secret);
 }

@@ -21,7 +21,10 @@ import { emulatorHolding, expectedTreatment, hostileEndpoint, hostileText } from
 const NATIVE_TYPE = "webhooks:index:WebhookEndpoint";
 const RUNS = Number(process.env.ADOPT_PROPERTY_RUNS ?? 150);
 
-/** What each consumer checked, over the whole run (asserted at the end, so the corpus cannot silently shrink to nothing). */
+/**
+ * What each consumer checked, over the whole run (asserted at the end, so the corpus cannot silently shrink
+ * to nothing).
+ */
 const seen = {
   endpoints: 0,
   declared: 0,
@@ -247,7 +250,8 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
       fc.property(
         fc.array(fc.oneof(hostileText, fc.string({ unit: "binary" })), { minLength: 1, maxLength: 20 }),
         (texts) => {
-          // NUL cannot be in a shell word, and a lone surrogate cannot be written as UTF-8: neither reaches shellQuote from adopt.
+          // NUL cannot be in a shell word, and a lone surrogate cannot be written as UTF-8: neither reaches
+          // shellQuote from adopt.
           const words = texts.map((text) => text.replace(/\0/g, "").replace(/\p{Cs}/gu, "\uFFFD"));
           const script = words.map((word) => `pulumi ${shellQuote(word)}`).join("\n");
           expect(runShellCommands(script)).toEqual(words.map((word) => [word]));
@@ -258,7 +262,10 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
   });
 });
 
-/** The token, as a person reads it, in printed text: any case, split by what does not show or by an escape showing it. */
+/**
+ * The token, as a person reads it, in printed text: any case, split by what does not show or by an escape
+ * showing it.
+ */
 function holdsToken(text: string): boolean {
   const seenText = text
     .replace(/\\u\{[0-9a-f]+\}|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}/gi, "")

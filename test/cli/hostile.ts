@@ -219,7 +219,10 @@ export async function emulatorHolding(
 // What the consumers must yield, written from the promises in docs/adopt-output.md (the token is never
 // printed; what a format cannot hold faithfully is refused for it), not from adopt's code.
 
-/** Characters a person does not see: controls, format characters, separators, spaces but U+0020, default-ignorables, noncharacters, surrogates. */
+/**
+ * Characters a person does not see: controls, format characters, separators, spaces but U+0020,
+ * default-ignorables, noncharacters, surrogates.
+ */
 const UNSEEN =
   /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
 

@@ -1,4 +1,5 @@
-// A secret is a taint (README.md, "What happens on each command"): a name or URL the program marked secret is stored on the service
+// A secret is a taint (README.md, "What happens on each command"): a name or URL the program marked secret
+// is stored on the service
 // as it is, and `webhooks` lists the service. Run in the stack's project, it keeps what the stack
 // holds secret out of what it prints: a value its state or config holds secret now, and the name
 // or URL a state of the stack (now, or in a file backend's history) holds secret for an endpoint.

@@ -1,5 +1,6 @@
 // A service (or another team on it) may echo the CLI's access token in a name or a URL
-// (docs/adopt-output.md, "The token in everything `webhooks` prints"). Every command's every output path, run through `main` as the bin runs it, must print the
+// (docs/adopt-output.md, "The token in everything `webhooks` prints"). Every command's every output path,
+// run through `main` as the bin runs it, must print the
 // token nowhere, in no letter case: tables, --json, warnings, errors, reports.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,7 +41,10 @@ const ECHOES = [
   `${TOKEN.slice(0, 3)}\\u{5F}${TOKEN.slice(4)}`,
 ];
 
-/** Whether `text` shows the token, or a piece of it long enough to matter (any case, percent-escapes read as a URL's reader reads them). */
+/**
+ * Whether `text` shows the token, or a piece of it long enough to matter (any case, percent-escapes read as
+ * a URL's reader reads them).
+ */
 function showsToken(text: string): boolean {
   let decoded = text;
   for (let round = 0; round < 4; round++) {

@@ -1031,7 +1031,10 @@ const listBody = (body: string) =>
 describe("list against generated responses", () => {
   let current: Hostile | undefined;
   let server: Awaited<ReturnType<typeof rawServer>>;
-  /** One client for every run, and what it learnt from the pages it accepted (the most records in one shapes nextCursor). */
+  /**
+   * One client for every run, and what it learnt from the pages it accepted (the most records in one shapes
+   * nextCursor).
+   */
   let client: WebhooksClient;
   let memory = freshMemory();
   beforeAll(async () => {
@@ -1164,7 +1167,8 @@ describe("listAll and scan against generated page sequences", () => {
           served = [];
           server.requests.length = 0;
           tally.runs++;
-          // A fresh client: what it learnt from earlier listings (the most records in one page) decides where a listing ends.
+          // A fresh client: what it learnt from earlier listings (the most records in one page) decides
+          // where a listing ends.
           const client = fastClient(server.url, { maxRetries: 0, ...CAPS[capsIndex]! });
           const limits: ListingLimits = { limit, maxRetries: 0, ...CAPS[capsIndex]! };
           const params = listParams(filter, limit);

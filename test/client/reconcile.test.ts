@@ -66,10 +66,16 @@ function record(id: number, fields: Partial<Stored> = {}): Stored {
   };
 }
 
-/** A service that stores names in upper case and filters by the stored form: a listing by a lower-case name finds nothing. */
+/**
+ * A service that stores names in upper case and filters by the stored form: a listing by a lower-case name
+ * finds nothing.
+ */
 const UPPER = (name: string, url: string) => ({ name: name.toUpperCase(), url });
 
-/** A client whose principal is known: it created an endpoint on this service (docs/client.md: settle only on our own). */
+/**
+ * A client whose principal is known: it created an endpoint on this service (docs/client.md: settle only on
+ * our own).
+ */
 async function clientWithKnownPrincipal(url: string): Promise<WebhooksClient> {
   const client = clientFor(url);
   await client.create({ webhookName: "warm-up", webhookUrl: "https://example.com/warm-up" });

@@ -43,7 +43,10 @@ describe("which principalId speaks for which token", () => {
       expect(spoken, place).toEqual([...PRINCIPAL_FOR_TOKEN[place as SettingPlace]]);
   });
 
-  /** The claim resolved for a token from `tokenFrom`, with principalId 11 in the configuration and 22 in the environment as given. */
+  /**
+   * The claim resolved for a token from `tokenFrom`, with principalId 11 in the configuration and 22 in the
+   * environment as given.
+   */
   function claim(
     tokenFrom: SettingPlace,
     principals: { config?: string; env?: string },

@@ -222,7 +222,8 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
 });
 
 describe("what diff says about adoptWebhookId, connection and drift: no update call, and the reason said", () => {
-  // The dynamic face reports an update as changes without replacements (Pulumi's dynamic DiffResult has no update list).
+  // The dynamic face reports an update as changes without replacements (Pulumi's dynamic DiffResult has no
+  // update list).
   it("another endpoint's id is a replacement; the held id added, or a changed connection, an update; an endpoint re-pointed on the service a replacement of its URL", async () => {
     const emulator = await startEmulator({ accessToken: TOKEN });
     try {

@@ -124,7 +124,8 @@ describe("an endpoint is its id on the service it was made on", () => {
   it("the same principal id on both services (ids of principals are per service too): the creation time still tells them apart", async () => {
     const onA = core("native", a.url, OURS);
     const created = await onA.create(ENDPOINT, undefined, "shop/dev");
-    // Another service whose principal has our creator id and name; its endpoint 1, same name and URL, made a minute later.
+    // Another service whose principal has our creator id and name; its endpoint 1, same name and URL, made a
+    // minute later.
     const same = await startEmulator({
       accessToken: B_STACK,
       creator: { id: created.state.creatorId, name: created.state.creatorName },
@@ -160,7 +161,8 @@ describe("an endpoint is its id on the service it was made on", () => {
       expect(diff).toMatchObject({ changes: true, replaces: ["webhookId"], updates: [] });
       expect(diff.drift).toMatch(/was created at another time than the stack's endpoint 1/);
       expect(diff.drift).not.toMatch(/undefined/);
-      // What else changed is still said (here adoptWebhookId added for the id held): only a changed connection turns into the replacement.
+      // What else changed is still said (here adoptWebhookId added for the id held): only a changed
+      // connection turns into the replacement.
       const adopting = await onB.diff(created.id, withoutCreator as WebhookEndpointOutputs, {
         ...ENDPOINT,
         adoptWebhookId: Number(created.id),

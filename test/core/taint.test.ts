@@ -10,7 +10,8 @@ import { createDynamicProvider } from "../../src/dynamic/provider";
 import { startEmulator, type Emulator } from "../../src/emulator";
 
 /**
- * The dynamic face's half of "a secret is a taint" (docs/dynamic-resource.md, "Outputs"): the dynamic-provider host hands the
+ * The dynamic face's half of "a secret is a taint" (docs/dynamic-resource.md, "Outputs"): the
+ * dynamic-provider host hands the
  * provider plain values, so what the program marked secret reaches it only through the list the
  * resource class records (`__secretInputs`, the names of the secret inputs and `webhooks:*` config
  * keys) and the `connection` input, which is secret always. Whatever the provider says (check

@@ -32,7 +32,10 @@ describe("a create answered with another principal's endpoint (a unique-names se
     await service.close();
   });
 
-  /** The other team creates `endpoint` while the stack's create of it (by `on`) is held by the service; returns the stack's outcome. */
+  /**
+   * The other team creates `endpoint` while the stack's create of it (by `on`) is held by the service;
+   * returns the stack's outcome.
+   */
   async function raced(on: ProviderCore, endpoint: typeof X, viaConnection = true): Promise<unknown> {
     service.injectNext("create", "latency");
     const pending = on

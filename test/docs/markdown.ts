@@ -72,7 +72,10 @@ function proseLines(markdown: string): { text: string; line: number }[] {
   return prose;
 }
 
-/** Every anchor the page defines: its headings' GitHub anchors (duplicates numbered -1, -2, ...) and explicit `<a id|name>`. */
+/**
+ * Every anchor the page defines: its headings' GitHub anchors (duplicates numbered -1, -2, ...) and
+ * explicit `<a id|name>`.
+ */
 export function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
@@ -94,7 +97,10 @@ export function anchorsOf(markdown: string): Set<string> {
   return anchors;
 }
 
-/** Every link destination in the page outside code: inline links and images, reference definitions, autolinks, HTML href/src. */
+/**
+ * Every link destination in the page outside code: inline links and images, reference definitions,
+ * autolinks, HTML href/src.
+ */
 export function linksOf(markdown: string): MarkdownLink[] {
   const links: MarkdownLink[] = [];
   // Paragraphs, so a link whose text wraps onto the next line is still one link.

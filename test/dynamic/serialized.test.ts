@@ -262,7 +262,10 @@ describe("the serialized provider", () => {
     );
   }
 
-  /** A usable copy in Node's global folders (~/.node_modules under a HOME in `root`, also NODE_PATH): the environment that points there. */
+  /**
+   * A usable copy in Node's global folders (~/.node_modules under a HOME in `root`, also NODE_PATH): the
+   * environment that points there.
+   */
   function usableGlobalCopy(root: string): NodeJS.ProcessEnv {
     const home = join(root, "home");
     impostor(join(home, ".node_modules", "pulumi-webhook-endpoints"), true);

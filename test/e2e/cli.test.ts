@@ -112,7 +112,10 @@ async function webhooks(project: Project, args: string[]) {
   return result;
 }
 
-/** The endpoint resources of a state export, either face (the harness's webhookResources knows the dynamic one only). */
+/**
+ * The endpoint resources of a state export, either face (the harness's webhookResources knows the dynamic
+ * one only).
+ */
 function endpoints<R extends { type: string }>(state: { resources: R[] }): R[] {
   return state.resources.filter((r) => ENDPOINT_TYPES.includes(r.type));
 }

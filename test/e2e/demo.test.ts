@@ -44,7 +44,10 @@ function expectOk(run: DemoRun): void {
   if (run.code !== 0) throw new Error(`scripts/demo.sh exited ${run.code}\n${run.output}`);
 }
 
-/** The access token the demo generated, read back (decrypted) from the stack config it wrote; no transcript keeps it. */
+/**
+ * The access token the demo generated, read back (decrypted) from the stack config it wrote; no transcript
+ * keeps it.
+ */
 async function demoToken(): Promise<string> {
   const run = await runPulumi(
     ["config", "get", "webhooks:accessToken", "--json", "--config-file", PRODUCER_CONFIG],

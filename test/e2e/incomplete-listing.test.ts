@@ -1,4 +1,5 @@
-// Three deployments that differ from the emulator's defaults, through the real engine, where a user meets them (docs/reliability.md, "Facts before claims";
+// Three deployments that differ from the emulator's defaults, through the real engine, where a user meets
+// them (docs/reliability.md, "Facts before claims";
 // docs/client.md, "Create and the settle rules"):
 // 1. a gateway that answers 503 after the service committed a create: `up` settles it by listing,
 //    never sends it again, and the service holds one endpoint per resource;

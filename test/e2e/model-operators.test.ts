@@ -134,7 +134,10 @@ interface NativeDecl {
   name: string;
   /** A URL, or SECRET_URL. */
   url: string;
-  /** What `webhooks adopt --format yaml` printed for it (with the provider added), when declared with the import option. */
+  /**
+   * What `webhooks adopt --format yaml` printed for it (with the provider added), when declared with the
+   * import option.
+   */
   snippet?: string;
 }
 
@@ -716,7 +719,10 @@ class Worker {
     return this.teamCreate(service, pick(random, NAMES), pick(random, URLS));
   }
 
-  /** The operator imports one of T's endpoints into N: the printed `pulumi import` command, or the printed YAML with the import option. */
+  /**
+   * The operator imports one of T's endpoints into N: the printed `pulumi import` command, or the printed
+   * YAML with the import option.
+   */
   private async nImport(random: () => number): Promise<string> {
     const before = await this.unlocked("n", random);
     const service = pick(random, SERVICES);
@@ -1184,7 +1190,10 @@ class Worker {
     }
   }
 
-  /** Whether the stack's checkpoint file is there but cannot be parsed (a kill can leave it so until recover repairs it). */
+  /**
+   * Whether the stack's checkpoint file is there but cannot be parsed (a kill can leave it so until recover
+   * repairs it).
+   */
   private unreadable(stack: StackName): boolean {
     return (
       existsSync(

@@ -18,7 +18,10 @@ export function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)]!;
 }
 
-/** The model's own reading of "the same endpoint" (docs/lifecycle.md, "Stored forms": case, trailing slash, trimming). */
+/**
+ * The model's own reading of "the same endpoint" (docs/lifecycle.md, "Stored forms": case, trailing slash,
+ * trimming).
+ */
 export function looseKey(name: string, url: string): string {
   return `${name.trim().toLowerCase()} ${url.trim().toLowerCase().replace(/\/+$/, "")}`;
 }

@@ -52,7 +52,10 @@ const URLS = ["https://a.example/hook", "https://b.example/hooks/", "https://A.e
 
 /** The schedule is a function of its seed alone: the emulator's seeded generator, mulberry32. */
 const rng = mulberry32;
-/** The service's paging reading of a schedule, from its seed, on a stream of its own (the steps' draws are unchanged). */
+/**
+ * The service's paging reading of a schedule, from its seed, on a stream of its own (the steps' draws are
+ * unchanged).
+ */
 const PAGING_SALT = 0x2c1b3c6d;
 /** Records a page of the capped service holds: a size this pool of names and URLs fills within a schedule. */
 const PAGE_CAP = 3;
@@ -64,7 +67,10 @@ interface Declared {
   adopt?: number;
 }
 
-/** The model's own reading of "the same endpoint" (docs/lifecycle.md, "Stored forms": case, trailing slash, trimming). */
+/**
+ * The model's own reading of "the same endpoint" (docs/lifecycle.md, "Stored forms": case, trailing slash,
+ * trimming).
+ */
 function looseKey(name: string, url: string): string {
   return `${name.trim().toLowerCase()} ${url.trim().toLowerCase().replace(/\/+$/, "")}`;
 }

@@ -1,7 +1,8 @@
 // The native face through the real engine: YAML programs (the YAML language host built from the Go
 // proxy) and a TypeScript program using the generated SDK, with the plugin `pulumi-resource-webhooks`
 // installed the Pulumi way: the linux-amd64 single-executable release archive (npm run release:archives),
-// installed with `pulumi plugin install ... --file ... --checksum ...` into the test's PULUMI_HOME. The YAML programs run with no `node` on
+// installed with `pulumi plugin install ... --file ... --checksum ...` into the test's PULUMI_HOME. The YAML
+// programs run with no `node` on
 // the PATH the engine and the plugin see; nothing named pulumi-resource-webhooks is on PATH either.
 import { dirname, join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";

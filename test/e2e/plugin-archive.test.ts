@@ -2,7 +2,8 @@
 // checked with `sha256sum -c` against the checksums file beside it, installed with the command the build
 // prints (`pulumi plugin install resource webhooks <version> --file <archive>`), then found by the engine
 // in PULUMI_HOME with no plugin and no node on PATH, where the npm-installed plugin is found on PATH with a
-// warning on every command. And what the archive must withstand: NODE_OPTIONS (which must not reach the process that holds the token) and a copy made
+// warning on every command. And what the archive must withstand: NODE_OPTIONS (which must not reach the
+// process that holds the token) and a copy made
 // elsewhere (no path of the build machine, nothing but the bundle in the executable).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
@@ -226,7 +227,8 @@ describe("the plugin archive, installed the Pulumi way", () => {
   });
 
   it("the engine's 'using pulumi-resource-webhooks from $PATH' warning: several per command with the npm plugin on PATH, none with the archive installed (which the engine drives with a hostile NODE_OPTIONS set)", async () => {
-    // Before: the plugin of the npm package found on PATH, as after npm install -g (the warning is the engine's, per plugin load).
+    // Before: the plugin of the npm package found on PATH, as after npm install -g (the warning is the
+    // engine's, per plugin load).
     const onPath = backendFor("plugin-archive-path");
     const before = createProject("yaml", "plugin-archive-path", {
       ...onPath.env,

@@ -1,4 +1,5 @@
-// Facts before claims, through the real engine and the real `webhooks` binary (docs/reliability.md, "Facts before claims").
+// Facts before claims, through the real engine and the real `webhooks` binary (docs/reliability.md, "Facts
+// before claims").
 // A `webhooks:principalId` that contradicts what the state records (this stack created endpoint
 // base, by creator 2001) is refused before any create is sent, by preview and by up, naming both; an
 // `up --target-replace` of an unchanged endpoint says why that replacement cannot be made; and the

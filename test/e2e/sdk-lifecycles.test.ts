@@ -3,7 +3,8 @@
 // Python language host is needed. Both run the same lifecycle against three emulators (the default provider's
 // service and two explicit providers' services), with the plugin installed from the archive and a PATH holding
 // the Pulumi CLI and no node. The expectations come from the README's "What happens on each command" and
-// docs/lifecycle.md: one create per endpoint, a URL change is a replacement that leaves the old endpoint on the service, refresh drops what the service lost, import recovers
+// docs/lifecycle.md: one create per endpoint, a URL change is a replacement that leaves the old endpoint on
+// the service, refresh drops what the service lost, import recovers
 // the secret, destroy leaves every endpoint on the service and says so, signSecret always a secret.
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";

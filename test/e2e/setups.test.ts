@@ -1,4 +1,5 @@
-// "Works every way Pulumi users work" (docs/dynamic-resource.md, "Package managers"): the packed tarball installed with pnpm (directly,
+// "Works every way Pulumi users work" (docs/dynamic-resource.md, "Package managers"): the packed tarball
+// installed with pnpm (directly,
 // and through a wrapper library in a pnpm workspace), Yarn classic, and npm (TypeScript CommonJS,
 // ES module, plain JavaScript, an npm workspace), driven by the Automation API (inline and local
 // programs), with the oldest and the newest supported @pulumi/pulumi, and with the package removed
@@ -454,7 +455,8 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       "Automation API, an inline program (createOrSelectStack with projectName and program), one @pulumi/pulumi in the project: up, preview with no changes (only same), signSecret output secret, refresh, destroy",
       { tags: ["deep"] },
       async () => {
-        // The user's project: the e2e base install (exactly one @pulumi/pulumi, none nested under the package) and the script.
+        // The user's project: the e2e base install (exactly one @pulumi/pulumi, none nested under the
+        // package) and the script.
         expectOneSdk(BASE_DIR);
         expect(
           existsSync(join(BASE_DIR, "node_modules", PACKAGE_NAME, "node_modules", "@pulumi", "pulumi")),

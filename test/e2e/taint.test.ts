@@ -241,7 +241,8 @@ describe(
   () => {
     let run = 0;
     const marker = fc.stringMatching(/^[a-z0-9]{8}$/);
-    // Each generated program is a whole lifecycle through the engine (a minute or two on a busy 2-core machine); a failure is not shrunk.
+    // Each generated program is a whole lifecycle through the engine (a minute or two on a busy 2-core
+    // machine); a failure is not shrunk.
     const PER_RUN_MS = 15 * 60_000;
     it(
       "the dynamic resource: its inputs, its connection, the stack's webhooks:* config",

@@ -24,13 +24,19 @@ export const KNOWN_DEPARTURES = {
   emptyPageEndsListing: false,
   /** errors.ts / redact.ts: a message cut at 2000 characters gets a "…" appended: 2001 characters. */
   cutMessageIs2001Chars: false,
-  /** redact.ts / responses.ts: the token is redacted before control characters are removed, so a token split by one comes back whole. */
+  /**
+   * redact.ts / responses.ts: the token is redacted before control characters are removed, so a token split
+   * by one comes back whole.
+   */
   tokenRejoinedAfterStripping: false,
   /** reconcile.ts: names and creator names quoted in create's errors are not redacted. */
   recordTextNotRedactedInCreateErrors: false,
   /** paging.ts: a WebhookPagingError carries traceId "" (not undefined) when the page had no documented trace id. */
   pagingErrorTraceIdEmpty: false,
-  /** responses.ts: an error envelope whose code is not a string or number is ignored whole, so the error's trace id (and msg) come from elsewhere. */
+  /**
+   * responses.ts: an error envelope whose code is not a string or number is ignored whole, so the error's
+   * trace id (and msg) come from elsewhere.
+   */
   envelopeIgnoredWhenCodeUnreadable: false,
 } as const;
 
@@ -70,7 +76,10 @@ export const STATED = {
   successCodes: new Set<Json>(["200", 200]),
   /** Section 2: "Identifier of the request trace, 32 hexadecimal characters." */
   traceIdForm: /^[0-9a-fA-F]{32}$/,
-  /** docs/client.md, "Bounds": a body over 8 MB is invalid. Read as 8 MiB; bodies between 8,000,000 and 8 MiB are never generated. */
+  /**
+   * docs/client.md, "Bounds": a body over 8 MB is invalid. Read as 8 MiB; bodies between 8,000,000 and 8
+   * MiB are never generated.
+   */
   maxBodyBytes: 8 * 1024 * 1024,
   ambiguousBodyBytes: 8_000_000,
   /** docs/client.md, "Paging": a cursor over 4096 characters stops a listing. */
@@ -230,7 +239,10 @@ export type Meaning =
       traceIds: Set<string>;
       /** The body is an envelope whose code a client can read (a string or a finite number). */
       codeReadable: boolean;
-      /** A 2xx status line and an envelope whose code said success: the service processed the request, whatever became of its data. */
+      /**
+       * A 2xx status line and an envelope whose code said success: the service processed the request,
+       * whatever became of its data.
+       */
       processed: boolean;
       create: CreateFailureKind;
       why: string;
@@ -418,14 +430,20 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
 // ---------------------------------------------------------------------------------------------
 // 4. Continuation: the three clauses of docs/client.md, in order, the first that applies decides.
 
-/** What follows a page: the end (proven complete or not), a cursor (`probe`: see clause 3), or the oracle cannot say. */
+/**
+ * What follows a page: the end (proven complete or not), a cursor (`probe`: see clause 3), or the oracle
+ * cannot say.
+ */
 export type Next =
   | { ends: true; complete: boolean }
   | { cursor: string; probe?: true }
   | { unsure: string }
   | { unusable: string };
 
-/** What a client remembers between its listings: the most records the service sent in one page, and whether it asked for a page to learn that. */
+/**
+ * What a client remembers between its listings: the most records the service sent in one page, and whether
+ * it asked for a page to learn that.
+ */
 export interface ClientMemory {
   reach: number;
   reachLearnt: boolean;
@@ -589,7 +607,10 @@ export function sameUrlExact(a: string, b: string): Verdict {
   return agree(fa !== undefined && fa === fb, wa !== undefined && wa === wb);
 }
 
-/** "same name ignoring case/whitespace/NFKC": surrounding white space; inner blanks or invisible characters are not settled. */
+/**
+ * "same name ignoring case/whitespace/NFKC": surrounding white space; inner blanks or invisible characters
+ * are not settled.
+ */
 export function mayBeSameName(a: string, b: string): Verdict {
   const form = (name: string) =>
     name
@@ -676,7 +697,10 @@ export type Ending =
   | { ok: true; complete: boolean }
   | { ok: false; error: ErrorName; failure?: Extract<Meaning, { kind: "failure" }>; beforeYield: boolean };
 
-/** One list request: its cursor, and whether it carried the listing's filters or none (asking for a page to learn its size). */
+/**
+ * One list request: its cursor, and whether it carried the listing's filters or none (asking for a page to
+ * learn its size).
+ */
 export interface ForecastRequest {
   cursor: string;
   unfiltered?: true;
@@ -769,7 +793,10 @@ export function forecastPage(
   return { cursors, meaning, ...readPage(meaning, filter, limits.limit, memory.reach) };
 }
 
-/** docs/client.md: a failed request after a probe ends the listing possibly incomplete, unless the token was refused. */
+/**
+ * docs/client.md: a failed request after a probe ends the listing possibly incomplete, unless the token was
+ * refused.
+ */
 const ENDS_A_PROBE: ReadonlySet<ErrorName> = new Set([
   "WebhookConnectionError",
   "WebhookInvalidResponseError",

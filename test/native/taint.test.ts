@@ -7,7 +7,8 @@ import { REPO } from "../support/global-setup";
 import { ProviderHost } from "../support/provider-host";
 
 /**
- * A secret is a taint, not a field (docs/native-provider.md, "Secrets on the native face"): whatever the program marks secret, any input of the
+ * A secret is a taint, not a field (docs/native-provider.md, "Secrets on the native face"): whatever the
+ * program marks secret, any input of the
  * resource or any provider setting, stays secret in everything the native plugin answers: the
  * inputs Check returns (the engine stores them), the outputs of Create, Read and Update, what Read
  * returns as inputs, every failure and error message, and every notice it prints. Driven over gRPC
@@ -88,7 +89,8 @@ describe("the native plugin keeps every secret the program marked secret (proper
           rewrite: fc.constantFrom("none", "rewriting-lowercase"),
           marker: fc.stringMatching(/^[a-z0-9]{10}$/),
           drift: fc.boolean(),
-          // How the program spells the base URL: a secret one is secret in every form (the service a provenance records drops the slash).
+          // How the program spells the base URL: a secret one is secret in every form (the service a
+          // provenance records drops the slash).
           baseUrlSpelling: fc.constantFrom("as-is", "trailing-slash", "upper-scheme-slashes"),
         }),
         async ({ secretInputs, secretSettings, nameCase, rewrite, marker, drift, baseUrlSpelling }) => {
@@ -173,7 +175,8 @@ describe("the native plugin keeps every secret the program marked secret (proper
               true,
             );
 
-          // A second create of the same name and URL is refused, naming the endpoint: the message quotes nothing secret.
+          // A second create of the same name and URL is refused, naming the endpoint: the message quotes
+          // nothing secret.
           const again = await plugin.callRaw("create", createOf(plugin, URN(`again${run}`), checked.inputs));
           expect(again.error, "a duplicate create is refused").toBeDefined();
           messages.push(String((again.error as Error).message));

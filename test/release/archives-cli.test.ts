@@ -1,5 +1,6 @@
 // `npm run release:archives` run as a maintainer runs it (node scripts/release/archives.mjs): what it refuses
-// before building anything, and that it never writes through a link planted in --out (a local attacker's symlink must not redirect the write). The
+// before building anything, and that it never writes through a link planted in --out (a local attacker's
+// symlink must not redirect the write). The
 // windows-arm64 archive (a launcher) keeps these runs short; the single executables are built in npm test's
 // end-to-end stage (linux-amd64) and in test:deep (every platform, test/release/five-platforms.test.ts).
 // Fetches the pinned linux-x64 Node.js (the build runs under it) from the npm registry on first use.

@@ -58,7 +58,10 @@ function documentedDefaults(file: string, interfaceName: string): Map<string, st
   return defaults;
 }
 
-/** The value a `@default` text names: a JSON-like literal, `undefined` or `Date.now`, with an optional "(explanation)" after it. */
+/**
+ * The value a `@default` text names: a JSON-like literal, `undefined` or `Date.now`, with an optional
+ * "(explanation)" after it.
+ */
 function valueOf(text: string): unknown {
   const literal = text.replace(/\s*\([^)]*\)$/, "");
   if (literal === "undefined") return undefined;

@@ -372,7 +372,8 @@ describe("the packed package, as a user project sees it", () => {
   });
 
   it("ships nothing only the plugin's release archives use: no plugin bundle, no archive builder, no postject or commander installed", () => {
-    // The archives are release files (npm run release:archives, docs/native-plugin.md); what builds them stays in the repository.
+    // The archives are release files (npm run release:archives, docs/native-plugin.md); what builds them
+    // stays in the repository.
     expect(packedFiles.filter((file) => /^dist\/plugin\/|archive|^scripts\//.test(file))).toEqual([]);
     for (const name of ["postject", "commander", "esbuild"])
       expect(existsSync(join(consumer, "node_modules", name)), `node_modules/${name}`).toBe(false);

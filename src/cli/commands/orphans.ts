@@ -69,7 +69,10 @@ export interface OrphansDeps {
    * are judged with; default: the client's own `baseUrl`, no configuration.
    */
   home?: HomeSettings;
-  /** Each `--stack`'s own settings (its config: `principalId`, a default provider's), by stack name; default: `home`'s. */
+  /**
+   * Each `--stack`'s own settings (its config: `principalId`, a default provider's), by stack name;
+   * default: `home`'s.
+   */
   stackSettings?: ReadonlyMap<string, HomeSettings>;
   pulumi: PulumiRunner;
   sink: Sink;
@@ -112,7 +115,10 @@ export interface Orphan {
   ours: boolean;
   /** How the resource that held it got it, when one did and its state records it. */
   provenance?: Provenance["how"] | "unknown";
-  /** Created by the stack that held it, by its provenance, but its creator is not the one creator of everything that stack created on this service. */
+  /**
+   * Created by the stack that held it, by its provenance, but its creator is not the one creator of
+   * everything that stack created on this service.
+   */
   disputed?: true;
   /** Its fields a state of those stacks holds secret: shown as `[secret]`, never as the service has them. */
   secretFields: ("webhookName" | "webhookUrl")[];
@@ -148,7 +154,10 @@ interface StatesIndex {
   named: { name: string; source: string; urn: string }[];
   /** Names and URLs a state marks secret, now or in history. */
   secretFields: SecretFieldIndex;
-  /** Each source's principal on this service when its configuration names none: the creators of what it created here. */
+  /**
+   * Each source's principal on this service when its configuration names none: the creators of what it
+   * created here.
+   */
   creatorsBySource: Map<string, Set<number>>;
 }
 

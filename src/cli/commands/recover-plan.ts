@@ -65,128 +65,156 @@ export function matchPendingCreates(
   // One creator: the stack's principal. None: unknown. More than one: the stack's own records
   // disagree (a service that answered a create with another principal's endpoint before the
   // principal was known), so which one is the stack's cannot be told either.
-  const principalKnown = rules.creators.size === 1;
-  const disagreeing =
-    rules.creators.size > 1 ? [...rules.creators].sort((a, b) => a - b).join(", ") : undefined;
-  const first: {
-    pending: PendingCreate;
-    candidates: WebhookEndpointRecord[];
-    how: RecordedHow;
-    why: string;
-    reason?: string;
-    unconfirmed?: boolean;
-  }[] = pending.map((p) => {
-    const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
-    if (pick !== undefined)
-      return {
-        pending: p,
-        candidates: [picked(p, pick, byId, rules)],
-        how: "picked",
-        why: "chosen with --pick",
-      };
-    if (p.unmatchable !== undefined)
-      return {
-        pending: p,
-        candidates: [],
-        how: "created",
-        why: "",
-        reason: `not looked for: ${p.unmatchable}`,
-      };
-    const target = { webhookName: p.webhookName!, webhookUrl: p.webhookUrl! };
-    if (p.adoptWebhookId !== undefined) {
-      const record = byId.get(p.adoptWebhookId);
-      const usable =
-        record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
-      return usable
-        ? { pending: p, candidates: [record], how: "adopted", why: `its adoptWebhookId` }
-        : {
-            pending: p,
-            candidates: [],
-            how: "adopted",
-            why: "",
-            reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it`,
-          };
-    }
-    const inWindow = records.filter(
-      (r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target),
-    );
-    if (!principalKnown)
-      return { pending: p, candidates: inWindow, how: "created", why: "", unconfirmed: true };
-    const candidates = inWindow.filter((r) => rules.creators.has(r.creatorId));
-    const others = inWindow.filter((r) => !rules.creators.has(r.creatorId));
-    const reason =
-      candidates.length === 0 && others.length > 0
-        ? `no endpoint with its name and URL was created in the run's window by the stack's principal (${others.map((r) => `endpoint ${r.webhookId} by creator ${r.creatorId}`).join(", ")}: someone else's, not taken); the next \`pulumi up\` refuses to create a second one and names it`
-        : undefined;
-    return {
-      pending: p,
-      candidates,
-      how: "created",
-      why: "the same name and URL, created in the run's window by the stack's principal",
-      ...(reason !== undefined ? { reason } : {}),
-    };
-  });
-
+  const principal: Principal = {
+    known: rules.creators.size === 1,
+    disagreeing: rules.creators.size > 1 ? [...rules.creators].sort((a, b) => a - b).join(", ") : undefined,
+  };
+  const found = pending.map((p) => candidatesOf(p, byId, records, rules, principal.known));
   // One endpoint cannot be two resources.
   const claims = new Map<number, number>();
-  for (const entry of first)
+  for (const entry of found)
     for (const c of entry.candidates) claims.set(c.webhookId, (claims.get(c.webhookId) ?? 0) + 1);
+  return found.map((entry) => verdict(entry, claims, rules, principal));
+}
 
-  return first.map((entry): Outcome => {
-    const { pending: p, candidates } = entry;
-    const unproven = rules.unproven?.get(p.urn);
-    if (candidates.length === 0 && unproven !== undefined && p.unmatchable === undefined) {
-      return {
-        kind: "ambiguous",
-        pending: p,
-        candidates,
-        reason: `no endpoint listed matches it, but ${unproven}, so whether its create reached the service cannot be told and it is not cleared: find the endpoint (\`webhooks list --name <its name>\`) and record it with --pick, or, if it surely never reached the service, clear it with \`pulumi refresh --clear-pending-creates\``,
-      };
-    }
-    if (candidates.length === 0) {
-      return {
-        kind: "clear",
-        pending: p,
-        reason:
-          entry.reason ??
-          "no endpoint with its name and URL was created in the run's window: the create never reached the service",
-      };
-    }
-    if (entry.unconfirmed === true) {
-      const which =
-        candidates.length === 1
-          ? `endpoint ${candidates[0]!.webhookId} has`
-          : `${candidates.length} endpoints have`;
-      return {
-        kind: "ambiguous",
-        pending: p,
-        candidates,
-        reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but ${
-          disagreeing === undefined
-            ? "the state shows no principal of the stack on that service (no endpoint the stack created there is recorded with its provenance; adopted, imported and picked ones, and those of earlier releases, do not count)"
-            : `the endpoints the stack created on that service name more than one creator (${disagreeing}: one may be another principal's that the service answered a create with)`
-        }, so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
-      };
-    }
-    if (candidates.length > 1) {
-      return {
-        kind: "ambiguous",
-        pending: p,
-        candidates,
-        reason: `${candidates.length} endpoints with its name and URL were created in the run's window`,
-      };
-    }
-    const only = candidates[0]!;
-    if ((claims.get(only.webhookId) ?? 0) > 1) {
-      return {
-        kind: "ambiguous",
-        pending: p,
-        candidates,
-        reason: `endpoint ${only.webhookId} matches more than one pending create (resources declaring the same name and URL)`,
-      };
-    }
-    return { kind: "record", pending: p, record: only, how: entry.how, reason: entry.why };
-  });
+/** What the state shows of the stack's principal on the service. */
+interface Principal {
+  /** One creator: the stack's principal. */
+  known: boolean;
+  /** The creators, when the stack's own records name more than one. */
+  disagreeing: string | undefined;
+}
+
+/** A pending create's candidates, before the candidates of all are weighed together. */
+interface Found {
+  pending: PendingCreate;
+  candidates: WebhookEndpointRecord[];
+  how: RecordedHow;
+  why: string;
+  reason?: string;
+  /** Candidates by the name, URL and window alone: the principal could not be told. */
+  unconfirmed?: boolean;
+}
+
+/** The endpoints that may be the one a pending create made: picked, adopted, or matched. */
+function candidatesOf(
+  p: PendingCreate,
+  byId: ReadonlyMap<number, WebhookEndpointRecord>,
+  records: readonly WebhookEndpointRecord[],
+  rules: MatchRules,
+  principalKnown: boolean,
+): Found {
+  const pick = rules.picks.get(p.resourceName) ?? rules.picks.get(p.urn);
+  if (pick !== undefined)
+    return {
+      pending: p,
+      candidates: [picked(p, pick, byId, rules)],
+      how: "picked",
+      why: "chosen with --pick",
+    };
+  if (p.unmatchable !== undefined)
+    return {
+      pending: p,
+      candidates: [],
+      how: "created",
+      why: "",
+      reason: `not looked for: ${p.unmatchable}`,
+    };
+  const target = { webhookName: p.webhookName!, webhookUrl: p.webhookUrl! };
+  if (p.adoptWebhookId !== undefined) {
+    const record = byId.get(p.adoptWebhookId);
+    const usable = record !== undefined && !rules.held.has(record.webhookId) && sameEndpoint(record, target);
+    return usable
+      ? { pending: p, candidates: [record], how: "adopted", why: `its adoptWebhookId` }
+      : {
+          pending: p,
+          candidates: [],
+          how: "adopted",
+          why: "",
+          reason: `endpoint ${p.adoptWebhookId} (its adoptWebhookId) does not exist with the declared name and URL, or the state already holds it`,
+        };
+  }
+  const inWindow = records.filter(
+    (r) => !rules.held.has(r.webhookId) && r.createTime >= rules.createdSince && sameEndpoint(r, target),
+  );
+  if (!principalKnown)
+    return { pending: p, candidates: inWindow, how: "created", why: "", unconfirmed: true };
+  const candidates = inWindow.filter((r) => rules.creators.has(r.creatorId));
+  const others = inWindow.filter((r) => !rules.creators.has(r.creatorId));
+  const reason =
+    candidates.length === 0 && others.length > 0
+      ? `no endpoint with its name and URL was created in the run's window by the stack's principal (${others.map((r) => `endpoint ${r.webhookId} by creator ${r.creatorId}`).join(", ")}: someone else's, not taken); the next \`pulumi up\` refuses to create a second one and names it`
+      : undefined;
+  return {
+    pending: p,
+    candidates,
+    how: "created",
+    why: "the same name and URL, created in the run's window by the stack's principal",
+    ...(reason !== undefined ? { reason } : {}),
+  };
+}
+
+/** What recover does with a pending create, its candidates weighed against every other's. */
+function verdict(
+  entry: Found,
+  claims: ReadonlyMap<number, number>,
+  rules: MatchRules,
+  principal: Principal,
+): Outcome {
+  const disagreeing = principal.disagreeing;
+  const { pending: p, candidates } = entry;
+  const unproven = rules.unproven?.get(p.urn);
+  if (candidates.length === 0 && unproven !== undefined && p.unmatchable === undefined) {
+    return {
+      kind: "ambiguous",
+      pending: p,
+      candidates,
+      reason: `no endpoint listed matches it, but ${unproven}, so whether its create reached the service cannot be told and it is not cleared: find the endpoint (\`webhooks list --name <its name>\`) and record it with --pick, or, if it surely never reached the service, clear it with \`pulumi refresh --clear-pending-creates\``,
+    };
+  }
+  if (candidates.length === 0) {
+    return {
+      kind: "clear",
+      pending: p,
+      reason:
+        entry.reason ??
+        "no endpoint with its name and URL was created in the run's window: the create never reached the service",
+    };
+  }
+  if (entry.unconfirmed === true) {
+    const which =
+      candidates.length === 1
+        ? `endpoint ${candidates[0]!.webhookId} has`
+        : `${candidates.length} endpoints have`;
+    return {
+      kind: "ambiguous",
+      pending: p,
+      candidates,
+      reason: `${which} its name and URL and ${candidates.length === 1 ? "was" : "were"} created in the run's window, but ${
+        disagreeing === undefined
+          ? "the state shows no principal of the stack on that service (no endpoint the stack created there is recorded with its provenance; adopted, imported and picked ones, and those of earlier releases, do not count)"
+          : `the endpoints the stack created on that service name more than one creator (${disagreeing}: one may be another principal's that the service answered a create with)`
+      }, so it cannot be told whether the killed run or someone else created ${candidates.length === 1 ? "it" : "them"}`,
+    };
+  }
+  if (candidates.length > 1) {
+    return {
+      kind: "ambiguous",
+      pending: p,
+      candidates,
+      reason: `${candidates.length} endpoints with its name and URL were created in the run's window`,
+    };
+  }
+  const only = candidates[0]!;
+  if ((claims.get(only.webhookId) ?? 0) > 1) {
+    return {
+      kind: "ambiguous",
+      pending: p,
+      candidates,
+      reason: `endpoint ${only.webhookId} matches more than one pending create (resources declaring the same name and URL)`,
+    };
+  }
+  return { kind: "record", pending: p, record: only, how: entry.how, reason: entry.why };
 }
 
 function picked(

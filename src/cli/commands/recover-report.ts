@@ -8,7 +8,10 @@ export interface RecoverReport {
   project: string;
   /** Pending creates of WebhookEndpoint resources found in the state. */
   pendingCreates: number;
-  /** `creators`: the stack's principal(s) as its state records them, on every service looked at; empty when it shows none. */
+  /**
+   * `creators`: the stack's principal(s) as its state records them, on every service looked at; empty when
+   * it shows none.
+   */
   window: { since: string; source: string; skewMs: number; creators?: number[] } | null;
   /**
    * Each service the pending creates were sent to, with the stack's principal there (the creators of
@@ -83,7 +86,10 @@ export function printReport(
 const idCell = (value: number, policy: ShownSecrets) =>
   showsSecret(value, policy) ? SECRET_CELL : String(value);
 
-/** The stack, then what was found before looking: a repaired checkpoint, the lock, left-over hosts, the window, each service. */
+/**
+ * The stack, then what was found before looking: a repaired checkpoint, the lock, left-over hosts, the
+ * window, each service.
+ */
 function headerLines(report: RecoverReport, policy: ShownSecrets): string[] {
   const lines = [
     `Stack ${report.stack} (project ${report.project}): ${report.pendingCreates} pending create(s) of webhook endpoints.`,

@@ -205,7 +205,10 @@ interface ServiceGroup {
   creators: Set<number>;
 }
 
-/** Reads the state, its pending creates, the lock and the interrupted run's window; changes nothing but a broken checkpoint's metadata. */
+/**
+ * Reads the state, its pending creates, the lock and the interrupted run's window; changes nothing but a
+ * broken checkpoint's metadata.
+ */
 async function readRun(deps: RecoverDeps, options: RecoverOptions): Promise<RecoverRun> {
   const { pulumi } = deps;
   const processes = deps.processes ?? localProcesses;
@@ -387,7 +390,10 @@ async function prepare(deps: RecoverDeps, run: RecoverRun, options: RecoverOptio
   }
 }
 
-/** Each pending create judged on the service it was sent to: the ids held there, the stack's principal there, that service's listing. */
+/**
+ * Each pending create judged on the service it was sent to: the ids held there, the stack's principal
+ * there, that service's listing.
+ */
 async function look(
   deps: RecoverDeps,
   run: RecoverRun,

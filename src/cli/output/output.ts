@@ -101,7 +101,8 @@ function escapedWithin(text: string, maxBytes: number): string {
     // Printable ASCII but the backslash is shown as it is: the common case, decided without a pattern.
     const plain = code >= 0x20 && code < 0x7f && code !== 0x5c;
     const piece = plain ? char : (CELL_ESCAPES[char] ?? (HIDDEN_CHAR.test(char) ? codeEscape(char) : char));
-    // An escape is ASCII; a character shown as it is takes its UTF-8 length (no lone surrogate gets here: those are escaped).
+    // An escape is ASCII; a character shown as it is takes its UTF-8 length (no lone surrogate gets here:
+    // those are escaped).
     const size = piece !== char || code < 0x80 ? piece.length : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
     if (fitsWithEllipsis < 0 && bytes + size > maxBytes - ELLIPSIS_BYTES) fitsWithEllipsis = pieces.length;
     bytes += size;
@@ -146,7 +147,10 @@ export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2).replace(NOT_PLAIN, (char) => (HIDDEN_CHAR.test(char) ? jsonEscape(char) : char))}\n`;
 }
 
-/** Anything but printable ASCII and the line feed: the few characters worth testing for hidden ones (a listing's JSON is megabytes). */
+/**
+ * Anything but printable ASCII and the line feed: the few characters worth testing for hidden ones (a
+ * listing's JSON is megabytes).
+ */
 const NOT_PLAIN = /[^\n\x20-\x7e]/gu;
 
 /** A JSON string literal of `text`, hidden characters escaped (for quoting a value in a message). */

@@ -178,7 +178,10 @@ export function secretTexts(value: unknown, inside = false): string[] {
     : [];
 }
 
-/** How the endpoint a resource holds entered the stack, as its state records it (undefined: not recorded, or secret and not revealed). */
+/**
+ * How the endpoint a resource holds entered the stack, as its state records it (undefined: not recorded, or
+ * secret and not revealed).
+ */
 export function provenanceIn(resource: StateResource): Provenance | undefined {
   return provenanceOf({ provenance: revealed(resource.outputs?.provenance) });
 }

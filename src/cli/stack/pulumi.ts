@@ -14,7 +14,10 @@ export interface PulumiResult {
 }
 
 export interface PulumiRunner {
-  /** Runs `pulumi <args> --non-interactive`; `input` is written to its stdin. Rejects with {@link PulumiMissingError}. */
+  /**
+   * Runs `pulumi <args> --non-interactive`; `input` is written to its stdin. Rejects with {@link
+   * PulumiMissingError}.
+   */
   run(args: readonly string[], options?: { input?: string; cwd?: string }): Promise<PulumiResult>;
 }
 
