@@ -18,7 +18,7 @@ export interface ClientSettings {
   allowInsecureHttp: boolean;
 }
 
-/** Defaults of every option; the README's option table states the same values. */
+/** Defaults of every option; docs/client.md's "Options" table states the same values. */
 export const CLIENT_DEFAULTS: Readonly<ClientSettings> = Object.freeze({
   timeoutMs: 10_000,
   createTimeoutMs: 60_000,

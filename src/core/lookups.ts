@@ -16,7 +16,7 @@ import {
  * themselves, since a scan of a crowded service costs hundreds of pages; a scan page answers for
  * seconds only, and a filter that does not narrow switches to one complete scan. So list calls
  * stay at most one per endpoint plus twice the allowance, whatever the service holds. The policy
- * rule by rule, with the measurements and the review finding behind it: docs/lifecycle.md, "How
+ * rule by rule, with the measurements behind it: docs/lifecycle.md, "How
  * lookups find endpoints".
  *
  * A lookup that does not find the endpoint says whether a listing proved it absent: only one that

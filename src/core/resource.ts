@@ -2,7 +2,7 @@
  * The webhook endpoint resource, written once: its type tokens, inputs and outputs, and which
  * outputs are always secret. The faces, the CLI and the schema derive from it or are tested against
  * it (test/core/resource.test.ts); the docs' tables of outputs are checked against it
- * (test/docs/generated.test.ts). It imports nothing, so that the program side of the dynamic
+ * (test/docs/tables.test.ts). It imports nothing, so that the program side of the dynamic
  * resource can read it without loading the client.
  */
 

@@ -13,9 +13,11 @@ export const SETTINGS = {
   baseUrl: { env: "WEBHOOKS_BASE_URL", kind: "string" },
   accessToken: { env: "WEBHOOKS_ACCESS_TOKEN", kind: "string", secret: true },
   allowInsecureHttp: { env: "WEBHOOKS_ALLOW_INSECURE_HTTP", kind: "boolean" },
-  // The ranges are the client's (client/options.ts): a value outside them is refused where it is
-  // set (check, CheckConfig), naming the setting, not at the first call.
+  // `tuning`: the client's option of the same name, passed to it as it is. The ranges are the
+  // client's (client/options.ts): a value outside them is refused where it is set (check,
+  // CheckConfig), naming the setting, not at the first call.
   timeoutMs: {
+    tuning: true,
     env: "WEBHOOKS_TIMEOUT_MS",
     kind: "number",
     min: 1,
@@ -24,6 +26,7 @@ export const SETTINGS = {
     unit: "milliseconds",
   },
   maxRetries: {
+    tuning: true,
     env: "WEBHOOKS_MAX_RETRIES",
     kind: "number",
     min: 0,
@@ -32,6 +35,7 @@ export const SETTINGS = {
     unit: "retries",
   },
   createSettleMs: {
+    tuning: true,
     env: "WEBHOOKS_CREATE_SETTLE_MS",
     kind: "number",
     min: 0,
@@ -40,6 +44,7 @@ export const SETTINGS = {
     unit: "milliseconds",
   },
   pageSize: {
+    tuning: true,
     env: "WEBHOOKS_PAGE_SIZE",
     kind: "number",
     min: 1,
@@ -47,7 +52,7 @@ export const SETTINGS = {
     integer: true,
     unit: "records per page",
   },
-  ascending: { env: "WEBHOOKS_ASCENDING", kind: "string" },
+  ascending: { tuning: true, env: "WEBHOOKS_ASCENDING", kind: "string" },
   // The creator_id the service gives endpoints made with the configured token (the API cannot say
   // which principal a token is): a create answered with another creator's endpoint is refused.
   principalId: {
@@ -62,6 +67,13 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS;
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+/** The settings that are the client's options of the same name. */
+export type TuningSetting = {
+  [K in SettingName]: (typeof SETTINGS)[K] extends { tuning: true } ? K : never;
+}[SettingName];
+export const TUNING_SETTINGS = SETTING_NAMES.filter(
+  (name): name is TuningSetting => (SETTINGS[name] as { tuning?: boolean }).tuning === true,
+);
 /** The config namespace of both faces: the Pulumi package's name. */
 export const CONFIG_NAMESPACE = PACKAGE;
 /** `webhooks:baseUrl`, ... */

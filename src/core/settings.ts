@@ -6,8 +6,10 @@ import {
   RETIRED_SETTINGS,
   SETTINGS,
   SETTING_NAMES,
+  TUNING_SETTINGS,
   configKey,
   type SettingName,
+  type TuningSetting,
 } from "./settings-table";
 
 export {
@@ -125,13 +127,11 @@ export function resolveConnection(
   const allowInsecureHttp = resource?.allowInsecureHttp ?? bool(config, env, "allowInsecureHttp") ?? false;
   const problem = baseUrlProblem(baseUrl.value, allowInsecureHttp, baseUrl.source);
   if (problem !== undefined) throw new WebhookConfigError(problem);
-  const tuning: Partial<WebhooksClientOptions> = {};
-  for (const name of ["timeoutMs", "maxRetries", "createSettleMs", "pageSize"] as const) {
-    const value = num(config, env, name);
-    if (value !== undefined) tuning[name] = value;
+  const tuning: Pick<WebhooksClientOptions, TuningSetting> = {};
+  for (const name of TUNING_SETTINGS) {
+    const value = SETTINGS[name].kind === "number" ? num(config, env, name) : str(config, env, name);
+    if (value !== undefined) (tuning as Record<TuningSetting, unknown>)[name] = value;
   }
-  const ascending = str(config, env, "ascending");
-  if (ascending !== undefined) tuning.ascending = ascending;
   const client = {
     baseUrl: baseUrl.value,
     accessToken: token.value,

@@ -1,5 +1,6 @@
 import { sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
 import type { WebhookEndpointInputs } from "./inputs";
+import { OUTPUT_NAMES, type OutputName } from "./resource";
 import type { ConnectionInputs } from "./settings";
 import { referencedUrn, rootStackUrn, stackOfUrn } from "./wire";
 
@@ -53,6 +54,13 @@ export interface Provenance {
   stack: string;
   recovered?: boolean;
 }
+/** The provenance's fields, each `true` when every provenance records it (the schema's type follows it). */
+export const PROVENANCE_FIELDS = {
+  how: true,
+  service: true,
+  stack: true,
+  recovered: false,
+} as const satisfies Record<keyof Provenance, boolean>;
 export const PROVENANCE_HOWS = ["created", "adopted", "imported", "picked"] as const;
 export type ProvenanceHow = (typeof PROVENANCE_HOWS)[number];
 
@@ -156,44 +164,31 @@ export function stateAfterRead(
   };
 }
 
-/** The service record's fields, as an endpoint's outputs hold them (every field of the record's type, no other). */
-const RECORD_FIELDS: ReadonlySet<string> = new Set(
-  Object.keys({
-    webhookId: true,
-    webhookName: true,
-    webhookUrl: true,
-    signSecret: true,
-    creatorId: true,
-    creatorName: true,
-    createTime: true,
-    operatorId: true,
-    operatorName: true,
-    operateTime: true,
-  } satisfies Record<keyof WebhookEndpointRecord, true>),
-);
-
 /**
- * What an endpoint's outputs hold besides the record's fields, in this release (`__provider`: the dynamic
- * face's stored provider text); a later release may record more.
+ * What an endpoint's outputs hold in this release: the outputs users read (the resource's
+ * definition, the record's fields among them), and what state keeps internally besides
+ * (`__provider`: the dynamic face's stored provider text); a later release may record more.
  */
-const OWN_OUTPUTS: ReadonlySet<string> = new Set([
-  ...([
-    "adoptWebhookId",
-    "connection",
-    "__secretInputs",
-    "declared",
-    "createdAs",
-    "provenance",
-    "stackRoot",
-  ] satisfies (keyof WebhookEndpointOutputs)[]),
-  "__provider",
-]);
+const INTERNAL_OUTPUTS = [
+  "connection",
+  "__secretInputs",
+  "declared",
+  "createdAs",
+  "stackRoot",
+] as const satisfies Exclude<keyof WebhookEndpointOutputs, OutputName>[];
+const OWN_OUTPUTS: ReadonlySet<string> = new Set([...OUTPUT_NAMES, ...INTERNAL_OUTPUTS, "__provider"]);
+// Every field of the outputs' type is one of the two: a field added to the type and to neither
+// list would be taken for a later release's output. Fails to compile otherwise.
+const everyOutputOwned: [
+  Exclude<keyof WebhookEndpointOutputs, OutputName | (typeof INTERNAL_OUTPUTS)[number]>,
+] extends [never]
+  ? true
+  : never = true;
+void everyOutputOwned;
 
 /** The outputs of `state` that this release does not write: a later release's, to be kept as they are. */
 export function laterOutputs(state: object): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(state).filter(([key]) => !OWN_OUTPUTS.has(key) && !RECORD_FIELDS.has(key)),
-  );
+  return Object.fromEntries(Object.entries(state).filter(([key]) => !OWN_OUTPUTS.has(key)));
 }
 
 /**

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/cli/commands";
 import { main, type MainIo } from "../../src/cli/main";
 import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
@@ -55,7 +56,8 @@ describe("webhooks: exit codes and dispatch", () => {
     ]) {
       expect(sink.out).toContain(line);
     }
-    for (const command of ["list", "adopt", "recover", "orphans"]) {
+    expect(COMMANDS.map((c) => c.name)).toEqual(["list", "adopt", "recover", "orphans"]);
+    for (const { name: command } of COMMANDS) {
       const each = io({});
       expect(await main([command, "--help"], each.io)).toBe(0);
       expect(each.sink.out).toMatch(new RegExp(`Usage: webhooks ${command}`));
@@ -72,7 +74,7 @@ describe("webhooks: exit codes and dispatch", () => {
       ["list", "stray"],
       ["adopt"],
       ["adopt", "--id", "x"],
-      ["adopt", "--id", "1", "--name", "a"],
+      ["adopt", "--id", "0"],
       ["adopt", "--id", "1", "--format", "hcl"],
       ["adopt", "--id", "1", "--resource-name=-x"],
       ["adopt", "--id", "1", "--resource-name", "a b"],

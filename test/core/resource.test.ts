@@ -19,6 +19,7 @@ import {
 } from "../../src/core/resource";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
 import { SETTINGS, SETTING_NAMES } from "../../src/core/settings-table";
+import { PROVENANCE_FIELDS } from "../../src/core/state";
 import { RESOURCE_REFERENCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN } from "../../src/core/wire";
 import type { WebhookEndpoint } from "../../src/dynamic/webhook-endpoint";
 
@@ -44,6 +45,7 @@ interface Schema {
       requiredInputs: string[];
     }
   >;
+  types: Record<string, { properties: Record<string, SchemaProperty>; required: string[] }>;
 }
 const schema = JSON.parse(read("src/native/schema.json")) as Schema;
 
@@ -92,6 +94,14 @@ describe("the schema the native plugin serves holds the resource's definition", 
     const record = OUTPUT_NAMES.filter((name) => (OUTPUTS[name] as PropertySpec).api !== undefined);
     expect([...resource!.required].sort()).toEqual([...record].sort());
     for (const name of COMPUTED_OUTPUTS) expect(record).toContain(name);
+  });
+
+  it("types the provenance output with the provenance's fields, requiring those every provenance records", () => {
+    const ref = resource!.properties.provenance!.$ref!;
+    const type = schema.types[ref.replace(/^#\/types\//, "")]!;
+    expect(Object.keys(type.properties).sort()).toEqual(Object.keys(PROVENANCE_FIELDS).sort());
+    const always = Object.entries(PROVENANCE_FIELDS).filter(([, required]) => required);
+    expect([...type.required].sort()).toEqual(always.map(([name]) => name).sort());
   });
 
   it("has the native face's inputs, webhookUrl required", () => {

@@ -26,6 +26,15 @@ function repositoryFiles(): Set<string> {
 }
 
 const FILES = repositoryFiles();
+
+function isIgnored(path: string): boolean {
+  try {
+    execFileSync("git", ["check-ignore", "-q", "--no-index", path], { cwd: REPO });
+    return true;
+  } catch {
+    return false;
+  }
+}
 const REPOSITORY: Repository = { files: FILES, read: (path) => readFileSync(join(REPO, path), "utf8") };
 /** The project's own pages; the SDKs' READMEs under sdk/ are written by Pulumi's generators. */
 const PAGES = [...FILES]
@@ -44,6 +53,21 @@ describe("links in the README, docs/ and bench/results/", () => {
     const linkCount = [...pages.values()].reduce((sum, markdown) => sum + linksOf(markdown).length, 0);
     expect(linkCount).toBeGreaterThan(100);
     expect(checkLinks(pages, REPOSITORY)).toEqual([]);
+  });
+
+  it("every repository path a page or a source comment names in backticks (src/…, test/…, scripts/…) exists", () => {
+    // Named without a link, a path drifts silently when its file moves or is renamed.
+    const SOURCES = [...FILES].filter((path) => /^(src|test|scripts)\/.*\.(ts|mts|mjs|cjs|js)$/.test(path));
+    const named = /`((?:src|test|scripts|bench|docs)\/[\w./-]+\.(?:ts|mts|mjs|cjs|js|md|json|sh))`/g;
+    const missing: string[] = [];
+    for (const path of [...PAGES, ...SOURCES]) {
+      const text = REPOSITORY.read(path);
+      for (const [, target] of text.matchAll(named))
+        if (!FILES.has(target!)) missing.push(`${path}: ${target}`);
+    }
+    // A path git ignores is something a command writes (bench/results/results.md), not a file to find.
+    const written = (line: string) => isIgnored(line.slice(line.indexOf(": ") + 2));
+    expect(missing.filter((line) => !written(line))).toEqual([]);
   });
 
   it("the README links every page under docs/ (a page nobody links is a page nobody finds)", () => {

@@ -181,7 +181,7 @@ describe("defaults: the settings and client tables hold the code's values", () =
   }
   const bare = (cell: string): string => cell.replace(/`/g, "");
 
-  it("docs/configuration.md: one row per setting of src/core/settings.ts, with its config key, environment variable and default", () => {
+  it("docs/configuration.md: one row per setting of src/core/settings-table.ts, with its config key, environment variable and default", () => {
     const rows = tableRows("docs/configuration.md");
     const documented = SETTING_NAMES.filter((name) => rows.has(name));
     expect(documented).toEqual(SETTING_NAMES);

@@ -29,6 +29,10 @@ namespace PulumiWebhookEndpoints.Webhooks.Outputs
         /// The service's base URL (scheme and host lower-case, no trailing slash); never the token. Secret when the base URL is.
         /// </summary>
         public readonly string Service;
+        /// <summary>
+        /// The stack the endpoint entered, `&lt;project&gt;/&lt;stack&gt;`, by the name the stack had then.
+        /// </summary>
+        public readonly string Stack;
 
         [OutputConstructor]
         private Provenance(
@@ -36,11 +40,14 @@ namespace PulumiWebhookEndpoints.Webhooks.Outputs
 
             bool? recovered,
 
-            string service)
+            string service,
+
+            string stack)
         {
             How = how;
             Recovered = recovered;
             Service = service;
+            Stack = stack;
         }
     }
 }

@@ -21,6 +21,8 @@ type Provenance struct {
 	Recovered *bool `pulumi:"recovered"`
 	// The service's base URL (scheme and host lower-case, no trailing slash); never the token. Secret when the base URL is.
 	Service string `pulumi:"service"`
+	// The stack the endpoint entered, `<project>/<stack>`, by the name the stack had then.
+	Stack string `pulumi:"stack"`
 }
 
 // How an endpoint entered a stack, and on which service.
@@ -51,6 +53,11 @@ func (o ProvenanceOutput) Recovered() pulumi.BoolPtrOutput {
 // The service's base URL (scheme and host lower-case, no trailing slash); never the token. Secret when the base URL is.
 func (o ProvenanceOutput) Service() pulumi.StringOutput {
 	return o.ApplyT(func(v Provenance) string { return v.Service }).(pulumi.StringOutput)
+}
+
+// The stack the endpoint entered, `<project>/<stack>`, by the name the stack had then.
+func (o ProvenanceOutput) Stack() pulumi.StringOutput {
+	return o.ApplyT(func(v Provenance) string { return v.Stack }).(pulumi.StringOutput)
 }
 
 type ProvenancePtrOutput struct{ *pulumi.OutputState }
@@ -104,6 +111,16 @@ func (o ProvenancePtrOutput) Service() pulumi.StringPtrOutput {
 			return nil
 		}
 		return &v.Service
+	}).(pulumi.StringPtrOutput)
+}
+
+// The stack the endpoint entered, `<project>/<stack>`, by the name the stack had then.
+func (o ProvenancePtrOutput) Stack() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Provenance) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Stack
 	}).(pulumi.StringPtrOutput)
 }
 

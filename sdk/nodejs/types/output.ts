@@ -21,5 +21,9 @@ export interface Provenance {
      * The service's base URL (scheme and host lower-case, no trailing slash); never the token. Secret when the base URL is.
      */
     service: string;
+    /**
+     * The stack the endpoint entered, `<project>/<stack>`, by the name the stack had then.
+     */
+    stack: string;
 }
 

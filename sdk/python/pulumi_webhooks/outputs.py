@@ -26,16 +26,19 @@ class Provenance(dict):
     def __init__(__self__, *,
                  how: _builtins.str,
                  service: _builtins.str,
+                 stack: _builtins.str,
                  recovered: Optional[_builtins.bool] = None):
         """
         How an endpoint entered a stack, and on which service.
 
         :param _builtins.str how: `created`, `adopted`, `imported` or `picked`.
         :param _builtins.str service: The service's base URL (scheme and host lower-case, no trailing slash); never the token. Secret when the base URL is.
+        :param _builtins.str stack: The stack the endpoint entered, `<project>/<stack>`, by the name the stack had then.
         :param _builtins.bool recovered: True when `webhooks recover` recorded a create that a killed run made.
         """
         pulumi.set(__self__, "how", how)
         pulumi.set(__self__, "service", service)
+        pulumi.set(__self__, "stack", stack)
         if recovered is not None:
             pulumi.set(__self__, "recovered", recovered)
 
@@ -54,6 +57,14 @@ class Provenance(dict):
         The service's base URL (scheme and host lower-case, no trailing slash); never the token. Secret when the base URL is.
         """
         return pulumi.get(self, "service")
+
+    @_builtins.property
+    @pulumi.getter
+    def stack(self) -> _builtins.str:
+        """
+        The stack the endpoint entered, `<project>/<stack>`, by the name the stack had then.
+        """
+        return pulumi.get(self, "stack")
 
     @_builtins.property
     @pulumi.getter
