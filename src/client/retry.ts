@@ -3,7 +3,6 @@ import {
   WebhookInvalidResponseError,
   WebhookRateLimitError,
   WebhookServerError,
-  WebhookTimeoutError,
   type WebhookApiError,
 } from "./errors";
 
@@ -89,14 +88,16 @@ export function classifyCreateFailure(error: unknown): CreateFailure {
 }
 
 /**
- * Whether the service may still be working on a create when the failure came: no answer at all
- * arrived before the client stopped waiting, or a gateway said it stopped waiting for the service
- * (504). A listing that finds nothing then proves only that nothing was committed yet, so it never
- * permits sending the create again.
+ * Whether the service may still be working on a create when the failure came. Only the service's
+ * own answer (a parsable envelope, with its result code) says that it is done with the request; a
+ * gateway or proxy in front of it answers (502, 503, 504, a CDN's 524, an HTML page, an empty body)
+ * or resets the connection when it stops waiting, not when the service stops working, and a client
+ * that gave up heard nothing at all. A listing that finds nothing then proves only that nothing was
+ * committed yet, so it never permits sending the create again. A 504 says so even in an envelope.
  */
 export function mayStillBeInFlight(error: WebhookApiError): boolean {
   if (error.status === 504) return true;
-  return error instanceof WebhookTimeoutError && error.requestSent && error.status === undefined;
+  return error.serviceCode === undefined;
 }
 
 /** Waits, or rejects with the signal's reason as soon as it aborts. */

@@ -53,8 +53,8 @@ describe("create under each fault, one at a time", () => {
     { kind: "latency", recovered: true, attempts: 1 },
     // A gateway answered 503 (not the service's envelope) after the service committed: found by listing.
     { kind: "gateway-error", recovered: true, attempts: 1 },
-    // Nothing was processed: the listing proves it and one retry creates it.
-    { kind: "reset-before", recovered: false, attempts: 2 },
+    // Nothing was processed, the service's own answer (its envelope) says so, and the listing proves
+    // it: one retry creates it.
     { kind: "server-error", recovered: false, attempts: 2 },
     { kind: "rate-limit", recovered: false, attempts: 2 },
   ];
@@ -83,6 +83,23 @@ describe("create under each fault, one at a time", () => {
       .map((r) => r.route);
     const firstCreate = routes.indexOf("create");
     if (attempts > 1) expect(routes.slice(firstCreate, routes.lastIndexOf("create"))).toContain("list");
+  });
+
+  it("a connection reset after the request was written is never followed by a second create: the service may still be making it", async () => {
+    // docs/client.md, "Create and the settle rules": only the service's own answer says it is done
+    // with a request. A reset (from a proxy, a load balancer, the service) says nothing of the work
+    // behind it, so a listing that finds nothing permits no resend: the create fails, saying to list later.
+    const name = "fault-reset-before";
+    emulator.injectNext("create", "reset-before");
+    const createsBefore = emulator.counters().create;
+    const error = await captureError(
+      client.create({ webhookName: name, webhookUrl: `https://example.com/${name}` }),
+    );
+    expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+    expect((error as Error).message).toMatch(/may still be creating it/);
+    expect((error as Error).message).toMatch(/not sent again/);
+    expect(emulator.counters().create - createsBefore).toBe(1);
+    expect(emulator.records().filter((r) => r.webhook_name === name)).toHaveLength(0);
   });
 
   it("with its principal unknown, a single endpoint found after a lost answer is named, not taken", async () => {
@@ -236,40 +253,54 @@ describe("only proof of 'not processed' permits a resend", () => {
     }
   });
 
-  it("a gateway's 504 before the service committed: nothing found yet, and it is not sent again", async () => {
-    let later: NodeJS.Timeout | undefined;
-    const service = await scriptedService({
-      // The gateway stops waiting; the service commits 1.5 s later.
-      onCreate: (body, records) => {
-        later = setTimeout(() => {
-          records.push(
-            apiRecord({
-              webhook_id: 77,
-              webhook_name: body.webhook_name,
-              webhook_url: body.webhook_url,
-              create_time: Date.now(),
-            }),
-          );
-        }, 1500);
-        return { status: 504, body: "upstream request timeout" };
-      },
-    });
-    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN, ...SETTLE, maxRetries: 3 });
-    try {
-      const error = await captureError(
-        client.create({ webhookName: "gw", webhookUrl: "https://example.com/gw" }),
-      );
-      expect(error).toBeInstanceOf(WebhookCreateUncertainError);
-      expect((error as Error).message).toMatch(/may still be creating it/);
-      expect(service.creates()).toBe(1);
-      await waitUntil("the service commits", () => service.records.length === 1);
-      expect(service.creates()).toBe(1);
-    } finally {
-      clearTimeout(later);
-      await client.close();
-      await service.close();
-    }
-  });
+  it.each([
+    [504, "upstream request timeout"],
+    [502, "<html><body><h1>502 Bad Gateway</h1></body></html>"],
+    [524, "error code: 524"],
+    [503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination"],
+  ])(
+    "a gateway's %i before the service committed: nothing found yet, and it is not sent again",
+    async (status, text) => {
+      // docs/client.md, "Create and the settle rules": only the service's own answer says it is done.
+      let later: NodeJS.Timeout | undefined;
+      const service = await scriptedService({
+        // The gateway stops waiting; the service commits 1.5 s later.
+        onCreate: (body, records) => {
+          later = setTimeout(() => {
+            records.push(
+              apiRecord({
+                webhook_id: 77,
+                webhook_name: body.webhook_name,
+                webhook_url: body.webhook_url,
+                create_time: Date.now(),
+              }),
+            );
+          }, 1500);
+          return { status, body: text };
+        },
+      });
+      const client = new WebhooksClient({
+        baseUrl: service.url,
+        accessToken: TOKEN,
+        ...SETTLE,
+        maxRetries: 3,
+      });
+      try {
+        const error = await captureError(
+          client.create({ webhookName: "gw", webhookUrl: "https://example.com/gw" }),
+        );
+        expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+        expect((error as Error).message).toMatch(/may still be creating it/);
+        expect(service.creates()).toBe(1);
+        await waitUntil("the service commits", () => service.records.length === 1);
+        expect(service.creates()).toBe(1);
+      } finally {
+        clearTimeout(later);
+        await client.close();
+        await service.close();
+      }
+    },
+  );
 
   it("a listing after a lost answer that cannot prove absence never permits a resend", async () => {
     // The listings before the create prove nothing exists (empty pages); after the create's 500,

@@ -101,20 +101,28 @@ describe("whether the service may still be working on a create", () => {
       true,
     ],
     [
-      "a body given up on after its status came: the service had answered",
+      "a body given up on after its status came: no envelope read, so nothing says the service is done",
       new WebhookTimeoutError("timed out", { requestSent: true, status: 200 }),
-      false,
+      true,
     ],
+    // Only the service's own answer (its envelope) says it is done with the request.
+    ["a connection dropped after sending", new WebhookConnectionError("reset", { requestSent: true }), true],
+    ["a gateway's 502", new WebhookServerError("bad gateway", { status: 502 }), true],
+    ["a CDN's 524", new WebhookServerError("a timeout occurred", { status: 524 }), true],
+    ["a 503 with no envelope", new WebhookServerError("unavailable", { status: 503 }), true],
+    ["a 429 with no envelope", new WebhookRateLimitError("slow down", { status: 429 }), true],
+    ["a body that is not the envelope", new WebhookInvalidResponseError("truncated", { status: 200 }), true],
     [
-      "a connect timeout: never sent",
-      new WebhookTimeoutError("connect timed out", { requestSent: false }),
+      "the service's own 503, in its envelope",
+      new WebhookServerError("unavailable", { status: 503, serviceCode: "50300" }),
       false,
     ],
-    ["a connection dropped after sending", new WebhookConnectionError("reset", { requestSent: true }), false],
-    ["a gateway's 502", new WebhookServerError("bad gateway", { status: 502 }), false],
-    ["a 503", new WebhookServerError("unavailable", { status: 503 }), false],
-    ["a 500", new WebhookServerError("internal", { status: 500 }), false],
-    ["an unusable body", new WebhookInvalidResponseError("truncated", { status: 200 }), false],
+    ["the service's own 500", new WebhookServerError("internal", { status: 500, serviceCode: "500" }), false],
+    [
+      "the service's own 429",
+      new WebhookRateLimitError("slow down", { status: 429, serviceCode: "429" }),
+      false,
+    ],
   ])("%s", (_what, error, expected) => {
     expect(mayStillBeInFlight(error)).toBe(expected);
   });

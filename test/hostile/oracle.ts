@@ -1132,9 +1132,11 @@ export function forecastCreate(
       }
       if (found.length > 1) return done({ kind: "uncertain", ids: found });
       // "none after createSettleMs -> sent again, only when a complete listing shows none and the
-      // service is done with the request: not after no answer at all (the generated responses all
-      // answer in time), nor a gateway's 504" (the tests run with createSettleMs 0: one round)
-      if (!proven || meaning.status === 504) return done({ kind: "uncertain", ids: [] });
+      // service itself answered (its envelope, with a code a client can read): never after an answer
+      // from something in front of it, a reset, no answer at all, or a 504" (the tests run with
+      // createSettleMs 0: one round)
+      if (!proven || meaning.status === 504 || !meaning.codeReadable)
+        return done({ kind: "uncertain", ids: [] });
     }
     if (attempt === settings.maxRetries)
       return done({ kind: "failed", error: meaning.error, failure: meaning });
