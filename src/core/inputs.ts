@@ -50,7 +50,16 @@ let built: { dynamic: z.ZodType; native: z.ZodType } | undefined;
  * {@link passesSchema} vouches for never need them, refresh and destroy check none, and loading zod
  * costs the provider host 50-100 ms.
  */
-export function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
+export function inputSchemas(): { dynamic: InputSchema; native: InputSchema } {
+  return builtSchemas();
+}
+
+/** A face's input schema as the package's declarations show it: zod's types stay out of them. */
+export interface InputSchema {
+  safeParse(value: unknown): { success: boolean };
+}
+
+function builtSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
   if (built !== undefined) return built;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
   const { z } = require("zod") as typeof Zod;
@@ -173,7 +182,7 @@ function validateAll(news: Record<string, unknown>, shape: InputShape): CheckFai
   }
   const candidate = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null));
   if (passesSchema(candidate)) return failures;
-  const result = (shape.connection ? inputSchemas().dynamic : inputSchemas().native).safeParse(candidate);
+  const result = (shape.connection ? builtSchemas().dynamic : builtSchemas().native).safeParse(candidate);
   if (result.success) return failures;
   for (const issue of result.error.issues) {
     const property = issue.path.length > 0 ? issue.path.map(String).join(".") : "(inputs)";

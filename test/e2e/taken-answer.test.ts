@@ -112,9 +112,7 @@ describe("a unique-names service answering the stack's create with another team'
     const second = await targeted;
     const secondOutput = `${second.stdout}\n${second.stderr}`;
     expect(second.code, secondOutput).not.toBe(0);
-    expect(secondOutput).toMatch(
-      /created by creator 200, but the principal configured for this token \(principalId\) is creator 2001/,
-    );
+    expect(secondOutput).toMatch(/created by creator 200, but stack config webhooks:principalId is 2001/);
     expect(
       webhookResources(await project.exportState()).map(
         (r: { outputs?: { webhookName?: string } }) => r.outputs?.webhookName,
