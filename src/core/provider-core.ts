@@ -267,8 +267,9 @@ export class ProviderCore {
     }
     const record = lookup.record;
     // An import (`pulumi import`, the import option of either face: no outputs recorded yet) writes
-    // the service's name and URL into the program and the state: the same policy as `webhooks adopt`.
-    if (old === undefined || typeof old.webhookId !== "number") refuseImportShowing(id, record, connection);
+    // the service's name and URL into the program and the state, a refresh into the state: the same
+    // policy as `webhooks adopt`.
+    refuseShowingSecrets(id, record, connection, old === undefined || typeof old.webhookId !== "number");
     const stranger = old === undefined ? undefined : anotherEndpoint(id, old, record);
     if (stranger !== undefined)
       throw new ProviderError(
@@ -421,7 +422,8 @@ export class ProviderCore {
     }
     if (stillAsCreated(current, olds)) return undefined;
     const created = createdAddress(olds);
-    const secrets = [...connection.secrets, ...taint.values];
+    // The endpoint's own signing secret too: a name or URL changed to hold it is never printed.
+    const secrets = [...connection.secrets, ...taint.values, current.signSecret];
     return {
       replace:
         created !== undefined && !sameName(current.webhookName, created.webhookName)
@@ -715,21 +717,32 @@ function shown(
 }
 
 /**
- * Refuses to import an endpoint whose name or URL holds the access token this provider connects with
- * (a service that stores or echoes it there): `pulumi import` would print it in the code it
- * generates, and the state would hold it as a plain input. Decided by the text policy `webhooks
- * adopt` uses (src/text/policy.ts).
+ * Refuses to import or refresh an endpoint whose name or URL holds the access token this provider
+ * connects with, or the endpoint's own signing secret (a service that echoes one there, a person who
+ * renamed it so on the service's console): `pulumi import` would print it in the code it generates,
+ * and the state would hold it as a plain output and input. Decided by the text policy `webhooks
+ * adopt` uses (src/text/policy.ts). A refresh refused so keeps what the state held.
  */
-function refuseImportShowing(id: string, record: WebhookEndpointRecord, connection: PerConnection): void {
+function refuseShowingSecrets(
+  id: string,
+  record: WebhookEndpointRecord,
+  connection: PerConnection,
+  importing: boolean,
+): void {
   const why = pasteRefusal(
     [
       { label: "name", text: record.webhookName },
       { label: "URL", text: record.webhookUrl },
     ],
-    { inText: connection.secrets },
-    "the access token this provider connects with",
+    { inText: [...connection.secrets, record.signSecret] },
+    "the access token this provider connects with, or the endpoint's own signing secret",
   );
-  if (why !== undefined) throw new ProviderError(`endpoint ${id} cannot be imported: ${why}`);
+  if (why === undefined) return;
+  throw new ProviderError(
+    importing
+      ? `endpoint ${id} cannot be imported: ${why}`
+      : `endpoint ${id} cannot be refreshed: ${why}. The state keeps what it held`,
+  );
 }
 
 /**

@@ -63,23 +63,51 @@ describe("an import of an endpoint whose name or URL holds the access token", ()
     }
   });
 
-  it("an endpoint without the token is imported, and a refresh of one held is no import", async () => {
+  it("an endpoint without the token is imported; a refresh of one held whose name now holds it is refused, and records nothing", async () => {
     const imported = await core.read(String(ids.plain), undefined, NO_TAINT, "shop/dev");
     expect(imported?.state).toMatchObject({ webhookName: "c", provenance: { how: "imported" } });
-    // The state already holds it (its outputs): refreshed, as before, whatever the service stores now.
+    // The state already holds it (its outputs), and its name on the service now holds the token (a
+    // person renamed it so): the state would hold the token in plain text, so nothing is recorded.
     const record = service.records().find((r) => r.webhook_id === ids.name)!;
-    const held = await core.read(
-      String(ids.name),
-      {
-        webhookId: record.webhook_id,
-        webhookName: "k",
-        webhookUrl: record.webhook_url,
-        creatorId: record.creator_id,
-        createTime: record.create_time,
-      },
-      NO_TAINT,
-      "shop/dev",
+    const error = await core
+      .read(
+        String(ids.name),
+        {
+          webhookId: record.webhook_id,
+          webhookName: "k",
+          webhookUrl: record.webhook_url,
+          creatorId: record.creator_id,
+          createTime: record.create_time,
+        },
+        NO_TAINT,
+        "shop/dev",
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+    expect(error?.message).toMatch(
+      new RegExp(`endpoint ${ids.name} cannot be refreshed: its name holds the access token`),
     );
-    expect(held?.id).toBe(String(ids.name));
+    expect(error?.message).toMatch(/The state keeps what it held/);
+    expect(error?.message.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+  });
+
+  it("a refresh of an endpoint renamed to its own signing secret is refused, and the secret is never shown", async () => {
+    const held = service.addRecord({ webhook_name: "d", webhook_url: "https://example.com/d" });
+    const old = {
+      webhookId: held.webhook_id,
+      webhookName: "d",
+      webhookUrl: held.webhook_url,
+      creatorId: held.creator_id,
+      createTime: held.create_time,
+    };
+    service.updateRecord(held.webhook_id, { webhook_name: held.sign_secret });
+    const error = await core.read(String(held.webhook_id), old, NO_TAINT, "shop/dev").then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/cannot be refreshed: its name holds .*the endpoint's own signing secret/);
+    expect(error?.message).not.toContain(held.sign_secret);
   });
 });
