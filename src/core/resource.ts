@@ -86,6 +86,12 @@ export const ALWAYS_SECRET_OUTPUTS: readonly OutputName[] = OUTPUT_NAMES.filter(
   (name) => (OUTPUTS[name] as PropertySpec).alwaysSecret === true,
 );
 
+/**
+ * Outputs that name a principal by its id: secret wherever the program holds that principal's id
+ * secret (`webhooks:principalId` set with `--secret`), or a secret value equal to it.
+ */
+export const PRINCIPAL_OUTPUTS = ["creatorId", "operatorId"] as const satisfies readonly OutputName[];
+
 /** Outputs only the service can tell: unknown in the preview of a create. */
 export const COMPUTED_OUTPUTS: readonly OutputName[] = OUTPUT_NAMES.filter(
   (name) => (OUTPUTS[name] as PropertySpec).computed === true,

@@ -3,6 +3,7 @@ import {
   DYNAMIC_FORCED_SECRET,
   INPUTS,
   OUTPUT_NAMES,
+  PRINCIPAL_OUTPUTS,
   SECRET_CAPABLE_INPUTS,
   TYPE_TOKENS,
 } from "../core/resource";
@@ -138,7 +139,12 @@ export class WebhookEndpoint extends pulumi.CustomResource {
     // secrecy from an input to the output of the same name), and the provenance whenever the base
     // URL it names may be secret.
     const baseUrlMayBeSecret = args.connection !== undefined || configIsSecret("webhooks:baseUrl");
-    const forced = [...DYNAMIC_FORCED_SECRET, ...(baseUrlMayBeSecret ? ["provenance"] : [])];
+    const forced = [
+      ...DYNAMIC_FORCED_SECRET,
+      ...(baseUrlMayBeSecret ? ["provenance"] : []),
+      // The principal's id, held secret by the program, is what these outputs hold for its endpoints.
+      ...(configIsSecret("webhooks:principalId") ? PRINCIPAL_OUTPUTS : []),
+    ];
     const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...forced])];
     super(TYPE_TOKENS.dynamic, name, props, {
       ...opts,

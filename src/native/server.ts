@@ -8,7 +8,7 @@ import type { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import type { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
-import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, TYPE_TOKENS } from "../core/resource";
+import { ALWAYS_SECRET_OUTPUTS, COMPUTED_OUTPUTS, PRINCIPAL_OUTPUTS, TYPE_TOKENS } from "../core/resource";
 import { UNKNOWN, resourceReference, urnName } from "../core/wire";
 import { ProviderCore, driftNotice } from "../core/provider-core";
 import { retiredSettingsInUse } from "../core/settings";
@@ -377,6 +377,15 @@ function configTaint(values: Record<string, unknown>): Taint {
   return { names: marked.names, values: [...new Set([...marked.values, ...baseUrlForms, ...tokens])] };
 }
 
+/** A principal's id (creatorId, operatorId) equal to a value the program holds secret (a secret principalId). */
+function namesSecretPrincipal(key: string, value: unknown, taint: Taint): boolean {
+  return (
+    (PRINCIPAL_OUTPUTS as readonly string[]).includes(key) &&
+    typeof value === "number" &&
+    taint.values.includes(String(value))
+  );
+}
+
 /**
  * Properties made secret where the taint reaches them: a property the program marked secret (by
  * name, as the engine itself carries secrets from inputs to outputs), one that shows a secret value
@@ -390,7 +399,10 @@ function tainted(properties: Record<string, unknown>, taint: Taint): Record<stri
       value !== UNKNOWN &&
       value !== undefined &&
       !holdsSecret(value) &&
-      (ALWAYS_SECRET.has(key) || taint.names.includes(key) || showsTainted(value, taint.values));
+      (ALWAYS_SECRET.has(key) ||
+        taint.names.includes(key) ||
+        showsTainted(value, taint.values) ||
+        namesSecretPrincipal(key, value, taint));
     out[key] = secretNow ? secret(value) : value;
   }
   return out;

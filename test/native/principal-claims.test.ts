@@ -56,6 +56,28 @@ describe("the native plugin: principalId, the facts the state records, and the s
     expect(base.properties.provenance).toMatchObject({ how: "created", stack: "shop/dev" });
   });
 
+  it("a principalId the program holds secret: the creator and operator ids that equal it are secret outputs", async () => {
+    // A secret is a taint (docs/native-provider.md): creatorId of the stack's own endpoints is the
+    // principal's id itself. The endpoint's id is never secret (Pulumi never holds a resource's ID so).
+    const secretWrap = (value: unknown) => ({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      value,
+    });
+    const started = await ProviderHost.startNative({ WEBHOOKS_BASE_URL: "", WEBHOOKS_ACCESS_TOKEN: "" });
+    plugins.push(started);
+    await started.configure(
+      { baseUrl: service.url, accessToken: TOKEN, principalId: secretWrap(OURS) },
+      { baseUrl: service.url, accessToken: TOKEN, principalId: String(OURS) },
+    );
+    const made = await started.create(URN("dev", "hidden"), {
+      webhookName: "hidden",
+      webhookUrl: "https://claims.example/hidden",
+    });
+    expect(made.properties.creatorId).toEqual(secretWrap(OURS));
+    expect(made.properties.operatorId).toEqual(secretWrap(OURS));
+    expect(typeof made.properties.webhookId).toBe("number");
+  });
+
   it("WEBHOOKS_PRINCIPAL_ID does not speak for an explicit provider's own token", async () => {
     const explicit = await plugin({ accessToken: TOKEN }, { WEBHOOKS_PRINCIPAL_ID: "2010" });
     expect(await explicit.diff(base.id, URN("dev", "base"), base.properties, BASE)).toEqual({
