@@ -10,9 +10,14 @@ import { join } from "node:path";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { WebhookConnectionError, WebhookTimeoutError, WebhooksClient } from "../../src/client";
+import {
+  WebhookAbortError,
+  WebhookConnectionError,
+  WebhookTimeoutError,
+  WebhooksClient,
+} from "../../src/client";
 import { startEmulator } from "../../src/emulator";
-import { TOKEN, captureError, rawServer } from "../support/helpers";
+import { TOKEN, captureError, rawServer, waitUntil } from "../support/helpers";
 
 const HOOK = { webhookName: "orders", webhookUrl: "https://example.com/orders" };
 const servers: Server[] = [];
@@ -153,6 +158,47 @@ describe("the client's own connections, dropped once the request went out", () =
     } finally {
       setDefaultCACertificates(trusted);
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a call the caller cancels once its request went out", () => {
+  // docs/client.md, Errors: a WebhookAbortError; "a create cancelled after sending may still have
+  // created the endpoint", which only a create's message may say.
+  it("a create's error says the endpoint may have been created; a list's does not", async () => {
+    const held: (() => void)[] = [];
+    const server = await rawServer((req, _body, res) => {
+      if (req.url?.endsWith("/create") || held.length === 0) {
+        held.push(() => res.destroy());
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "", data: { data: [] } }));
+    });
+    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0 });
+    try {
+      const cancelList = new AbortController();
+      const list = captureError(client.list({}, { signal: cancelList.signal }));
+      await waitUntil("the list request arrives", () => held.length === 1);
+      cancelList.abort();
+      const listError = await list;
+      expect(listError).toBeInstanceOf(WebhookAbortError);
+      expect((listError as Error).message).toMatch(/list request .* was cancelled by the caller/);
+      expect((listError as Error).message).not.toMatch(/may have been created/);
+
+      const cancelCreate = new AbortController();
+      const create = captureError(client.create(HOOK, { signal: cancelCreate.signal }));
+      await waitUntil("the create request arrives", () => held.length === 2);
+      cancelCreate.abort();
+      const createError = await create;
+      expect(createError).toBeInstanceOf(WebhookAbortError);
+      expect((createError as Error).message).toMatch(/create request .* was cancelled by the caller/);
+      expect((createError as Error).message).toMatch(/the endpoint may have been created/);
+      expect((createError as WebhookAbortError).operation).toBe("create");
+    } finally {
+      for (const release of held) release();
+      await client.close();
+      await server.close();
     }
   });
 });
