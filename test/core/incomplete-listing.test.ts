@@ -168,6 +168,12 @@ describe("an import whose listing of the whole service fails on the way", () => 
     expect(imported?.state.webhookName).toBe("team-2");
     expect(imported?.state.signSecret).toBe(second.sign_secret);
   });
+
+  it("concludes an id absent only from the complete listing that follows", async () => {
+    emulator.injectNext("list", "server-error");
+    const missing = Math.max(...emulator.records().map((r) => r.webhook_id)) + 1000;
+    expect(await core.read(String(missing), undefined)).toBeUndefined();
+  });
 });
 
 describe("a listing by name that spans two pages and ends there", () => {
