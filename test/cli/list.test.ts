@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WebhooksClient } from "../../src/client/client";
+import { WebhooksClient } from "../../src/client/client";
+import { WebhookRequestRefusedError } from "../../src/client/errors";
 import { runList } from "../../src/cli/commands/list";
 import { memorySink } from "../../src/cli/output/output";
 import type { Emulator } from "../../src/emulator";
+import { apiRecord, captureError } from "../support/helpers";
+import { scriptedService } from "../support/scripted-service";
 import { TOKEN, allSecrets, cliEmulator, clientFor, expectGolden, normalise } from "./helpers";
 
 describe("webhooks list against the emulator", () => {
@@ -222,5 +225,66 @@ describe("webhooks list: names and URLs another team chose", () => {
     expect(rowOf(table.out, 4)).toMatch(
       /^4 +team \[REDACTED\] +https:\/\/example\.com\/hooks\/x\?t=\[REDACTED\] /,
     );
+  });
+});
+
+describe("webhooks list on a service that lists its newest endpoints first", () => {
+  it("still prints them sorted by id (docs/operator-cli.md: the endpoints on the service, sorted by id)", async () => {
+    const service = await scriptedService({
+      records: [30, 10, 20].map((id) =>
+        apiRecord({ webhook_id: id, webhook_name: `hook-${id}`, webhook_url: `https://example.com/${id}` }),
+      ),
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN, maxRetries: 0 });
+    try {
+      const sink = memorySink();
+      const records = await runList(client, sink, {
+        match: "exact",
+        json: true,
+        showSecrets: false,
+        progress: false,
+      });
+      expect(records.map((r) => r.webhookId)).toEqual([10, 20, 30]);
+      const printed = (JSON.parse(sink.out) as { endpoints: { webhookId: number }[] }).endpoints;
+      expect(printed.map((endpoint) => endpoint.webhookId)).toEqual([10, 20, 30]);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+});
+
+describe("webhooks list --stack: a listing the service refuses, quoting what it was asked", () => {
+  // docs/operator-cli.md: what webhooks prints is scrubbed of every value the stack holds secret
+  // of at least 4 characters (a shorter one is not searched for: it would cut every word apart);
+  // the error of a refused listing quotes the service's own message.
+  it("keeps the stack's secret name out of the error, and leaves words holding a short secret whole", async () => {
+    const service = await scriptedService({
+      onList: (body) => ({
+        status: 400,
+        body: { code: "40001", msg: `about ${String(body.webhook_name)}: not allowed`, trace_id: "" },
+      }),
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN, maxRetries: 0 });
+    try {
+      const error = await captureError(
+        runList(client, memorySink(), {
+          match: "exact",
+          json: false,
+          showSecrets: false,
+          progress: false,
+          name: "payroll-hook",
+          secrets: { inText: ["payroll-hook", "ab"] },
+        }),
+      );
+      expect(error).toBeInstanceOf(WebhookRequestRefusedError);
+      const message = (error as Error).message;
+      expect(message).not.toContain("payroll-hook");
+      expect(message).toContain("about");
+      expect(message).toContain("not allowed");
+    } finally {
+      await client.close();
+      await service.close();
+    }
   });
 });

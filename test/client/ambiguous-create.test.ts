@@ -3,6 +3,7 @@ import {
   WebhookApiError,
   WebhookConnectionError,
   WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
   WebhookPagingError,
   WebhooksClient,
   type CreateResult,
@@ -324,7 +325,48 @@ describe("only proof of 'not processed' permits a resend", () => {
       );
       expect(error).toBeInstanceOf(WebhookCreateUncertainError);
       expect((error as Error).message).toMatch(/may be incomplete/);
+      // It says why (docs/client.md, "Whether a listing is complete") and which call failed how.
+      expect((error as Error).message).toMatch(/ignores the paging position/);
+      expect(error).toMatchObject({ operation: "create", status: 500, traceId: TRACE });
+      expect((error as WebhookCreateUncertainError).cause).toBeInstanceOf(WebhookApiError);
       expect(service.creates()).toBe(1);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+});
+
+describe("settling when only one of the listings proves itself complete", () => {
+  it("a 500 that made nothing, on a service whose listing by name proves nothing but whose listing by URL does: sent again once, one endpoint", async () => {
+    // Every endpoint the service holds is named "orders" and it ignores the paging position, so
+    // the listing by name cannot prove itself complete; the declared URL lists nothing (an empty
+    // page: complete). docs/client.md: "none, in a listing (by name, or by URL) that proved it is
+    // complete, after an answer that closed the exchange: the create may be sent again".
+    let failures = 1;
+    const service = await scriptedService({
+      records: [
+        apiRecord({ webhook_id: 1, webhook_name: "orders", webhook_url: "https://a.example/1" }),
+        apiRecord({ webhook_id: 2, webhook_name: "orders", webhook_url: "https://a.example/2" }),
+      ],
+      onCreate: () =>
+        failures-- > 0
+          ? { status: 500, body: { code: "50001", msg: "internal error", trace_id: TRACE } }
+          : undefined,
+    });
+    const client = new WebhooksClient({
+      baseUrl: service.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 2,
+      createSettleMs: 300,
+      maxRetries: 3,
+    });
+    try {
+      const result = await client.create({ webhookName: "orders", webhookUrl: "https://a.example/3" });
+      expect(result).toMatchObject({ recovered: false, attempts: 2 });
+      expect(service.creates()).toBe(2);
+      const ours = service.records.filter((r) => r.webhook_url === "https://a.example/3");
+      expect(ours.map((r) => r.webhook_id)).toEqual([result.record.webhookId]);
     } finally {
       await client.close();
       await service.close();
@@ -453,10 +495,101 @@ describe("the check before create on a listing that cannot prove itself complete
         client.create({ webhookName: "orders", webhookUrl: "https://a.example/orders" }),
       );
       expect(error).toBeInstanceOf(WebhookPagingError);
+      expect((error as WebhookPagingError).operation).toBe("create");
       expect((error as Error).message).toMatch(/was not sent/);
       expect((error as Error).message).toMatch(/may both be incomplete/);
       expect((error as Error).message).toMatch(/ignores the paging position/);
       expect(service.creates()).toBe(0);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+});
+
+describe("the check before create on a service that ignores its filters and the paging position", () => {
+  /** One page, whatever is asked: the listings by name and by URL both prove nothing. */
+  async function oneFixedPage(...held: ReturnType<typeof apiRecord>[]) {
+    return scriptedService({
+      records: [...held],
+      onList: () => ({
+        status: 200,
+        body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: held } },
+      }),
+    });
+  }
+
+  it("an endpoint with the declared name and URL in what it did list is refused as existing, naming it", async () => {
+    // docs/client.md, "List first": one that may be the requested one already existing is a
+    // WebhookEndpointExistsError with its existingIds, and nothing is sent, however the listing ended.
+    const service = await oneFixedPage(
+      apiRecord({ webhook_id: 3, webhook_name: "other", webhook_url: "https://a.example/other" }),
+      apiRecord({ webhook_id: 4, webhook_name: "orders", webhook_url: "https://a.example/orders" }),
+    );
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN });
+    try {
+      const error = await captureError(
+        client.create({ webhookName: "orders", webhookUrl: "https://a.example/orders" }),
+      );
+      expect(error).toBeInstanceOf(WebhookEndpointExistsError);
+      expect((error as WebhookEndpointExistsError).existingIds).toEqual([4]);
+      expect(service.creates()).toBe(0);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+
+  it("an endpoint with the name and URL past the cap of the listing by name is found by URL: refused, not duplicated", async () => {
+    // A silent cap of 3, the paging position ignored: the listing by name shows three of the five
+    // endpoints named "orders" and proves nothing; the listing by URL shows the one that exists.
+    const CAP = 3;
+    const held = [1, 2, 3, 4, 5].map((id) =>
+      apiRecord({ webhook_id: id, webhook_name: "orders", webhook_url: `https://a.example/${id}` }),
+    );
+    const service = await scriptedService({
+      records: held,
+      onList: (body) => {
+        const matching = held.filter(
+          (r) =>
+            (body.webhook_name ? r.webhook_name === body.webhook_name : true) &&
+            (body.webhook_url ? r.webhook_url === body.webhook_url : true),
+        );
+        return {
+          status: 200,
+          body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data: matching.slice(0, CAP) } },
+        };
+      },
+    });
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN });
+    try {
+      const error = await captureError(
+        client.create({ webhookName: "orders", webhookUrl: "https://a.example/5" }),
+      );
+      expect(error).toBeInstanceOf(WebhookEndpointExistsError);
+      expect((error as WebhookEndpointExistsError).existingIds).toEqual([5]);
+      expect(service.creates()).toBe(0);
+    } finally {
+      await client.close();
+      await service.close();
+    }
+  });
+
+  it("allowDuplicate sends the create all the same: the caller asked for no refusal", async () => {
+    // docs/client.md, "List first": when neither listing can prove itself complete, nothing is
+    // sent "(unless allowDuplicate)".
+    const service = await oneFixedPage(
+      apiRecord({ webhook_id: 1, webhook_name: "other", webhook_url: "https://a.example/other" }),
+    );
+    const client = new WebhooksClient({ baseUrl: service.url, accessToken: TOKEN });
+    try {
+      const result = await client.create(
+        { webhookName: "orders", webhookUrl: "https://a.example/orders" },
+        { allowDuplicate: true },
+      );
+      expect(result).toMatchObject({ recovered: false, attempts: 1 });
+      expect(result.record.webhookName).toBe("orders");
+      expect(service.creates()).toBe(1);
     } finally {
       await client.close();
       await service.close();

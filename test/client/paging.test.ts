@@ -9,6 +9,7 @@ import {
 import {
   MAX_CURSOR_CHARS,
   nextCursor,
+  oppositeOrder,
   pagesOf,
   readContinuation,
   type ListedPage,
@@ -260,6 +261,16 @@ describe("every page of a listing", () => {
     expect(bytes.error!.message).toContain("after 5 records and 2 KB");
   });
 
+  it("a cap passed on a page without a trace id gives an error without one (docs/client.md: only the documented form)", async () => {
+    const s = service({
+      "": { records: ids(1, 3), continuation: { cursor: "b" }, traceId: "" },
+      b: { records: ids(4, 3), traceId: "" },
+    });
+    const { error } = await collect(s, { maxScanRecords: 4 });
+    expect(error).toBeInstanceOf(WebhookPagingError);
+    expect(error!.traceId).toBeUndefined();
+  });
+
   it("a cursor longer than a cursor can be stops it; one at the limit is followed", async () => {
     const at = "x".repeat(MAX_CURSOR_CHARS);
     const ok = service({ "": { records: ids(1, 3), continuation: { cursor: at } }, [at]: { records: [] } });
@@ -378,11 +389,97 @@ describe("a service that sends no continuation: only a listing that proves itsel
     }
   });
 
+  it("a short page reached by the service's own cursor is no probe: its repetition proves nothing, and its failure fails the listing", async () => {
+    // The service's cursor says more follow, so the short page that cursor brought was not the end
+    // of anything the client guessed at: only a probe's short page can prove completeness.
+    const repeating = service({
+      "": { records: ids(1, 3), continuation: { cursor: "b" } },
+      b: { records: ids(4, 2), continuation: { cursor: "c" } },
+      c: { records: ids(4, 2), continuation: { cursor: "d" } },
+    });
+    const { end, error } = await collect(repeating, { limit: 3 });
+    expect(error).toBeUndefined();
+    expect(repeating.asked).toEqual(["", "b", "c"]);
+    expect(end).toEqual({
+      complete: false,
+      reason: expect.stringContaining("page 3 only repeated records already listed"),
+    });
+    const failure = new WebhookRequestRefusedError("list was refused by the service (HTTP 400)", {
+      status: 400,
+    });
+    const failing = service({ "": { records: ids(1, 3), continuation: { cursor: "b" } }, b: failure });
+    expect((await collect(failing, { limit: 3 })).error).toBe(failure);
+  });
+
+  it("likewise a page a has-more flag continues from, and a full page: neither is a probe", async () => {
+    const failure = () =>
+      new WebhookRequestRefusedError("list was refused by the service (HTTP 400)", { status: 400 });
+    // A has-more flag said more follow after a short page: the page after it repeating that page
+    // proves nothing, and a failure there fails the listing.
+    const flagged = service({
+      "": { records: ids(1, 2), continuation: { hasMore: true } },
+      "2": { records: ids(1, 2), continuation: { hasMore: true } },
+    });
+    flagged.raise(3);
+    expect((await collect(flagged, { limit: 3 })).end).toMatchObject({ complete: false });
+    const flaggedFailure = failure();
+    const flaggedFailing = service({
+      "": { records: ids(1, 2), continuation: { hasMore: true } },
+      "2": flaggedFailure,
+    });
+    flaggedFailing.raise(3);
+    expect((await collect(flaggedFailing, { limit: 3 })).error).toBe(flaggedFailure);
+    // No continuation, a page as large as the limit: the listing continues past its last id, and
+    // that request failing fails the listing.
+    const fullFailure = failure();
+    const full = service({ "": { records: ids(1, 3) }, "3": fullFailure });
+    expect((await collect(full, { limit: 3 })).error).toBe(fullFailure);
+  });
+
+  it("a service that sends a continuation pays no request to learn its page size (docs/client.md)", async () => {
+    let learnCalls = 0;
+    const learnReach = () => {
+      learnCalls++;
+      return Promise.resolve();
+    };
+    const repeating = service({
+      "": { records: ids(1, 2), continuation: { cursor: "b" } },
+      b: { records: ids(1, 2), continuation: { cursor: "c" } },
+    });
+    expect((await collect(repeating, { limit: 3, learnReach })).end).toMatchObject({ complete: false });
+    expect(learnCalls).toBe(0);
+  });
+
   it("a has-more flag on an empty page gives nothing to continue from: possibly incomplete", async () => {
     const s = service({ "": { records: [], continuation: { hasMore: true } } });
     expect((await collect(s)).end).toMatchObject({
       complete: false,
       reason: expect.stringContaining("has-more"),
     });
+  });
+});
+
+describe("the other order, in the vocabulary the service was given", () => {
+  // docs/configuration.md, `ascending`: the opposite of `true`, `asc`, `ascending`, `1` is `false`,
+  // `desc`, `descending`, `0`, and back; docs/client.md: "in the same vocabulary", and only when
+  // that vocabulary is known.
+  it.each([
+    ["true", "false"],
+    ["false", "true"],
+    ["asc", "desc"],
+    ["desc", "asc"],
+    ["ascending", "descending"],
+    ["descending", "ascending"],
+    ["1", "0"],
+    ["0", "1"],
+    // A service that spells its values in capitals gets the other one in capitals.
+    ["ASC", "DESC"],
+    ["TRUE", "FALSE"],
+    ["DESCENDING", "ASCENDING"],
+  ])("%s -> %s", (ascending, opposite) => {
+    expect(oppositeOrder(ascending)).toBe(opposite);
+  });
+  it.each(["upwards", "UPWARDS", "", "yes"])("%j: unknown, no other order", (ascending) => {
+    expect(oppositeOrder(ascending)).toBeUndefined();
   });
 });

@@ -1,12 +1,25 @@
 // The client's own connections (Node's http and https modules, one keep-alive agent): what a failed
 // attempt says of whether the request may have reached the service, and what close() waits for. Real
 // sockets on loopback throughout.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getCACertificates, setDefaultCACertificates } from "node:tls";
+import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { WebhookConnectionError, WebhookTimeoutError, WebhooksClient } from "../../src/client";
+import {
+  WebhookAbortError,
+  WebhookConnectionError,
+  WebhookTimeoutError,
+  WebhooksClient,
+} from "../../src/client";
 import { startEmulator } from "../../src/emulator";
-import { TOKEN, captureError } from "../support/helpers";
+import { TOKEN, captureError, rawServer, waitUntil } from "../support/helpers";
 
+const HOOK = { webhookName: "orders", webhookUrl: "https://example.com/orders" };
 const servers: Server[] = [];
 const sockets: Socket[] = [];
 afterEach(async () => {
@@ -72,5 +85,189 @@ describe("the client's own connections", () => {
     } finally {
       await emulator.close();
     }
+  });
+});
+
+describe("the client's own connections, dropped once the request went out", () => {
+  it("on a connection kept alive from an earlier call: may have been processed", async () => {
+    // The list opens the connection; the create goes out on it, and the service drops it.
+    const server = await rawServer((req, _body, res) => {
+      if (req.url?.endsWith("/create")) return void req.socket.destroy();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "", data: { data: [] } }));
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      maxRetries: 0,
+      createSettleMs: 0,
+    });
+    try {
+      await client.list({});
+      const error = await captureError(client.create(HOOK));
+      expect(server.requests.filter((r) => r.path.endsWith("/create"))).toHaveLength(1);
+      expect(error).toBeInstanceOf(WebhookConnectionError);
+      expect((error as WebhookConnectionError).requestSent).toBe(true);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("on a new TLS connection, once secured: may have been processed", async () => {
+    // A certificate made for this test, trusted by this test process only.
+    const dir = mkdtempSync(join(tmpdir(), "pwe-tls-"));
+    const trusted = getCACertificates("default");
+    try {
+      execFileSync(
+        "openssl",
+        [
+          ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"],
+          ...["-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1"],
+          ...["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        ],
+        { stdio: "ignore" },
+      );
+      const cert = readFileSync(join(dir, "cert.pem"), "utf8");
+      setDefaultCACertificates([...trusted, cert]);
+      let created = 0;
+      const server = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req) => {
+        req.resume();
+        req.on("end", () => {
+          created++;
+          req.socket.destroy();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as { port: number };
+      const client = new WebhooksClient({
+        baseUrl: `https://127.0.0.1:${port}`,
+        accessToken: TOKEN,
+        maxRetries: 0,
+      });
+      try {
+        const error = await captureError(client.list({}));
+        expect(created).toBe(1);
+        expect(error).toBeInstanceOf(WebhookConnectionError);
+        expect((error as WebhookConnectionError).requestSent).toBe(true);
+      } finally {
+        await client.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    } finally {
+      setDefaultCACertificates(trusted);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a call the caller cancels once its request went out", () => {
+  // docs/client.md, Errors: a WebhookAbortError; "a create cancelled after sending may still have
+  // created the endpoint", which only a create's message may say.
+  it("a create's error says the endpoint may have been created; a list's does not", async () => {
+    const held: (() => void)[] = [];
+    const server = await rawServer((req, _body, res) => {
+      if (req.url?.endsWith("/create") || held.length === 0) {
+        held.push(() => res.destroy());
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "", data: { data: [] } }));
+    });
+    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0 });
+    try {
+      const cancelList = new AbortController();
+      const list = captureError(client.list({}, { signal: cancelList.signal }));
+      await waitUntil("the list request arrives", () => held.length === 1);
+      cancelList.abort();
+      const listError = await list;
+      expect(listError).toBeInstanceOf(WebhookAbortError);
+      expect((listError as Error).message).toMatch(/list request .* was cancelled by the caller/);
+      expect((listError as Error).message).not.toMatch(/may have been created/);
+
+      const cancelCreate = new AbortController();
+      const create = captureError(client.create(HOOK, { signal: cancelCreate.signal }));
+      await waitUntil("the create request arrives", () => held.length === 2);
+      cancelCreate.abort();
+      const createError = await create;
+      expect(createError).toBeInstanceOf(WebhookAbortError);
+      expect((createError as Error).message).toMatch(/create request .* was cancelled by the caller/);
+      expect((createError as Error).message).toMatch(/the endpoint may have been created/);
+      expect((createError as WebhookAbortError).operation).toBe("create");
+    } finally {
+      for (const release of held) release();
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+// The same question through a caller's dispatcher (docs/client.md, Options: `dispatcher`), which
+// connects on its own: only its error can say the connection never carried the request.
+describe("a caller's undici dispatcher", () => {
+  const agents: Agent[] = [];
+  afterEach(async () => {
+    await Promise.all(agents.splice(0).map((agent) => agent.close()));
+  });
+  const agent = (options?: ConstructorParameters<typeof Agent>[0]) => {
+    const made = new Agent(options);
+    agents.push(made);
+    return made;
+  };
+
+  it("a refused connection never carried the create: a connection error saying so, not a create left uncertain", async () => {
+    // docs/client.md, Retries: "nothing: the connection never carried the request" is "not
+    // processed", the one case sent again at once; an ambiguous one would be settled by listing,
+    // which fails here too and leaves a WebhookCreateUncertainError.
+    const closed = await rawServer(() => undefined);
+    await closed.close();
+    const client = new WebhooksClient({
+      baseUrl: closed.url,
+      accessToken: TOKEN,
+      dispatcher: agent(),
+      retryBaseDelayMs: 1,
+      maxRetries: 1,
+    });
+    const error = await captureError(
+      client.create({ webhookName: "orders", webhookUrl: "https://example.com/orders" }, { maxRetries: 1 }),
+    );
+    await client.close();
+    expect(error).toBeInstanceOf(WebhookConnectionError);
+    expect((error as WebhookConnectionError).requestSent).toBe(false);
+  });
+
+  it("a connection dropped once the request went out may have been processed", async () => {
+    let received = false;
+    const port = await silentServer(() => {
+      received = true;
+      sockets.at(-1)?.destroy();
+    });
+    const client = new WebhooksClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      accessToken: TOKEN,
+      dispatcher: agent(),
+      maxRetries: 0,
+    });
+    const error = await captureError(client.list({}));
+    await client.close();
+    expect(received).toBe(true);
+    expect(error).toBeInstanceOf(WebhookConnectionError);
+    expect((error as WebhookConnectionError).requestSent).toBe(true);
+  });
+
+  it("its connect timeout before the TLS handshake completed means the request was never sent", async () => {
+    const port = await silentServer();
+    const client = new WebhooksClient({
+      baseUrl: `https://127.0.0.1:${port}`,
+      accessToken: TOKEN,
+      dispatcher: agent({ connect: { timeout: 200 } }),
+      timeoutMs: 30_000,
+      maxRetries: 0,
+    });
+    const error = await captureError(client.list({}));
+    await client.close();
+    expect(error).toBeInstanceOf(WebhookTimeoutError);
+    expect((error as WebhookTimeoutError).requestSent).toBe(false);
   });
 });

@@ -174,6 +174,8 @@ describe("the 8 MB response cap holds through a caller's own dispatcher", () => 
       const error = await captureError(client.list({ webhookName: "orders" }));
       expect(error).toBeInstanceOf(WebhookInvalidResponseError);
       expect((error as Error).message).toMatch(/larger than 8 MB/);
+      // docs/client.md, Errors: `operation` says which call failed, `status` what the service said.
+      expect(error).toMatchObject({ operation: "list", status: 200 });
     } finally {
       await client.close();
       await dispatcher.close();

@@ -137,3 +137,80 @@ describe("a service with a silent page cap, holding more endpoints than one page
     expect(warnings).toEqual([]);
   });
 });
+
+describe("an import whose listing of the whole service fails on the way", () => {
+  // docs/client.md, Retries: a list is retried on a 5xx; docs/lifecycle.md: an import completes a
+  // listing of the whole service, and only a complete listing concludes an endpoint absent. A 500
+  // on that listing's first page must neither lose the endpoint nor answer with another one.
+  let emulator: Emulator;
+  let core: ProviderCore;
+  beforeEach(async () => {
+    emulator = await startEmulator({ accessToken: TOKEN });
+    for (let i = 1; i <= 3; i++)
+      emulator.addRecord({ webhook_name: `team-${i}`, webhook_url: `https://example.com/team/${i}` });
+    core = new ProviderCore({ face: "dynamic", env: {}, notify: () => undefined, warn: () => undefined });
+    core.configure({
+      values: { baseUrl: emulator.url, accessToken: TOKEN },
+      describe: (name) => name,
+      howToSet: (name) => name,
+    });
+  });
+  afterEach(async () => {
+    await core.close();
+    await emulator.close();
+  });
+
+  it("finds the endpoint asked for once the failed page is asked again", async () => {
+    const second = emulator.records().find((r) => r.webhook_name === "team-2")!;
+    emulator.injectNext("list", "server-error");
+    const imported = await core.read(String(second.webhook_id), undefined);
+    expect(imported?.id).toBe(String(second.webhook_id));
+    expect(imported?.state.webhookName).toBe("team-2");
+    expect(imported?.state.signSecret).toBe(second.sign_secret);
+  });
+
+  it("concludes an id absent only from the complete listing that follows", async () => {
+    emulator.injectNext("list", "server-error");
+    const missing = Math.max(...emulator.records().map((r) => r.webhook_id)) + 1000;
+    expect(await core.read(String(missing), undefined)).toBeUndefined();
+  });
+});
+
+describe("a listing by name that spans two pages and ends there", () => {
+  // docs/lifecycle.md, "How lookups find endpoints": only a listing by name that spans *more* than
+  // 2 pages without the id proves the filter does not narrow; list calls stay at most one per
+  // endpoint plus 4, plus the second page of a listing by name of a name shared by more than a page.
+  it("answers the lookup itself: no listing of the whole crowded service", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN, profile: "small-pages" });
+    const core = new ProviderCore({
+      face: "dynamic",
+      env: {},
+      notify: () => undefined,
+      warn: () => undefined,
+    });
+    try {
+      core.configure({
+        values: { baseUrl: emulator.url, accessToken: TOKEN },
+        describe: (name) => name,
+        howToSet: (name) => name,
+      });
+      for (let i = 0; i < 200; i++)
+        emulator.addRecord({ webhook_name: `other-${i}`, webhook_url: `https://example.net/${i}` });
+      // Pages of at most 10: fifteen endpoints named "shared" take two pages.
+      for (let i = 0; i < 14; i++)
+        emulator.addRecord({ webhook_name: "shared", webhook_url: `https://example.com/shared/${i}` });
+      const { id, state } = await core.create({
+        webhookName: "shared",
+        webhookUrl: "https://example.com/hooks/shared",
+      });
+      emulator.updateRecord(Number(id), { webhook_name: "shared-v2" });
+      const before = emulator.counters().list;
+      const diff = await core.diff(id, state, { webhookName: "shared", webhookUrl: state.webhookUrl });
+      expect(diff.replaces.length).toBeGreaterThan(0);
+      expect(emulator.counters().list - before).toBeLessThanOrEqual(1 + 4 + 1);
+    } finally {
+      await core.close();
+      await emulator.close();
+    }
+  });
+});
