@@ -26,6 +26,7 @@ const NEEDS_DIST = [
   "test/cli/secret-values.test.ts",
   "test/cli/orphans-stacks.test.ts",
   "test/cli/incomplete-listing.test.ts",
+  "test/cli/guessed-cursor.test.ts",
   "test/hostile/regressions.test.ts",
   "test/native/taint.test.ts",
   "test/native/taken-answer.test.ts",

@@ -49,6 +49,8 @@ export class WebhooksClient {
   #reach = 0;
   /** Whether a page no filter narrows was asked for to learn {@link #reach} (once per client). */
   #reachLearnt = false;
+  /** Whether the service was shown to read a record's id sent as the cursor as "after this id" (see `paging.ts`). */
+  #pagesById = false;
 
   /**
    * @param options `baseUrl` and `accessToken`, plus optional tuning (see
@@ -101,6 +103,7 @@ export class WebhooksClient {
       limit,
       reach: () => this.#reach,
       learnReach: filtered ? () => this.#learnReach(limit, options) : undefined,
+      idPaging: { confirmed: () => this.#pagesById, confirm: () => (this.#pagesById = true) },
     });
     for await (const page of pages) {
       yield {

@@ -33,6 +33,12 @@ export interface PagingLimits {
    * (raising `reach`); for a filtered listing whose small pages cannot otherwise be told from a cap.
    */
   learnReach?: (() => Promise<void>) | undefined;
+  /**
+   * Whether this service was shown to read a cursor the client made up (a record's id) as "the
+   * records after this id", remembered like `reach` (for the life of the client): once shown, a
+   * listing that used such a cursor needs no confirming request.
+   */
+  idPaging?: { confirmed: () => boolean; confirm: () => void } | undefined;
 }
 
 const CURSOR_FIELDS = [
@@ -76,9 +82,10 @@ function incomplete(reason: string): ListingEnd {
 /**
  * What follows a page: the cursor to ask for next, or the end of the listing and whether it proved
  * complete. `probe`: a page the service may have cut short (see {@link nextStep}); only the next
- * page can tell.
+ * page can tell. `guessed`: the cursor is the last record's id, made up by the client (the API
+ * document does not say what a cursor means), not one the service sent.
  */
-export type NextStep = { cursor: string; probe: boolean } | { end: ListingEnd };
+export type NextStep = { cursor: string; probe: boolean; guessed: boolean } | { end: ListingEnd };
 
 /**
  * The step after a page. The service's own continuation decides when it sent one: a cursor is
@@ -99,7 +106,7 @@ export function nextStep(
   const { cursor, hasMore } = continuation;
   if (continuation.unusable === true)
     return { end: incomplete("the service's paging cursor could not be read exactly") };
-  if (cursor !== undefined) return { cursor, probe: false };
+  if (cursor !== undefined) return { cursor, probe: false, guessed: false };
   const last = records.at(-1);
   if (hasMore === false) return { end: COMPLETE };
   if (hasMore === true) {
@@ -109,12 +116,12 @@ export function nextStep(
             "the service said more records follow, on a page with none to continue from (a has-more flag and no cursor)",
           ),
         }
-      : { cursor: String(last.webhookId), probe: false };
+      : { cursor: String(last.webhookId), probe: false, guessed: true };
   }
   if (last === undefined) return { end: COMPLETE };
-  if (records.length >= limit) return { cursor: String(last.webhookId), probe: false };
+  if (records.length >= limit) return { cursor: String(last.webhookId), probe: false, guessed: true };
   if (records.length < reach) return { end: COMPLETE };
-  return { cursor: String(last.webhookId), probe: true };
+  return { cursor: String(last.webhookId), probe: true, guessed: true };
 }
 
 /** The cursor for the page after this one (see {@link nextStep}), or undefined when the listing ended. */
@@ -145,7 +152,9 @@ export interface ListedPage extends ServicePage {
  *   it ignores the paging position. After a page that could not have been cut (a probe's page
  *   shorter than a page the service was seen to send, if need be after `learnReach`), the listing
  *   is complete all the same;
- * - a probe's request that fails: nothing proves the probed page was not cut.
+ * - a probe's request that fails: nothing proves the probed page was not cut;
+ * - an end the service gave in answer to a cursor the client made up (a record's id), when the
+ *   service was not shown to read such a cursor as "after this id" (see {@link endAfterGuesses}).
  * Caps (pages, records, bytes) and a cursor that cannot be used throw a {@link WebhookPagingError}.
  */
 export async function* pagesOf(
@@ -154,10 +163,12 @@ export async function* pagesOf(
 ): AsyncGenerator<ListedPage, void, undefined> {
   const seenCursors = new Set<string>([""]);
   const seenIds = new Set<number>();
-  let bytes = 0;
+  const scanned = { bytes: 0 };
   let cursor = "";
   /** Records of the page the last request probes past, while it does. */
   let probed: number | undefined;
+  /** Cursors the client made up so far, and the page the last one was made from. */
+  const guesses: Guesses = { count: 0, source: [] };
   for (let pageNumber = 1; ; pageNumber++) {
     if (pageNumber > limits.maxPages) {
       throw new WebhookPagingError(
@@ -180,27 +191,20 @@ export async function* pagesOf(
         { operation: "list", traceId },
       );
     }
-    let fresh = 0;
-    for (const record of page.records) {
-      if (!seenIds.has(record.webhookId)) {
-        seenIds.add(record.webhookId);
-        fresh++;
-      }
-    }
-    if (page.records.length > 0 && fresh === 0) {
+    const fresh = page.records.filter((record) => !seenIds.has(record.webhookId));
+    for (const record of fresh) seenIds.add(record.webhookId);
+    if (page.records.length > 0 && fresh.length === 0) {
       yield { ...page, end: await afterRepeats(pageNumber, probed, limits) };
       return;
     }
-    bytes += page.bytes;
-    if (seenIds.size > limits.maxScanRecords || bytes > limits.maxScanBytes) {
-      throw new WebhookPagingError(
-        `listing stopped after ${seenIds.size} records and ${Math.round(bytes / 1024)} KB (caps: maxScanRecords ${limits.maxScanRecords}, maxScanBytes ${limits.maxScanBytes}); narrow the filter or raise the caps`,
-        { operation: "list", traceId },
-      );
-    }
+    checkScanCaps(page, seenIds.size, scanned, limits);
     const step = nextStep(page.records, page.continuation, limits.limit, limits.reach());
     if ("end" in step) {
-      yield { ...page, end: step.end };
+      const end =
+        step.end.complete && guesses.count > 0
+          ? await endAfterGuesses(fetchPage, guesses, { probed, answered: page.records.length }, limits)
+          : step.end;
+      yield { ...page, end };
       return;
     }
     const next = step.cursor;
@@ -223,7 +227,95 @@ export async function* pagesOf(
     seenCursors.add(next);
     cursor = next;
     probed = step.probe ? page.records.length : undefined;
+    if (step.guessed) Object.assign(guesses, { count: guesses.count + 1, source: page.records });
   }
+}
+
+/** Stops a listing whose records or response bytes, this page's included, pass their caps. */
+function checkScanCaps(page: ServicePage, records: number, scanned: { bytes: number }, limits: PagingLimits) {
+  scanned.bytes += page.bytes;
+  if (records > limits.maxScanRecords || scanned.bytes > limits.maxScanBytes) {
+    throw new WebhookPagingError(
+      `listing stopped after ${records} records and ${Math.round(scanned.bytes / 1024)} KB (caps: maxScanRecords ${limits.maxScanRecords}, maxScanBytes ${limits.maxScanBytes}); narrow the filter or raise the caps`,
+      { operation: "list", traceId: page.traceId === "" ? undefined : page.traceId },
+    );
+  }
+}
+
+/** The cursors a listing made up (a record's id), and the records of the page the last one was made from. */
+interface Guesses {
+  count: number;
+  source: readonly WebhookEndpointRecord[];
+}
+
+/**
+ * How a listing ends where the service's answer to a cursor the client made up says it ends (an
+ * empty page, a page shorter than the service's pages, a has-more flag of false). The API document
+ * does not say what `cursor` means: a service that reads it as an offset or a page number answers
+ * an id it never meant as a position with an empty page, which proves nothing. So that end is
+ * complete only once the service has shown it reads the id as "the records after this one" (once
+ * per client: `idPaging`), or when a probe of a page reached without any made-up cursor was answered
+ * with nothing and that page could not have been cut (shorter than a page the service was seen to send).
+ */
+async function endAfterGuesses(
+  fetchPage: (cursor: string) => Promise<ServicePage>,
+  guesses: Guesses,
+  answer: { probed: number | undefined; answered: number },
+  limits: PagingLimits,
+): Promise<ListingEnd> {
+  if (limits.idPaging?.confirmed() === true) return COMPLETE;
+  const onlyProbe = guesses.count === 1 && answer.probed !== undefined && answer.answered === 0;
+  if (onlyProbe && (await couldNotBeCut(answer.probed!, limits))) return COMPLETE;
+  return confirmIdPaging(fetchPage, guesses.source, limits);
+}
+
+/**
+ * Asks, with the same filter, for the records after the second-to-last record of the page the last
+ * made-up cursor came from: a service that pages by the record id answers with that page's last
+ * record first, whatever its order. Anything else leaves the listing possibly incomplete.
+ */
+async function confirmIdPaging(
+  fetchPage: (cursor: string) => Promise<ServicePage>,
+  source: readonly WebhookEndpointRecord[],
+  limits: PagingLimits,
+): Promise<ListingEnd> {
+  const [before, last] = source.slice(-2);
+  const unproven = (why: string) =>
+    incomplete(
+      `the service sent no paging cursor, so the client sent a record's id as one, and its answer ended the listing; ${why}, and a service that reads the cursor as an offset or a page number answers an id with an empty page, so records after it may be unlisted`,
+    );
+  if (before === undefined || last === undefined) {
+    return unproven(
+      "but the service was not shown to page by the record id (the page the id came from held one record, which leaves nothing to check that with)",
+    );
+  }
+  let check: ServicePage;
+  try {
+    check = await fetchPage(String(before.webhookId));
+  } catch (error) {
+    if (!inconclusiveFailure(error)) throw error;
+    return unproven(
+      `but the service was not shown to page by the record id (the request that checks it failed: ${error.message})`,
+    );
+  }
+  const first = check.records[0];
+  if (first?.webhookId === last.webhookId) {
+    limits.idPaging?.confirm();
+    return COMPLETE;
+  }
+  const got = first === undefined ? "an empty page" : `endpoint ${first.webhookId}`;
+  return unproven(
+    `but the service does not page by the record id (asked for the records after endpoint ${before.webhookId}, it answered with ${got}, not endpoint ${last.webhookId}, which follows it)`,
+  );
+}
+
+/**
+ * Whether a probe's page was the last: shorter than a page the service was seen to send, if need
+ * be after `learnReach`.
+ */
+async function couldNotBeCut(probed: number, limits: PagingLimits): Promise<boolean> {
+  if (probed >= limits.reach() && limits.learnReach !== undefined) await limits.learnReach();
+  return probed < limits.reach();
 }
 
 /**
@@ -236,10 +328,7 @@ async function afterRepeats(
   probed: number | undefined,
   limits: PagingLimits,
 ): Promise<ListingEnd> {
-  if (probed !== undefined && probed >= limits.reach() && limits.learnReach !== undefined) {
-    await limits.learnReach();
-  }
-  if (probed !== undefined && probed < limits.reach()) return COMPLETE;
+  if (probed !== undefined && (await couldNotBeCut(probed, limits))) return COMPLETE;
   const capped =
     probed === undefined
       ? "the page before it was full or said more follow"

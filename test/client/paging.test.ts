@@ -322,9 +322,16 @@ describe("a service that sends no continuation: only a listing that proves itsel
   });
 
   it("a short page after which the last id brings new records: the service pages that way, and the listing goes on to its end", async () => {
-    const s = service({ "": { records: ids(1, 2) }, "2": { records: ids(3, 2) }, "4": { records: [] } });
+    // The end came in answer to an id sent as the cursor: one request checks the service reads it as
+    // "after this id" (after 3 comes 4, the last record of the page the id 4 came from).
+    const s = service({
+      "": { records: ids(1, 2) },
+      "2": { records: ids(3, 2) },
+      "4": { records: [] },
+      "3": { records: ids(4, 1) },
+    });
     const { pages, end } = await collect(s, { limit: 10 });
-    expect(s.asked).toEqual(["", "2", "4"]);
+    expect(s.asked).toEqual(["", "2", "4", "3"]);
     expect(pages.flatMap((p) => p.records.map((r) => r.webhookId))).toEqual([1, 2, 3, 4]);
     expect(end).toEqual({ complete: true });
   });
@@ -360,9 +367,10 @@ describe("a service that sends no continuation: only a listing that proves itsel
     });
   });
 
-  it("a short page whose next page is empty ends the listing complete", async () => {
-    const s = service({ "": { records: ids(1, 2) }, "2": { records: [] } });
+  it("a short page whose next page is empty ends the listing complete, once the service shows it pages by the record id", async () => {
+    const s = service({ "": { records: ids(1, 2) }, "2": { records: [] }, "1": { records: ids(2, 1) } });
     expect((await collect(s, { limit: 10 })).end).toEqual({ complete: true });
+    expect(s.asked).toEqual(["", "2", "1"]);
   });
 
   it("a failed request after a short page is no proof: the listing ends possibly incomplete, saying why", async () => {
@@ -481,5 +489,68 @@ describe("the other order, in the vocabulary the service was given", () => {
   });
   it.each(["upwards", "UPWARDS", "", "yes"])("%j: unknown, no other order", (ascending) => {
     expect(oppositeOrder(ascending)).toBeUndefined();
+  });
+});
+
+describe("an end given in answer to a guessed cursor (the last record's id, which the document does not define)", () => {
+  const memory = () => {
+    let confirmed = false;
+    return { confirmed: () => confirmed, confirm: () => (confirmed = true) };
+  };
+
+  it("after a has-more flag: has_more false proves the end only once the service shows it pages by the record id", async () => {
+    const pages = {
+      "": { records: ids(1, 3), continuation: { hasMore: true } },
+      "3": { records: [], continuation: { hasMore: false } },
+    };
+    const byId = service({ ...pages, "2": { records: ids(3, 1) } });
+    const idPaging = memory();
+    expect((await collect(byId, { idPaging })).end).toEqual({ complete: true });
+    expect(byId.asked).toEqual(["", "3", "2"]);
+    expect(idPaging.confirmed()).toBe(true);
+    // Remembered: the next listing of the same client asks no check.
+    const again = service(pages);
+    expect((await collect(again, { idPaging })).end).toEqual({ complete: true });
+    expect(again.asked).toEqual(["", "3"]);
+    // An offset service: the id 2 is past its 3 records.
+    const byOffset = service({ ...pages, "2": { records: [] } });
+    const offsetPaging = memory();
+    expect((await collect(byOffset, { idPaging: offsetPaging })).end).toEqual({
+      complete: false,
+      reason: expect.stringContaining("does not page by the record id"),
+    });
+    expect(offsetPaging.confirmed()).toBe(false);
+  });
+
+  it("in a descending order too: the check's answer must start with the page's last record, nothing else", async () => {
+    const down = [rec(9), rec(7), rec(4)];
+    const byId = service({ "": { records: down }, "4": { records: [] }, "7": { records: [rec(4)] } });
+    expect((await collect(byId)).end).toEqual({ complete: true });
+    expect(byId.asked).toEqual(["", "4", "7"]);
+    const other = service({
+      "": { records: down },
+      "4": { records: [] },
+      "7": { records: [rec(9), rec(4)] },
+    });
+    expect((await collect(other)).end).toMatchObject({ complete: false });
+  });
+
+  it("a cancelled check is not swallowed", async () => {
+    const failure = new WebhookAbortError("list request was cancelled by the caller");
+    const s = service({ "": { records: ids(1, 3) }, "3": { records: [] }, "2": failure });
+    expect((await collect(s)).error).toBe(failure);
+  });
+
+  it("a probe of the first page answered with nothing needs no check when that page is shorter than a page learnt since", async () => {
+    const s = service({ "": { records: ids(7, 1) }, "7": { records: [] } });
+    const { end } = await collect(s, {
+      limit: 100,
+      learnReach: () => {
+        s.raise(50);
+        return Promise.resolve();
+      },
+    });
+    expect(end).toEqual({ complete: true });
+    expect(s.asked).toEqual(["", "7"]);
   });
 });

@@ -8,10 +8,16 @@
 // 3. a service that caps its pages without saying so (the emulator's page-cap profile) and holds
 //    more endpoints than one page: `refresh` of an endpoint renamed and re-pointed on the console
 //    keeps it and says why; `pulumi import` of an endpoint past the first page says the listing may
-//    be incomplete and how to narrow it.
+//    be incomplete and how to narrow it;
+// 4. a service that reads the list request's cursor as a record offset (a "paging position", the API
+//    document's words), sends no continuation and caps its pages at 50: the record id the client sends
+//    as the cursor is answered with an empty page, which proves nothing (docs/client.md, "Whether a
+//    listing is complete"): `refresh` keeps an endpoint renamed and re-pointed on the console.
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { listByReading, othersRecords } from "../support/cursor-readings";
 import { waitUntil } from "../support/helpers";
+import { scriptedService } from "../support/scripted-service";
 import { installPlugin, noNodeBin } from "./plugin";
 import { backendFor, createProject, duplicateNames, transcript, webhookResources } from "./support";
 
@@ -26,8 +32,10 @@ export const ids = hooks.map((hook) => hook.webhookId);
 `;
 
 const emulators: Emulator[] = [];
+const scripted: Awaited<ReturnType<typeof scriptedService>>[] = [];
 afterAll(async () => {
   for (const emulator of emulators) await emulator.close();
+  for (const service of scripted) await service.close();
 });
 
 async function emulator(options: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
@@ -38,7 +46,7 @@ async function emulator(options: Parameters<typeof startEmulator>[0] = {}): Prom
 
 function fleet(
   id: string,
-  service: Emulator,
+  service: { url: string },
   size: number,
   prefix: string,
   env: Record<string, string> = {},
@@ -158,11 +166,39 @@ describe("a service whose listing stops at its first page (a silent cap of 50)",
     expect(said).not.toMatch(/no webhook endpoint with webhook_id \d+ exists/);
     expect(webhookResources(await project.exportState())).toEqual([]);
   });
+});
+
+describe("a service that reads the cursor as an offset (a silent cap of 50, ids not 1..N)", () => {
+  it("refresh keeps an endpoint renamed and re-pointed on the console, saying the service does not page by the record id", async () => {
+    // 80 endpoints of other teams, ids 100, 103, ...; the stack's own comes after them.
+    const records = othersRecords(80, 100, 3);
+    const service = await scriptedService({
+      records,
+      onList: listByReading(records, { reading: "offset", cap: 50 }),
+    });
+    scripted.push(service);
+    const project = fleet("offset-refresh", service, 1, "offset");
+    await project.initStack("dev");
+    await project.ok(["up", "--yes", "--skip-preview"]);
+    const [held] = webhookResources(await project.exportState());
+    const ours = records.find((r) => String(r.webhook_id) === held!.id)!;
+    expect(records.indexOf(ours)).toBe(80);
+    Object.assign(ours, { webhook_name: "offset-0-console", webhook_url: "https://example.com/console/0" });
+    const refresh = await project.ok(["refresh", "--yes", "--skip-preview"]);
+    const said = refresh.stdout + refresh.stderr;
+    expect(webhookResources(await project.exportState()).map((r) => r.id)).toEqual([held!.id]);
+    expect(said).toMatch(
+      new RegExp(`warning: refresh could not tell whether webhook endpoint ${held!.id} still exists`),
+    );
+    expect(said).toMatch(/does not page by the record id/);
+  });
 
   it("nothing secret was printed", () => {
     const all = transcript.join("\n");
     expect(all).not.toContain(TOKEN);
     for (const service of emulators)
       for (const record of service.records()) expect(all).not.toContain(record.sign_secret);
+    for (const service of scripted)
+      for (const record of service.records) expect(all).not.toContain(record.sign_secret);
   });
 });

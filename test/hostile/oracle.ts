@@ -436,19 +436,21 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
  */
 export type Next =
   | { ends: true; complete: boolean }
-  | { cursor: string; probe?: true }
+  | { cursor: string; probe?: true; guessed?: true }
   | { unsure: string }
   | { unusable: string };
 
 /**
- * What a client remembers between its listings: the most records the service sent in one page, and whether
- * it asked for a page to learn that.
+ * What a client remembers between its listings: the most records the service sent in one page, whether
+ * it asked for a page to learn that, and whether the service showed it reads a guessed cursor as "after
+ * this id" (docs/client.md: "not asked again for the life of the client").
  */
 export interface ClientMemory {
   reach: number;
   reachLearnt: boolean;
+  pagesById: boolean;
 }
-export const freshMemory = (): ClientMemory => ({ reach: 0, reachLearnt: false });
+export const freshMemory = (): ClientMemory => ({ reach: 0, reachLearnt: false, pagesById: false });
 
 export interface ContinuationReading {
   next: Next;
@@ -508,7 +510,8 @@ export function continuationOf(
           flag === false
             ? { ends: true, complete: true }
             : last !== undefined
-              ? { cursor: String(last.webhookId) }
+              ? // "The last record's id, sent as the cursor (after a has-more flag of true ...) is a guessed cursor"
+                { cursor: String(last.webhookId), guessed: true }
               : { ends: true, complete: false },
         reported: { cursor: undefined, hasMore: flag },
       }),
@@ -523,8 +526,8 @@ export function continuationOf(
           last === undefined || (records.length < limit && records.length < reach)
             ? { ends: true, complete: true }
             : records.length >= limit
-              ? { cursor: String(last.webhookId) }
-              : { cursor: String(last.webhookId), probe: true },
+              ? { cursor: String(last.webhookId), guessed: true }
+              : { cursor: String(last.webhookId), probe: true, guessed: true },
         reported: { cursor: undefined, hasMore: undefined },
       }),
     },
@@ -837,6 +840,17 @@ export function forecastListing(
   };
   /** Records of the page the request probes past, while it does. */
   let probed: number | undefined;
+  /** docs/client.md: the guessed cursors sent, and the service's records of the page the last one came from. */
+  const guesses = { count: 0, source: [] as readonly WebhookEndpointRecord[] };
+  /** "once per client, a filtered listing asks for one page without filters to learn that"; undefined when it went well. */
+  const learnReach = (probedPage: number): string | undefined => {
+    if (probedPage < memory.reach || !filtered || memory.reachLearnt) return undefined;
+    memory.reachLearnt = true;
+    const learnt = fetchForecast(queue, { cursor: "", unfiltered: true }, limits, memory, forecast.requests, {
+      textLength: 0,
+    });
+    return learnt.kind === "unsure" ? `the page asked for to learn its size: ${learnt.why}` : undefined;
+  };
   for (let cursor = ""; ;) {
     if (forecast.pages.length === limits.maxPages)
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
@@ -865,18 +879,8 @@ export function forecastListing(
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: true });
     const ids = meaning.records.map((record) => record.webhookId);
     if (ids.length > 0 && ids.every((id) => listedIds.has(id))) {
-      if (probed !== undefined && probed >= memory.reach && filtered && !memory.reachLearnt) {
-        memory.reachLearnt = true;
-        const learnt = fetchForecast(
-          queue,
-          { cursor: "", unfiltered: true },
-          limits,
-          memory,
-          forecast.requests,
-          { textLength: 0 },
-        );
-        if (learnt.kind === "unsure") return unsure(`the page asked for to learn its size: ${learnt.why}`);
-      }
+      const why = probed === undefined ? undefined : learnReach(probed);
+      if (why !== undefined) return unsure(why);
       return ends(read.page, probed !== undefined && probed < memory.reach);
     }
     for (const id of ids) listedIds.add(id);
@@ -893,14 +897,59 @@ export function forecastListing(
     if (read.page.continuation.departure) forecast.departures++;
     const next = read.page.continuation.next;
     if ("unsure" in next) return unsure(next.unsure);
-    if ("ends" in next) return ends(read.page, next.complete);
+    if ("ends" in next && (!next.complete || guesses.count === 0 || memory.pagesById))
+      return ends(read.page, next.complete);
+    if ("ends" in next) {
+      // "No proof is needed when the only guessed cursor was a probe of a page reached without one,
+      // answered with an empty page, and that page is shorter than one the service was seen to send"
+      if (guesses.count === 1 && probed !== undefined && meaning.records.length === 0) {
+        const why = learnReach(probed);
+        if (why !== undefined) return unsure(why);
+        if (probed < memory.reach) return ends(read.page, true);
+      }
+      const checked = checkPagesById(queue, guesses.source, limits, memory, forecast.requests);
+      if (typeof checked === "string") return unsure(checked);
+      if ("failure" in checked) return stop({ ok: false, ...checked, beforeYield: true });
+      return ends(read.page, checked.complete);
+    }
     if (sentCursors.has(next.cursor)) return ends(read.page, false);
     forecast.pages.push(read.page);
     if (next.cursor.length > STATED.maxCursorChars)
       return stop({ ok: false, error: "WebhookPagingError", beforeYield: false });
     cursor = next.cursor;
     probed = next.probe === true ? meaning.records.length : undefined;
+    if (next.guessed === true) Object.assign(guesses, { count: guesses.count + 1, source: meaning.records });
   }
+}
+
+/**
+ * docs/client.md: "with the same filter, it sends as the cursor the id of the record before the last one
+ * of the page the last guessed cursor came from; the service pages by the record id when the answer's
+ * first record is that page's last record. Any other answer (an empty page, another record first, a
+ * request that fails after the list retries) ends the listing possibly incomplete; a cancelled call or a
+ * refused token still throws. A page of one record gives nothing to check with: possibly incomplete, with
+ * no check sent. A service shown to page by the record id is not asked again for the life of the client."
+ * Returns how the listing ends, the failure it throws, or why the oracle cannot say.
+ */
+function checkPagesById(
+  queue: ResponseQueue,
+  source: readonly WebhookEndpointRecord[],
+  limits: ListingLimits,
+  memory: ClientMemory,
+  requests: ForecastRequest[],
+): { complete: boolean } | { error: ErrorName; failure: Extract<Meaning, { kind: "failure" }> } | string {
+  const [before, last] = source.slice(-2);
+  if (before === undefined || last === undefined) return { complete: false };
+  const answer = fetchForecast(queue, { cursor: String(before.webhookId) }, limits, memory, requests, {
+    textLength: 0,
+  });
+  if (answer.kind === "unsure") return `the check that the service pages by the record id: ${answer.why}`;
+  if (answer.kind === "failure")
+    return ENDS_A_PROBE.has(answer.error) ? { complete: false } : { error: answer.error, failure: answer };
+  if (answer.kind !== "list-page") throw new Error("a list forecast met a create meaning");
+  if (answer.records[0]?.webhookId !== last.webhookId) return { complete: false };
+  memory.pagesById = true;
+  return { complete: true };
 }
 
 // ---------------------------------------------------------------------------------------------
