@@ -942,6 +942,11 @@ function seaTable(engine) {
     cold("npm", (c) => c.readyMs),
     fmt.ms,
   );
+  // The spread too: at a busy machine's load one start differs from the next by more than the medians differ.
+  const extreme = (/** @type {"sea" | "npm"} */ which, /** @type {(...xs: number[]) => number} */ pick) =>
+    pick(...sea.cold[which].map((c) => c.readyMs));
+  line("cold start: fastest start (ms)", "", extreme("sea", Math.min), extreme("npm", Math.min), fmt.ms);
+  line("cold start: slowest start (ms)", "", extreme("sea", Math.max), extreme("npm", Math.max), fmt.ms);
   line(
     "cold start: CPU until the port (ms)",
     "",
