@@ -41,13 +41,26 @@ function typeOfInput(value: unknown): string {
   return typeof value === "object" ? "an object" : typeof value;
 }
 
+/**
+ * A schema as this module's callers see it: only whether a candidate passes. No exported declaration
+ * names a zod type, so the package's declarations never pull zod into a user's program.
+ */
+export interface InputSchema {
+  safeParse(candidate: unknown): { success: boolean };
+}
+
+/** The input schemas of both faces (see {@link zodSchemas}). */
+export function inputSchemas(): { dynamic: InputSchema; native: InputSchema } {
+  return zodSchemas();
+}
+
 let built: { dynamic: z.ZodType; native: z.ZodType } | undefined;
 /**
  * The input schemas, built when a check first needs them rather than when the package loads: inputs
  * {@link passesSchema} vouches for never need them, refresh and destroy check none, and loading zod
  * costs the provider host 50-100 ms.
  */
-export function inputSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
+function zodSchemas(): { dynamic: z.ZodType; native: z.ZodType } {
   if (built !== undefined) return built;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
   const { z } = require("zod") as typeof Zod;
@@ -170,7 +183,7 @@ function validateAll(news: Record<string, unknown>, shape: InputShape): CheckFai
   }
   const candidate = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null));
   if (passesSchema(candidate)) return failures;
-  const result = (shape.connection ? inputSchemas().dynamic : inputSchemas().native).safeParse(candidate);
+  const result = (shape.connection ? zodSchemas().dynamic : zodSchemas().native).safeParse(candidate);
   if (result.success) return failures;
   for (const issue of result.error.issues) {
     const property = issue.path.length > 0 ? issue.path.map(String).join(".") : "(inputs)";
