@@ -228,6 +228,23 @@ async function pulumi(project, args, env) {
 }
 
 /**
+ * The engine names each plugin it takes from PATH ("using pulumi-resource-webhooks from $PATH at <path>"): a row
+ * meant for the plugin in `dir` is refused unless that is the one the engine ran.
+ * @param {string} dir
+ * @param {{ stdout: string, stderr: string }} run
+ */
+function assertPluginFrom(dir, run) {
+  const used = [
+    ...`${run.stdout}\n${run.stderr}`.matchAll(/using pulumi-resource-webhooks from \$PATH at (\S+)/g),
+  ].map((m) => m[1] ?? "");
+  const wanted = join(dir, "pulumi-resource-webhooks");
+  if (used.length === 0 || used.some((path) => path !== wanted))
+    throw new Error(
+      `the engine was to run ${wanted} but ran ${used.length === 0 ? "no plugin from PATH" : [...new Set(used)].join(", ")}`,
+    );
+}
+
+/**
  * CPU of this process (the in-process emulator, the sampler, the spawn plumbing), seconds.
  * @param {NodeJS.CpuUsage} usage
  */
@@ -508,6 +525,7 @@ export async function cycle(options) {
     return done;
   };
   const up = await timedOp("up", ["up", "--yes", "--skip-preview"]);
+  if (options.pluginDir !== undefined) assertPluginFrom(options.pluginDir, up.run);
   const seen = up.run.sample?.seen ?? {};
   const precheck = isFloor(kind) ? undefined : precheckOf(up.entries, latency, up.run.ms);
 

@@ -1,56 +1,68 @@
 // @ts-check
-// The single-executable plugin against the npm plugin (BENCH_PARTS=sea): the archive for this machine is made by
-// the installed package's own command (`webhooks plugin-archive`, whatever it builds), unpacked, and its
-// executable raced against node_modules/.bin/pulumi-resource-webhooks: cold start (process start to the port
-// printed, the CPU and peak RSS it took to get there), and the native face's up and preview through the engine
-// (bench/run.mjs runs those, with the unpacked directory first on PATH).
+// The single-executable plugin against the npm plugin (BENCH_PARTS=sea): this machine's release archive is built from
+// the checkout as a release builds it (`npm run release:archives -- --platform <this machine's>`, docs/native-plugin.md),
+// unpacked, and its executable raced against node_modules/.bin/pulumi-resource-webhooks of the package installed from
+// the same checkout: cold start (process start to the port printed, the CPU and peak RSS it took to get there), and the
+// native face's up and preview through the engine (bench/run.mjs runs those, with the unpacked directory first on PATH).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseJson } from "../scripts/harness/repo.mjs";
+import { executableName, hostPlatform } from "../scripts/release/platforms.mjs";
 
 /** USER_HZ on every Linux this runs on. */
 const CLOCK_TICKS = 100;
 
 /**
  * @typedef {object} PluginArchive
+ * @property {string} platform the archive's platform (this machine's)
  * @property {string} dir the unpacked archive: the plugin executable at its root
  * @property {string} executable
- * @property {string} kind what the command says it built ("single-executable", or a launcher)
+ * @property {string} kind what the build says it made ("single-executable", or a launcher)
+ * @property {string} node the pinned Node.js version a single executable is made from
  * @property {number} archiveBytes
  * @property {number} executableBytes
  */
 
 /**
- * Builds this machine's archive with the installed package's CLI and unpacks it into `dir`.
- * @param {string} packageDir the installed package (node_modules/pulumi-webhook-endpoints)
+ * Builds this machine's release archive from the checkout with `npm run release:archives` (its build log goes to
+ * this process's stderr) into `dir`, and unpacks it into `dir`/plugin.
+ * @param {string} repo the checkout whose package the benchmark installed
  * @param {string} dir
  * @returns {PluginArchive}
  */
-export function buildHostArchive(packageDir, dir) {
+export function buildHostArchive(repo, dir) {
+  const platform = hostPlatform();
+  if (platform === undefined)
+    throw new Error(
+      `no release archive is built for ${process.platform}-${process.arch}: run without the sea part`,
+    );
   rmSync(dir, { recursive: true, force: true });
   const unpacked = join(dir, "plugin");
   mkdirSync(unpacked, { recursive: true });
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const out = execFileSync(
-    process.execPath,
-    [join(packageDir, "dist", "cli", "main.js"), "plugin-archive", "--out", dir, "--json"],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    npm,
+    ["run", "--silent", "release:archives", "--", "--platform", platform, "--out", dir, "--json"],
+    { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 * 1024 * 1024 },
   );
-  const { archives } =
-    /** @type {{ archives: { kind: string, path: string, bytes: number, executableBytes: number }[] }} */ (
+  const { archives, node } =
+    /** @type {{ node: string, archives: { platform: string, kind: string, path: string, bytes: number, executableBytes: number }[] }} */ (
       parseJson(out)
     );
-  const archive = archives[0];
-  if (archive === undefined) throw new Error(`plugin-archive made no archive: ${out}`);
+  const archive = archives.find((a) => a.platform === platform);
+  if (archive === undefined) throw new Error(`release:archives made no ${platform} archive: ${out}`);
   execFileSync("tar", ["-xzf", archive.path, "-C", unpacked]);
-  const executable = readdirSync(unpacked).find((f) => f === "pulumi-resource-webhooks");
-  if (executable === undefined)
-    throw new Error(`${archive.path} holds no pulumi-resource-webhooks at its root`);
+  const executable = executableName(platform);
+  if (!readdirSync(unpacked).includes(executable))
+    throw new Error(`${archive.path} holds no ${executable} at its root`);
   return {
+    platform,
     dir: unpacked,
     executable: join(unpacked, executable),
     kind: archive.kind,
+    node,
     archiveBytes: archive.bytes,
     executableBytes: archive.executableBytes,
   };

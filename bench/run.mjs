@@ -26,8 +26,9 @@
 //     BENCH_NATIVE_SIZES=100        (latency 0; the dynamic face and floor come from the main grid when it has
 //                                   that size at latency 0, else they are run here)     quick: 10
 //     BENCH_NATIVE_RUNS=<BENCH_RUNS>
-//   sea: the single-executable plugin (this machine's archive, made by the installed package's plugin-archive
-//     command) against the npm plugin: cold start, and the native face's up and preview (needs the YAML host)
+//   sea: the single-executable plugin (this machine's release archive, built from the checkout by
+//     npm run release:archives) against the npm plugin: cold start, and the native face's up and preview (needs the
+//     YAML host)
 //     BENCH_SEA_SIZE=100            quick: 10
 //     BENCH_SEA_RUNS=<BENCH_RUNS>
 //     BENCH_SEA_COLD_RUNS=10        cold starts of each, alternated   quick: 3
@@ -62,6 +63,7 @@ import { fileURLToPath } from "node:url";
 import { pulumiVersion } from "../scripts/harness/pulumi.mjs";
 import { clientBenchmark } from "./client.mjs";
 import { cycle, installPackedPackage, paths } from "./engine.mjs";
+import { hostPlatform } from "../scripts/release/platforms.mjs";
 import { buildHostArchive, coldStart } from "./plugin.mjs";
 import { CATEGORIES, cpuBreakdown, heapBreakdown, listed, shares } from "./profile.mjs";
 
@@ -512,11 +514,8 @@ async function engineBenchmark() {
       log(skipped.at(-1) ?? "");
     } else if (settings.parts.includes("sea")) {
       const done = partStarted("sea");
-      log("building this machine's plugin archive with the installed package's plugin-archive command");
-      const archive = buildHostArchive(
-        join(p.base, "node_modules", "pulumi-webhook-endpoints"),
-        join(p.root, "sea"),
-      );
+      log("building this machine's release archive: npm run release:archives");
+      const archive = buildHostArchive(REPO, join(p.root, "sea"));
       const npmPlugin = join(p.bin, "pulumi-resource-webhooks");
       /** @type {{ sea: import("./plugin.mjs").ColdStart[], npm: import("./plugin.mjs").ColdStart[] }} */
       const cold = { sea: [], npm: [] };
@@ -952,6 +951,11 @@ function seaTable(engine) {
     cold("npm", (c) => c.readyMs),
     fmt.ms,
   );
+  // The spread too: at a busy machine's load one start differs from the next by more than the medians differ.
+  const extreme = (/** @type {"sea" | "npm"} */ which, /** @type {(...xs: number[]) => number} */ pick) =>
+    pick(...sea.cold[which].map((c) => c.readyMs));
+  line("cold start: fastest start (ms)", "", extreme("sea", Math.min), extreme("npm", Math.min), fmt.ms);
+  line("cold start: slowest start (ms)", "", extreme("sea", Math.max), extreme("npm", Math.max), fmt.ms);
   line(
     "cold start: CPU until the port (ms)",
     "",
@@ -1002,7 +1006,7 @@ function seaTable(engine) {
       fmt.mb,
     );
   }
-  const about = `${sea.archive.kind}, archive ${fmt.mb(sea.archive.archiveBytes)} MB, executable ${fmt.mb(sea.archive.executableBytes)} MB`;
+  const about = `${sea.archive.platform} ${sea.archive.kind} (Node.js ${sea.archive.node}), archive ${fmt.mb(sea.archive.archiveBytes)} MB, executable ${fmt.mb(sea.archive.executableBytes)} MB`;
   return `Single-executable plugin (${about}) against the npm plugin (node_modules/.bin/pulumi-resource-webhooks), medians:\n\n${simpleTable(header, lines)}`;
 }
 
@@ -1455,9 +1459,9 @@ const LEGEND =
 - native: the same N endpoints (same names and URLs) as a Pulumi YAML program (runtime: yaml) on the native provider,
   the plugin pulumi-resource-webhooks from the installed package on PATH; baseline = the dynamic face, floor = the
   no-op dynamic provider, all at latency 0 on an empty service.
-- single executable (BENCH_PARTS=sea): this machine's plugin archive, made by the installed package's own
-  \`webhooks plugin-archive\` and unpacked, against the npm plugin (node_modules/.bin/pulumi-resource-webhooks, run by the
-  node on PATH). Cold start: each started ${settings.sea.coldRuns} times, alternated, with an engine address no one listens on; the
+- single executable (BENCH_PARTS=sea): this machine's release archive (\`npm run release:archives -- --platform
+  ${hostPlatform() ?? "<this machine's>"}\`, built from the same checkout as the installed package), unpacked, against the npm
+  plugin (node_modules/.bin/pulumi-resource-webhooks, run by the node on PATH). Cold start: each started ${settings.sea.coldRuns} times, alternated, with an engine address no one listens on; the
   time from spawn to the port line, and its CPU (utime + stime, /proc) and peak RSS (VmHWM) at that moment. Then the
   same YAML program as the native rows at N = ${settings.sea.size}, latency 0, ${settings.sea.runs} runs each, alternated: up and preview,
   the single executable's directory first on PATH.
@@ -1509,7 +1513,8 @@ async function main() {
     });
   }
   const { rows, notes: rowNotes, misses } = buildRows(engine, client);
-  const table = markdownTable(rows);
+  // A run of parts with no grid rows (sea alone, say) prints no empty grid.
+  const table = rows.length === 0 ? "" : markdownTable(rows);
   const leanTable = leanFloorTable(engine?.runs ?? []);
   const profiles = profileTables(engine?.runs ?? []);
   const notes = [...rowNotes, ...profiles.notes];

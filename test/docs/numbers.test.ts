@@ -290,3 +290,39 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
     expect(flat("docs/operator-cli.md")).toContain(`\`${JSON.stringify(SECRET_MARKER).replace(":", ": ")}\``);
   });
 });
+
+describe("docs/performance.md: the benchmark's targets as bench/run.mjs has them, every figure from a kept run", () => {
+  const page = "docs/performance.md";
+
+  it("the CPU and peak RSS targets, and the sizes they are judged at, are bench/run.mjs's TARGET", () => {
+    // bench/run.mjs runs the benchmark when imported: its TARGET is read from the text.
+    const cpu = Number(fromSource("bench/run.mjs", /\bcpuVsLean: ([\d.]+),/));
+    const rss = Number(fromSource("bench/run.mjs", /\brssVsLean: ([\d.]+),/));
+    const sizes = fromSource("bench/run.mjs", /\bleanJudgedSizes: \[([\d, ]+)\]/)
+      .split(",")
+      .map((s) => Number(s.trim()));
+    const found =
+      /CPU of all processes at most ([\d.]+)× the lean floor's, and the provider host's peak RSS at most ([\d.]+)× the lean floor's, at N = ([\d,]+) and N = ([\d,]+)/.exec(
+        flat(page),
+      );
+    expect(found, "the page states the targets in one sentence").not.toBeNull();
+    const [, statedCpu, statedRss, ...statedSizes] = found!;
+    expect([Number(statedCpu), Number(statedRss)]).toEqual([cpu, rss]);
+    expect(statedSizes.map((s) => Number(s.replace(/,/g, "")))).toEqual(sizes);
+  });
+
+  it("every decimal figure on the page is in a results file under bench/results/ that the page links", () => {
+    const text = read(page);
+    const linked = [...text.matchAll(/\]\(\.\.\/bench\/results\/([^)#\s]+\.md)\)/g)].map((m) => m[1]!);
+    expect(linked.length, "the page links the runs it cites").toBeGreaterThan(0);
+    // Thousands separators are the page's writing: compared without them.
+    const plain = (s: string): string => s.replace(/(\d),(?=\d{3}\b)/g, "$1");
+    const figures = (s: string): string[] =>
+      [...plain(s).matchAll(/(?<![\w.-])\d+\.\d+(?:\.\d+)*(?![\w.])/g)].map((m) => m[0]);
+    const kept = new Set(linked.flatMap((file) => figures(read(`bench/results/${file}`))));
+    // The links' own names (dates, commits) are not figures.
+    const prose = text.replace(/\]\([^)]*\)/g, "]");
+    const missing = [...new Set(figures(prose))].filter((figure) => !kept.has(figure));
+    expect(missing, "figures on the page that no linked results file holds").toEqual([]);
+  });
+});
