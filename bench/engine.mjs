@@ -17,6 +17,7 @@ import { installProject, packTarball } from "../scripts/harness/pack.mjs";
 import { runProcess } from "../scripts/harness/process.mjs";
 import { PASSPHRASE, Project, backendFor } from "../scripts/harness/pulumi.mjs";
 import { parseJson } from "../scripts/harness/repo.mjs";
+import { PLUGIN_EXECUTABLE } from "../scripts/release/platforms.mjs";
 
 /** @typedef {"ours" | "floor" | "lean" | "native"} Kind */
 /** The kinds that make no API call (the no-op floors). @param {Kind} kind */
@@ -235,9 +236,11 @@ async function pulumi(project, args, env) {
  */
 function assertPluginFrom(dir, run) {
   const used = [
-    ...`${run.stdout}\n${run.stderr}`.matchAll(/using pulumi-resource-webhooks from \$PATH at (\S+)/g),
+    ...`${run.stdout}\n${run.stderr}`.matchAll(
+      new RegExp(`using ${PLUGIN_EXECUTABLE} from \\$PATH at (\\S+)`, "g"),
+    ),
   ].map((m) => m[1] ?? "");
-  const wanted = join(dir, "pulumi-resource-webhooks");
+  const wanted = join(dir, PLUGIN_EXECUTABLE);
   if (used.length === 0 || used.some((path) => path !== wanted))
     throw new Error(
       `the engine was to run ${wanted} but ran ${used.length === 0 ? "no plugin from PATH" : [...new Set(used)].join(", ")}`,

@@ -41,9 +41,8 @@ export function buildHostArchive(repo, dir) {
   rmSync(dir, { recursive: true, force: true });
   const unpacked = join(dir, "plugin");
   mkdirSync(unpacked, { recursive: true });
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const out = execFileSync(
-    npm,
+    "npm",
     ["run", "--silent", "release:archives", "--", "--platform", platform, "--out", dir, "--json"],
     { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 * 1024 * 1024 },
   );
