@@ -12,6 +12,25 @@ const REPO = join(__dirname, "..", "..");
 const BIN = join(REPO, "dist", "cli", "main.js");
 const run = promisify(execFile);
 
+/** Runs `webhooks <args>` in `cwd` with exactly the environment `env`; never throws for a non-zero exit. */
+export async function runWebhooks(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      cwd,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
 /** What one stack of the stand-in pulumi holds. */
 export interface FakeStackFiles {
   /** As `pulumi config --json --show-secrets` prints it: `{ "<key>": { value, secret } }`. */
@@ -74,25 +93,14 @@ export function binProject(stacks: Record<string, FakeStackFiles>, backend?: str
   }
   return {
     dir,
-    async webhooks(args, env = {}) {
-      try {
-        const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-          cwd: dir,
-          env: {
-            PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
-            HOME: root,
-            FAKE_PULUMI_DIR: root,
-            ...(backend === undefined ? {} : { FAKE_PULUMI_BACKEND: backend }),
-            ...env,
-          },
-          maxBuffer: 64 * 1024 * 1024,
-        });
-        return { code: 0, stdout, stderr };
-      } catch (error) {
-        const e = error as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    },
+    webhooks: (args, env = {}) =>
+      runWebhooks(args, dir, {
+        PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
+        HOME: root,
+        FAKE_PULUMI_DIR: root,
+        ...(backend === undefined ? {} : { FAKE_PULUMI_BACKEND: backend }),
+        ...env,
+      }),
     calls: () => readFileSync(join(root, "calls.log"), "utf8").split("\n").filter(Boolean),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };

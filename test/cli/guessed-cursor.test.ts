@@ -5,18 +5,15 @@
 // the first N when its listing cannot prove itself complete; adopt never says an endpoint the
 // listing could not show does not exist. docs/client.md: the id sent as a cursor proves nothing
 // until the service shows it pages by the record id.
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listByReading, othersRecords } from "../support/cursor-readings";
 import { scriptedService } from "../support/scripted-service";
+import { runWebhooks } from "./bin";
 import { TOKEN } from "./helpers";
 
-const BIN = join(__dirname, "..", "..", "dist", "cli", "main.js");
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "webhooks-cli-offset-"));
 const records = othersRecords(121, 5000, 3);
 
@@ -32,18 +29,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function webhooks(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const webhooks = (...args: string[]) =>
+  runWebhooks(args, dir, {
+    PATH: process.env.PATH,
+    WEBHOOKS_BASE_URL: service.url,
+    WEBHOOKS_ACCESS_TOKEN: TOKEN,
+  });
 
 describe("webhooks on a service that reads the cursor as an offset", () => {
   it("list shows the first 50 and says it is not necessarily all, in the count line and in --json", async () => {

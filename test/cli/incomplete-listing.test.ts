@@ -3,17 +3,14 @@
 // the emulator's page-cap profile, 80 endpoints, 50 a page. docs/operator-cli.md: list says it shows
 // the first N (in the count line, and as "complete" in --json); adopt never says an endpoint the
 // listing could not show does not exist, and --name or --url narrow it.
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator";
+import { runWebhooks } from "./bin";
 import { TOKEN, cliEmulator } from "./helpers";
 
-const BIN = join(__dirname, "..", "..", "dist", "cli", "main.js");
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "webhooks-cli-capped-"));
 
 let emulator: Emulator;
@@ -27,18 +24,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function webhooks(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, WEBHOOKS_BASE_URL: emulator.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const webhooks = (...args: string[]) =>
+  runWebhooks(args, dir, {
+    PATH: process.env.PATH,
+    WEBHOOKS_BASE_URL: emulator.url,
+    WEBHOOKS_ACCESS_TOKEN: TOKEN,
+  });
 
 const idOf = (name: string) => emulator.records().find((r) => r.webhook_name === name)!.webhook_id;
 
