@@ -28,7 +28,7 @@ export async function listEndpoints(
   let end: ListingEnd = { complete: true };
   try {
     for await (const page of client.listAll(filter, redact.length > 0 ? { redact } : {})) {
-      for (const record of page.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+      keepFirst(byId, page.records);
       end = page.end ?? end;
       const listed = byId.size;
       progress.update(`listed ${listed} endpoint${listed === 1 ? "" : "s"}…`);
@@ -36,7 +36,20 @@ export async function listEndpoints(
   } finally {
     progress.done();
   }
-  return { records: [...byId.values()].sort((a, b) => a.webhookId - b.webhookId), end };
+  return { records: sortedById(byId), end };
+}
+
+/** Adds each record whose id `byId` does not hold yet: the first copy of an id listed twice is kept. */
+export function keepFirst(
+  byId: Map<number, WebhookEndpointRecord>,
+  records: Iterable<WebhookEndpointRecord>,
+): void {
+  for (const record of records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+}
+
+/** The records `byId` holds, sorted by id, as every command shows them. */
+export function sortedById(byId: ReadonlyMap<number, WebhookEndpointRecord>): WebhookEndpointRecord[] {
+  return [...byId.values()].sort((a, b) => a.webhookId - b.webhookId);
 }
 
 /** "the listing may be incomplete (why)", for a listing that did not prove itself complete. */

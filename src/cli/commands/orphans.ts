@@ -16,7 +16,14 @@ import {
   type UntypedDeployment,
 } from "../stack/deployment";
 import { usageError } from "../exit";
-import { listEndpoints, mayBeIncomplete, type Listed, type ListingClient } from "./listing";
+import {
+  keepFirst,
+  listEndpoints,
+  mayBeIncomplete,
+  sortedById,
+  type Listed,
+  type ListingClient,
+} from "./listing";
 import { historyCheckpoints } from "../stack/history";
 import { shownValue, type ShownSecrets } from "../../text";
 import {
@@ -332,10 +339,10 @@ async function listService(deps: OrphansDeps, options: OrphansOptions): Promise<
       Progress.for(deps.sink, options.progress),
       options.secrets?.inText,
     );
-    for (const record of listed.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+    keepFirst(byId, listed.records);
     if (!listed.end.complete && end.complete) end = listed.end;
   }
-  return { records: [...byId.values()].sort((a, b) => a.webhookId - b.webhookId), end };
+  return { records: sortedById(byId), end };
 }
 
 /** The verdict on one endpoint no state holds now (see {@link ORPHANS_USAGE}). */

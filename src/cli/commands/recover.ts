@@ -26,7 +26,7 @@ import {
   type UntypedDeployment,
 } from "../stack/deployment";
 import { CliError, EXIT, usageError } from "../exit";
-import { listEndpoints, mayBeIncomplete, type ListingClient } from "./listing";
+import { keepFirst, listEndpoints, mayBeIncomplete, sortedById, type ListingClient } from "./listing";
 import {
   judgeLock,
   localProcesses,
@@ -818,11 +818,11 @@ async function listForPending(
   for (const p of pending) {
     if (p.unmatchable !== undefined || p.webhookName === undefined) continue;
     const named = await listEndpoints(client, { webhookName: p.webhookName, match: "service" }, progress);
-    for (const record of named.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+    keepFirst(byId, named.records);
     if (!named.end.complete) unproven.set(p.urn, mayBeIncomplete(named.end));
   }
   return {
-    records: [...byId.values()].sort((a, b) => a.webhookId - b.webhookId),
+    records: sortedById(byId),
     incomplete: mayBeIncomplete(all.end),
     unproven,
   };
