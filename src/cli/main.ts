@@ -195,7 +195,11 @@ function commandContext(
           pulumi,
           warn: (message) => io.sink.stderr(`webhooks: ${message}\n`),
         });
-        secrets = { inText: resolved.secrets, whole: resolved.wholeSecrets };
+        secrets = {
+          inText: resolved.secrets,
+          whole: resolved.wholeSecrets,
+          signing: resolved.signingSecrets,
+        };
         onConnectionSecrets(resolved.connectionSecrets);
         opened = open(resolved.connection.client);
       }

@@ -22,6 +22,7 @@ export {
   MIN_SECRET_CHARS,
   SECRET_CELL,
   SECRET_MARKER,
+  askedFor,
   holdsSecretShown,
   isSecretValue,
   pasteRefusal,

@@ -110,6 +110,22 @@ export function redactShown(text: string, secrets: readonly string[]): string {
 export interface ShownSecrets {
   inText: readonly string[];
   whole?: readonly string[] | undefined;
+  /**
+   * The signing secrets a stack holds, also in `inText`: secret in every field, but the `signSecret`
+   * field a person asks for (`--show-secrets`) shows them (see {@link askedFor}).
+   */
+  signing?: readonly string[] | undefined;
+}
+
+/**
+ * The secrets a field the person asked to see (`list --show-secrets`'s `signSecret`) keeps out:
+ * every one but the signing secrets, which are what was asked for. Any other field still hides them.
+ */
+export function askedFor(secrets: ShownSecrets): ShownSecrets {
+  if (secrets.signing === undefined || secrets.signing.length === 0) return secrets;
+  const signing = new Set(secrets.signing);
+  const keep = (values: readonly string[] | undefined) => values?.filter((value) => !signing.has(value));
+  return { inText: keep(secrets.inText) ?? [], whole: keep(secrets.whole) };
 }
 
 /** Whether a value from the outside world is, as a whole, one of the secrets (a text in any letter case). */

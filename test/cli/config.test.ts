@@ -107,7 +107,7 @@ describe("connection settings: flags, then the stack's config, then the environm
     ]);
   });
 
-  it("in a project, everything printed is scrubbed of the values the stack holds secret, signing secrets excepted", async () => {
+  it("in a project, everything printed is scrubbed of the values the stack holds secret, its signing secrets marked as shown on request", async () => {
     const SIG = "4dabf18193072939515e22adb298388d";
     const secret = (value: unknown) => ({
       [SIG]: "1b47061264138c4ac30d75fd1eb44270",
@@ -144,7 +144,12 @@ describe("connection settings: flags, then the stack's config, then the environm
       "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
     });
     const resolved = await resolveCliConnection(options({ env, pulumi }));
-    expect(resolved.secrets).toEqual([STACK_TOKEN, "https://example.com/hook?key=hidden-key-1"]);
+    expect(resolved.secrets).toEqual([
+      STACK_TOKEN,
+      "https://example.com/hook?key=hidden-key-1",
+      "whsec_shown_on_request",
+    ]);
+    expect(resolved.signingSecrets).toEqual(["whsec_shown_on_request"]);
   });
 
   it("outside a Pulumi project, pulumi is not asked and the environment is used", async () => {

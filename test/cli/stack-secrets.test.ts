@@ -466,3 +466,98 @@ describe("the resource's own secret outputs do not make plain text secret", () =
     }
   });
 });
+
+// docs/operator-cli.md, "Secrets in what webhooks prints": a stack's endpoint's signing secret is a
+// secret of the stack like any other; only the signSecret field `list --show-secrets` asks for shows
+// it. Another endpoint whose name or URL holds it (renamed on the console, or echoed by the service)
+// must not print it.
+describe("webhooks in a project keeps the stack's signing secrets out of every other field", () => {
+  let emulator: Emulator;
+  const root = mkdtempSync(join(tmpdir(), "webhooks-sign-secrets-"));
+  let own: { webhook_id: number; sign_secret: string };
+
+  beforeAll(async () => {
+    emulator = await cliEmulator();
+    own = emulator.addRecord({ webhook_name: "orders", webhook_url: "https://example.com/orders" }); // 1
+    emulator.addRecord({ webhook_name: `copy-${own.sign_secret}`, webhook_url: "https://example.com/a" }); // 2
+    emulator.addRecord({
+      webhook_name: "url-copy",
+      webhook_url: `https://example.com/b?s=${own.sign_secret}`,
+    }); // 3
+    writeFileSync(join(root, "Pulumi.yaml"), "name: shop\nruntime: nodejs\n");
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function run(argv: string[]) {
+    const state = {
+      version: 3,
+      deployment: {
+        resources: [
+          {
+            urn: URN("orders"),
+            type: DYNAMIC_TYPE,
+            id: "1",
+            inputs: { webhookName: "orders", webhookUrl: "https://example.com/orders" },
+            outputs: { webhookId: 1, webhookName: "orders", signSecret: revealedSecret(own.sign_secret) },
+          },
+        ],
+      },
+    };
+    const pulumi = fakePulumi({
+      "config --json --show-secrets": () => ({
+        stdout: JSON.stringify({
+          "webhooks:baseUrl": { value: emulator.url, secret: false },
+          "webhooks:accessToken": { value: TOKEN, secret: true },
+        }),
+      }),
+      "stack export --show-secrets": () => ({ stdout: JSON.stringify(state) }),
+      "whoami --json": () => ({ stdout: JSON.stringify({ user: "ci", url: "https://api.pulumi.com" }) }),
+    });
+    const sink = memorySink();
+    const code = await main(argv, { sink, env: {}, cwd: root, pulumi });
+    return { code, out: sink.out, err: sink.err };
+  }
+
+  it("list and list --json: the other endpoints' name and URL show it redacted, or the marker", async () => {
+    const table = await run(["list"]);
+    expect(table.code).toBe(0);
+    expect(table.out + table.err).not.toContain(own.sign_secret);
+    expect(table.out).toContain("copy-[REDACTED]");
+    const json = await run(["list", "--json"]);
+    expect(json.out + json.err).not.toContain(own.sign_secret);
+    const byId = new Map(
+      (
+        JSON.parse(json.out) as {
+          endpoints: { webhookId: number; webhookName: unknown; webhookUrl: unknown }[];
+        }
+      ).endpoints.map((e) => [e.webhookId, e]),
+    );
+    expect(byId.get(2)!.webhookName).toEqual({ secret: true });
+    expect(byId.get(3)!.webhookUrl).toEqual({ secret: true });
+    expect(byId.get(1)!.webhookName).toBe("orders");
+  });
+
+  it("list --show-secrets still shows the endpoint's own signSecret, and nowhere else", async () => {
+    const json = await run(["list", "--json", "--show-secrets"]);
+    const byId = new Map(
+      (
+        JSON.parse(json.out) as {
+          endpoints: { webhookId: number; webhookName: unknown; signSecret: unknown }[];
+        }
+      ).endpoints.map((e) => [e.webhookId, e]),
+    );
+    expect(byId.get(1)!.signSecret).toBe(own.sign_secret);
+    expect(byId.get(2)!.webhookName).toEqual({ secret: true });
+    const table = await run(["list", "--show-secrets"]);
+    expect(table.out.split(own.sign_secret).length - 1).toBe(1);
+  });
+
+  it("adopt refuses to print a declaration holding it", async () => {
+    const { code, out, err } = await run(["adopt", "--id", "2"]);
+    expect(out + err).not.toContain(own.sign_secret);
+    expect(code).not.toBe(0);
+  });
+});

@@ -1,4 +1,4 @@
-import { showable } from "../../text";
+import { askedFor, showable } from "../../text";
 import type { Command } from "../command";
 import { usageError } from "../exit";
 import type { ListFilter, WebhookEndpointRecord } from "../../client";
@@ -118,7 +118,7 @@ export function endpointTable(
     principal(r.creatorName, r.creatorId, secrets),
     timeCell(r.createTime, secrets),
     operated(r, secrets),
-    ...(showSecrets ? [shownCell(r.signSecret, 200, secrets)] : []),
+    ...(showSecrets ? [shownCell(r.signSecret, 200, askedFor(secrets))] : []),
   ]);
   return table(headers, rows);
 }

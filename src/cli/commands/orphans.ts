@@ -517,7 +517,11 @@ export const orphansCommand: Command = {
           stateFiles: flags.list("state-file"),
           json: flags.bool("json"),
           progress: flags.bool("progress"),
-          secrets: { inText: resolved.secrets, whole: resolved.wholeSecrets },
+          secrets: {
+            inText: resolved.secrets,
+            whole: resolved.wholeSecrets,
+            signing: resolved.signingSecrets,
+          },
         },
       );
     } finally {

@@ -4,6 +4,7 @@ import {
   HIDDEN_SOURCE,
   SECRET_CELL,
   SECRET_MARKER,
+  askedFor,
   holdsSecretShown,
   isSecretValue,
   redactShown,
@@ -208,7 +209,7 @@ export function recordView(
     operatorName: shownValue(rest.operatorName, secrets),
     operateTime: shownValue(rest.operateTime, secrets),
   };
-  return showSecrets ? { ...view, signSecret: shownValue(signSecret, secrets) } : view;
+  return showSecrets ? { ...view, signSecret: shownValue(signSecret, askedFor(secrets)) } : view;
 }
 
 /**

@@ -63,10 +63,16 @@ export interface CliConnection {
   /**
    * What no value printed may show (src/text/policy.ts): the token, and, in a Pulumi project, every
    * value the stack holds secret (a name or URL the program marked secret shows on the service as it
-   * is, and must not show here), signing secrets excepted (shown only on request, `--show-secrets`);
-   * only those long enough to be looked for inside text (`MIN_SECRET_CHARS`), the token always first.
+   * is, and must not show here), its endpoints' signing secrets included; only those long enough to be
+   * looked for inside text (`MIN_SECRET_CHARS`), the token always first.
    */
   secrets: string[];
+  /**
+   * The signing secrets among {@link secrets}: the one field that shows them is the `signSecret` a
+   * person asks for (`list --show-secrets`); in any other field (another endpoint's name or URL) they
+   * are secrets like the rest.
+   */
+  signingSecrets: string[];
   /**
    * Every value the stack holds secret, however short (a `principalId` of 7, a flag `true`): too
    * short to be looked for inside text, each is still never shown as a whole value.
@@ -167,7 +173,7 @@ export async function resolveCliConnection(options: ResolveOptions): Promise<Cli
 
 /**
  * What everything printed must keep out: the token; in a project, every value the stack's state
- * and config hold secret now (signing secrets excepted: shown only on request), read with
+ * and config hold secret now (signing secrets too, but for the field that shows them on request), read with
  * `pulumi stack export --show-secrets` and `pulumi config --show-secrets` into memory, never shown;
  * and the endpoints whose name or URL a state of the stack, now or in a `file://` backend's history
  * (whose secrets stay encrypted: which fields were secret is all it tells), held secret. Nothing but
@@ -178,15 +184,21 @@ async function stackSecrets(
   project: ProjectDir | undefined,
   token: string,
   configSecrets: readonly string[],
-): Promise<Pick<CliConnection, "secrets" | "wholeSecrets" | "secretFields">> {
+): Promise<Pick<CliConnection, "secrets" | "wholeSecrets" | "signingSecrets" | "secretFields">> {
   const values = new Set<string>([token]);
+  const signing = new Set<string>();
   const whole = new Set<string>();
   const fields = new SecretFieldIndex();
   const keep = (text: string) => {
     if (recognisableInText(text)) values.add(text);
     else if (text.trim() !== "") whole.add(text.trim());
   };
-  const found = () => ({ secrets: [...values], wholeSecrets: [...whole], secretFields: fields });
+  const found = () => ({
+    secrets: [...values],
+    wholeSecrets: [...whole],
+    signingSecrets: [...signing],
+    secretFields: fields,
+  });
   for (const text of configSecrets) keep(text);
   if (project === undefined) return found();
   const exported = async (reveal: boolean): Promise<UntypedDeployment | undefined> => {
@@ -222,7 +234,7 @@ async function stackSecrets(
       // those fields are; `__secretInputs` lists input names; a provenance held secret (its service's
       // base URL is) would make "created" a secret: its service is kept, as the base URL is.
       const {
-        signSecret: _signSecret,
+        signSecret,
         declared: _declared,
         createdAs: _createdAs,
         __secretInputs: _names,
@@ -230,6 +242,12 @@ async function stackSecrets(
         ...rest
       } = properties;
       for (const text of secretTexts(rest)) keep(text);
+      // A signing secret is a secret of the stack in any other endpoint's name or URL.
+      const sign = revealed(signSecret);
+      if (typeof sign === "string" && recognisableInText(sign)) {
+        keep(sign);
+        signing.add(sign);
+      }
       const service = (revealed(provenance) as { service?: unknown } | undefined)?.service;
       if (isSecret(provenance) && typeof service === "string") keep(service);
     }
@@ -341,6 +359,7 @@ export interface StacksConnection {
   /** Every stack's secrets (see {@link CliConnection.secrets}): none of them is shown, whichever stack holds it. */
   secrets: string[];
   wholeSecrets: string[];
+  signingSecrets: string[];
   connectionSecrets: string[];
 }
 
@@ -383,6 +402,7 @@ export async function resolveStacksConnection(
     stackSettings: new Map(names.map((name, i) => [name, settingsOf(resolved[i]!)])),
     secrets: union((r) => r.secrets),
     wholeSecrets: union((r) => r.wholeSecrets),
+    signingSecrets: union((r) => r.signingSecrets),
     connectionSecrets: union((r) => r.connectionSecrets),
   };
 }
