@@ -1,6 +1,6 @@
-// Characters a reader cannot see, written once for every face: the CLI escapes them in what it
-// prints, redaction looks through them for a secret split by them, and the client's rules refuse
-// the look-alikes among them in a declared name or URL.
+// Characters a reader cannot see, written once for the CLI, both faces and the client: the CLI
+// escapes them in what it prints, redaction looks through them for a secret split by them, and the
+// client's rules refuse the look-alikes among them in a declared name or URL.
 
 /**
  * Characters a terminal hides, reorders or draws like another one: C0 and C1 controls and DEL,

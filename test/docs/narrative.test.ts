@@ -11,6 +11,9 @@
 // 3. No test file's text (comments included) names an attack round, a finding number, an issue
 //    number, a turn or session number or a "second look" either.
 //
+// 4. "Face" means one of the package's two Pulumi resources (the dynamic face and the native face,
+//    README.md): no text counts faces otherwise ("five faces" named the CLI, client and emulator too).
+//
 // The patterns are narrow on purpose (a number or an ordinal must come with the word), so that
 // "found by name", "a round trip", "attacker.example" or redteam.test.ts pass: the last describe
 // holds the checker to both sides.
@@ -59,6 +62,9 @@ const LABEL_IN_TITLE = /\b[BF]\d{1,2}\b/;
 
 const TITLED_CALLS = new Set(["describe", "it", "test", "suite"]);
 
+/** Faces counted as anything but two: the word has one meaning, the two Pulumi resources. */
+const FACES_MISCOUNTED = /\b(?:one|three|four|five|six|seven|eight|[013-9]|\d{2,}) (?:\w+ )?faces\b/i;
+
 /** The name a call chain starts from: `it` for `it.concurrent.each(rows)(...)`. */
 function calleeRoot(expression: ts.Expression): string | undefined {
   let node: ts.Expression = expression;
@@ -95,6 +101,9 @@ export function narrativeProblems(files: ReadonlyMap<string, string>): string[] 
       const citation = OUTSIDE_CITATION.exec(line);
       if (citation !== null)
         problems.push(`${path}:${index + 1} cites ${citation[0]}, which is not in the repository`);
+      const faces = FACES_MISCOUNTED.exec(line);
+      if (faces !== null)
+        problems.push(`${path}:${index + 1} counts "${faces[0]}": a face is one of the two Pulumi resources`);
       const history = /^test\/.*\.[cm]?[jt]s$/.test(path) ? HISTORY_IN_TEXT.exec(line) : null;
       if (history !== null)
         problems.push(`${path}:${index + 1} tells history ("${history[0]}"): say the behaviour instead`);
@@ -170,6 +179,14 @@ describe("the narrative check itself", () => {
     expect(check("docs/a.md", "PRODUCT.md\n")[0]).toBe(
       "docs/a.md:1 cites PRODUCT.md, which is not in the repository",
     );
+  });
+
+  it("flags faces counted as anything but two, and passes the two faces", () => {
+    expect(check("README.md", "One provider core, five faces:\n")).toEqual([
+      'README.md:1 counts "five faces": a face is one of the two Pulumi resources',
+    ]);
+    expect(check("docs/a.md", "the 3 resource faces\n")).toHaveLength(1);
+    expect(check("docs/a.md", "both faces and the CLI; the two faces compared; each face\n")).toEqual([]);
   });
 
   it("flags titles that name an attack round, a finding, a bug label, an issue or a regression", () => {

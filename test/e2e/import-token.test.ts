@@ -1,7 +1,7 @@
 // A service that stores the access token in an endpoint's name or URL (a
 // careless or hostile one) had `pulumi import` print it in the code it generates and write it into
 // the state as a plain input, while `webhooks adopt` refuses exactly this case. docs/adopting-and-
-// importing.md: an import of such an endpoint is refused, with what to do, on every face. Through
+// importing.md: an import of such an endpoint is refused, with what to do, on both faces. Through
 // the real engine: `pulumi import` by id and with `--file`/`--out`, the YAML `import` option (the
 // native plugin installed the Pulumi way), and the dynamic resource's `import` option.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// One set of characters a reader cannot see, for every face: what `webhooks` escapes when it
+// One set of characters a reader cannot see, for the CLI, both faces and the client: what `webhooks` escapes when it
 // prints, what redaction looks through, and what check refuses in a declared name. A name that the
 // CLI would print with an escape (a tag character, a line separator, a zero-width space) looks like
 // another name, so check refuses it; one whose only hidden character changes how an emoji is drawn,
