@@ -710,6 +710,23 @@ describe("recover: the principal is learnt only from endpoints this stack create
     }
   });
 
+  it("with nothing to recover, a principalId the state's facts contradict is still said, naming both, and nothing changes", async () => {
+    // The next preview or up refuses it (docs/configuration.md, principalId); recover, asked first
+    // after a failed run, must not let the operator believe the stack is in order.
+    const answered = await endpoint("kilo", RUN_START - 23 * HOUR, "other");
+    setup([entered(heldResource("kilo", answered, 2002), "created")], [], "none", "unknown");
+    const { report, error, sink } = await recover({}, { home: homeClaiming("1001") });
+    expect(error).toBeUndefined();
+    expect(report!.changed).toBe(false);
+    expect(sink.err).toContain("stack config webhooks:principalId is 1001");
+    expect(sink.err).toContain("as created by creator 2002");
+    expect(sink.err).toContain("`pulumi config set webhooks:principalId 2002`");
+    expect(sink.out).toContain("Nothing to recover");
+    // Agreeing with the facts, it says nothing of the principal.
+    const agreeing = await recover({}, { home: homeClaiming("2002") });
+    expect(agreeing.sink.err).not.toContain("principalId");
+  });
+
   it("a pending create whose service cannot be told is not looked for, and no claim is checked for it", async () => {
     const op = pendingCreate("papa", { face: "native" });
     setup(

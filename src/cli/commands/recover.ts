@@ -53,6 +53,7 @@ import { brokenCheckpoints, repairCheckpoint } from "../stack/repair";
 import {
   ServiceClients,
   heldService,
+  configuredPrincipal,
   serviceTarget,
   type HomeService,
   type ServiceTarget,
@@ -147,6 +148,7 @@ gone. Then run \`pulumi up\`.
 export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Promise<RecoverReport> {
   const run = await readRun(deps, options);
   if (run.ours.length === 0 && run.lock === undefined) {
+    await sayContradiction(deps, run);
     printReport(deps.sink, run.report, options.json, options.secrets);
     return run.report;
   }
@@ -170,6 +172,24 @@ export async function runRecover(deps: RecoverDeps, options: RecoverOptions): Pr
   run.report.changed ||= !options.dryRun;
   printReport(deps.sink, run.report, options.json, options.secrets);
   return run.report;
+}
+
+/**
+ * With nothing to recover, a principalId of the home configuration that the state's facts
+ * contradict is still said (a warning: there is nothing to refuse here, but the stack's next
+ * preview or up refuses it), so that the operator does not take the stack to be in order.
+ */
+async function sayContradiction(deps: RecoverDeps, run: RecoverRun): Promise<void> {
+  if (deps.home === undefined) return;
+  const home = await deps.home();
+  const conflict = contradiction(
+    configuredPrincipal(home.config, home.env),
+    stackFacts(run.revealedState, home.service),
+  );
+  if (conflict !== undefined)
+    deps.sink.stderr(
+      `webhooks: warning: ${contradictionMessage(conflict, "the stack's next pulumi preview or up refuses it; recover found nothing to do and changed nothing")}\n`,
+    );
 }
 
 /** What recover works on: the stack's state as read, its pending creates, its lock and the run's window. */
