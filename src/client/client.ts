@@ -167,6 +167,12 @@ export class WebhooksClient {
     await this.#transport.close();
   }
 
+  /** Creator ids known to be ours: learnt from this client's creates, and those the caller says are. */
+  #principals(options: CreateOptions): ReadonlySet<number> {
+    const told = (options.ourCreatorIds ?? []).filter((id) => Number.isSafeInteger(id));
+    return told.length === 0 ? this.#ourCreatorIds : new Set([...this.#ourCreatorIds, ...told]);
+  }
+
   async #createNow(params: CreateParams, options: CreateOptions): Promise<CreateResult> {
     const body = { webhook_name: params.webhookName, webhook_url: params.webhookUrl };
     // The token, then the signing secret of every record this create's listings return (appended
@@ -214,7 +220,7 @@ export class WebhooksClient {
               secrets,
               settleMs: this.#settings.createSettleMs,
               clockSkewMs: this.#settings.clockSkewMs,
-              ourCreatorIds: this.#ourCreatorIds,
+              ourCreatorIds: this.#principals(options),
               opposite: oppositeOrder(this.#settings.ascending),
               signal: options.signal,
             });

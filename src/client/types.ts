@@ -220,6 +220,14 @@ export interface CreateOptions extends CallOptions {
    * @default false
    */
   allowDuplicate?: boolean;
+  /**
+   * Creator ids known to be this token's principal (the API cannot say which principal a token is;
+   * a caller may know it, as `principalId` states it). After an ambiguous answer (a lost response, a
+   * gateway's error, a timeout), a single endpoint with the name and URL that appeared since the
+   * attempt began, created by one of them, is taken as this create's; one by any other creator is
+   * not a candidate. Without them, only the creators of endpoints this client created count.
+   */
+  ourCreatorIds?: readonly number[];
 }
 
 /** The outcome of a successful `create`. */

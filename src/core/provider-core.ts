@@ -205,7 +205,7 @@ export class ProviderCore {
     if (!adopting) refuseContradiction(connection, "nothing was sent to the service");
     const record =
       inputs.adoptWebhookId === undefined
-        ? await this.#createEndpoint(connection.client, inputs, taint)
+        ? await this.#createEndpoint(connection.client, inputs, taint, ourPrincipals(connection))
         : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
     const state = stateAfterCreate(record, inputs, {
@@ -538,10 +538,15 @@ export class ProviderCore {
     client: WebhooksClient,
     inputs: WebhookEndpointInputs,
     taint: Taint,
+    ourCreatorIds: readonly number[],
   ): Promise<WebhookEndpointRecord> {
     const params = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl };
     try {
-      return (await client.create(params, taint.values.length === 0 ? {} : { redact: taint.values })).record;
+      const options = {
+        ...(taint.values.length === 0 ? {} : { redact: taint.values }),
+        ...(ourCreatorIds.length === 0 ? {} : { ourCreatorIds }),
+      };
+      return (await client.create(params, options)).record;
     } catch (error) {
       // The client's own words quote the name, the URL and the forms the service stored them in; for
       // a secret name or URL they are said without them.
@@ -849,6 +854,14 @@ function learnFact(
     Number.isSafeInteger(webhookId)
   )
     connection.facts.set(webhookId, { webhookId, creatorId: olds.creatorId, holder });
+}
+
+/**
+ * The stack's principal on the connection as the client may rely on it to settle a lost answer: the
+ * principalId (checked against the facts before the create), else the creators the facts record.
+ */
+function ourPrincipals(connection: PerConnection): number[] {
+  return [...principalsOf(connection.principal, connection.facts.values())];
 }
 
 /** Refuses, before anything is sent, a principalId that a fact learnt on the connection contradicts (principal.ts). */

@@ -116,6 +116,34 @@ describe("create under each fault, one at a time", () => {
     expect((error as Error).message).toMatch(/not taken/);
   });
 
+  it("told its principal (ourCreatorIds), a fresh client takes the single endpoint a lost answer made; told another, it takes nothing", async () => {
+    const principal = emulator.records().find((r) => r.webhook_name === "warm-up")!.creator_id;
+    for (const [told, taken] of [
+      [principal, true],
+      [principal + 1, false],
+    ] as const) {
+      const fresh = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST });
+      const name = `told-${told}`;
+      emulator.injectNext("create", "drop-after-commit");
+      const outcome = await fresh
+        .create({ webhookName: name, webhookUrl: `https://example.com/${name}` }, { ourCreatorIds: [told] })
+        .then(
+          (result) => result,
+          (error: unknown) => error,
+        );
+      await fresh.close();
+      const stored = emulator.records().filter((r) => r.webhook_name === name);
+      expect(stored, name).toHaveLength(1);
+      if (taken) {
+        expect((outcome as CreateResult).recovered).toBe(true);
+        expect((outcome as CreateResult).record.webhookId).toBe(stored[0]!.webhook_id);
+      } else {
+        // Another creator's endpoint is no candidate: the service may still be making ours.
+        expect(outcome).toBeInstanceOf(WebhookCreateUncertainError);
+      }
+    }
+  });
+
   it("with its principal unknown, a 2xx answer whose body was lost still settles on the one endpoint", async () => {
     const fresh = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, ...FAST });
     emulator.injectNext("create", "malformed");

@@ -63,6 +63,47 @@ describe("a principalId checked against the facts the state records (provider co
 
   const requestsSoFar = () => service.requests().length;
 
+  it("a principalId lets a lost create answer settle: the one new endpoint by that creator is recorded, with none sent again", async () => {
+    // docs/configuration.md, principalId: the client cannot tell a lost answer's endpoint from one
+    // another team made at the same moment unless it knows its principal; a stack's first create
+    // (no endpoint it made learnt yet) knows it only from principalId.
+    const outcomes: string[] = [];
+    for (const principalId of [OURS, undefined]) {
+      const fresh = new ProviderCore({
+        face: "native",
+        notify: () => {},
+        env: {
+          WEBHOOKS_BASE_URL: service.url,
+          WEBHOOKS_ACCESS_TOKEN: TOKEN,
+          WEBHOOKS_CREATE_SETTLE_MS: "1000",
+          ...(principalId === undefined ? {} : { WEBHOOKS_PRINCIPAL_ID: String(principalId) }),
+        },
+      });
+      cores.push(fresh);
+      const name = `lost-${principalId ?? "none"}`;
+      const inputs = { webhookName: name, webhookUrl: `https://claims.example/${name}` };
+      service.injectNext("create", "gateway-error");
+      const made = await fresh.create(inputs, NO_TAINT, STACK).then(
+        (result) => result,
+        (error: unknown) => error as Error,
+      );
+      const stored = service.records().filter((r) => r.webhook_name === name);
+      expect(stored, name).toHaveLength(1);
+      const sent = service
+        .requests()
+        .filter((r) => r.route === "create" && (r.body as { webhook_name?: string }).webhook_name === name);
+      expect(sent, name).toHaveLength(1);
+      if (made instanceof Error) outcomes.push(`${name}: ${made.message.slice(0, 40)}`);
+      else {
+        expect(made.id).toBe(String(stored[0]!.webhook_id));
+        expect(made.state.creatorId).toBe(OURS);
+        outcomes.push(`${name}: recorded`);
+      }
+    }
+    // Without principalId, the same answer is named and not taken (the create cannot be settled).
+    expect(outcomes).toEqual([`lost-${OURS}: recorded`, expect.stringMatching(/^lost-none: create/)]);
+  });
+
   it("the diff that brings the fact refuses a principalId it contradicts, naming both, before it looks at the service; any create after it sends nothing", async () => {
     const wrong = core(2010);
     const before = requestsSoFar();
