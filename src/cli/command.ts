@@ -1,7 +1,7 @@
 // What a command of `webhooks` is: its name, its words for `--help`, its flags, the checks of
 // their values and what it runs. Each command lives in one file under commands/ and is registered
-// by one line in commands/index.ts; main.ts parses, dispatches and maps failures to exit codes for
-// all of them alike.
+// by its name in COMMANDS (commands/index.ts); main.ts parses, dispatches and maps failures to
+// exit codes for all of them alike.
 import type { ParseArgsConfig } from "node:util";
 import type { WebhooksClient } from "../client";
 import type { ShownSecrets } from "../text";

@@ -1,5 +1,5 @@
 // The commands of `webhooks`, in the order `webhooks --help` lists them: a new command is its own
-// file here and one line below.
+// file here, imported and named once in COMMANDS below.
 import type { Command } from "../command";
 import { adoptCommand } from "./adopt";
 import { listCommand } from "./list";
