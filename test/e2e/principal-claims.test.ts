@@ -248,5 +248,18 @@ describe("a principalId checked against what the state records (dynamic resource
     };
     expect(report.services.map((s) => s.creators)).toEqual([[2001]]);
     expect(report.recorded.map((r) => r.webhookId)).toEqual([ours]);
+
+    // principalId set with --secret (docs/configuration.md): the creatorId and operatorId of an
+    // endpoint the dynamic resource creates hold that secret, so the state holds them secret too.
+    await project.ok(["config", "set", "--secret", "webhooks:principalId", "2001"]);
+    const y = { resource: "y", name: "y", url: "https://claims.example/y" };
+    declared = [base, moved, x, y];
+    await ok(["up", "--yes", "--skip-preview"]);
+    const plain = JSON.parse((await project.ok(["stack", "export"])).stdout) as {
+      deployment: { resources: StateResource[] };
+    };
+    const made = plain.deployment.resources.find((r) => r.urn.endsWith("::y"))!;
+    for (const output of ["creatorId", "operatorId"])
+      expect(made.outputs?.[output], output).toMatchObject({ ciphertext: expect.any(String) });
   });
 });
