@@ -27,6 +27,11 @@ export interface PrincipalClaim {
   howToSet: string;
 }
 
+/** How to set a value held secret: `pulumi config set --secret ...` (an environment variable stays as it is). */
+export function secretSetting(howToSet: string): string {
+  return howToSet.replace(/^pulumi config set (?!--secret )/, "pulumi config set --secret ");
+}
+
 /** A claim and a fact it contradicts. */
 export interface Contradiction {
   claim: PrincipalClaim;
@@ -62,9 +67,17 @@ export function principalsOf(claim: PrincipalClaim | undefined, facts: Iterable<
 /**
  * The refusal of a claim that contradicts a fact: both named (the configured id and where it is
  * set; the endpoint, what holds it and its recorded creator), that nothing was sent, and what to do.
- * `done` says what was not done ("nothing was sent to the service", "nothing was changed").
+ * `done` says what was not done ("nothing was sent to the service", "nothing was changed"). A claim
+ * held secret (`secret`) keeps the creators secret too (the state holds an endpoint's creator
+ * secret when principalId is): neither is named, and the fix sets the value with `--secret`.
  */
-export function contradictionMessage({ claim, fact }: Contradiction, done: string): string {
+export function contradictionMessage({ claim, fact }: Contradiction, done: string, secret = false): string {
   const holder = fact.holder === "" ? "" : ` (${fact.holder})`;
-  return `${claim.source} is ${claim.id}, but the state records endpoint ${fact.webhookId}${holder}, which this stack created on this service, as created by creator ${fact.creatorId}: the principalId contradicts what the state records, so ${done}. If principalId is wrong, correct it (\`${claim.howToSet.replace("<value>", String(fact.creatorId))}\`) or remove it. If the state's record is what is wrong (an endpoint another principal created, recorded by a release that had no principalId), remove that resource from the state (\`pulumi state delete <urn>\`) and adopt it with adoptWebhookId if the stack must keep it; the same, for each endpoint, if this stack's access token now belongs to another principal`;
+  const creator = secret
+    ? "as created by another creator (held secret, as principalId is: `pulumi stack export --show-secrets` shows the endpoint's creatorId)"
+    : `as created by creator ${fact.creatorId}`;
+  const fix = secret
+    ? secretSetting(claim.howToSet).replace("<value>", "<creatorId>")
+    : claim.howToSet.replace("<value>", String(fact.creatorId));
+  return `${claim.source} is ${secret ? "[secret]" : claim.id}, but the state records endpoint ${fact.webhookId}${holder}, which this stack created on this service, ${creator}: the principalId contradicts what the state records, so ${done}. If principalId is wrong, correct it (\`${fix}\`) or remove it. If the state's record is what is wrong (an endpoint another principal created, recorded by a release that had no principalId), remove that resource from the state (\`pulumi state delete <urn>\`) and adopt it with adoptWebhookId if the stack must keep it; the same, for each endpoint, if this stack's access token now belongs to another principal`;
 }

@@ -15,6 +15,7 @@ import { EndpointLookups, type Lookup, type LookupStats } from "./lookups";
 import {
   contradiction,
   contradictionMessage,
+  secretSetting,
   principalsOf,
   type CreatorFact,
   type PrincipalClaim,
@@ -202,7 +203,7 @@ export class ProviderCore {
     const adopting = inputs.adoptWebhookId !== undefined;
     // Checks before effects: a principalId the state's facts contradict would refuse the answer
     // of every create this token makes, and nothing can delete what it made.
-    if (!adopting) refuseContradiction(connection, "nothing was sent to the service");
+    if (!adopting) refuseContradiction(connection, "nothing was sent to the service", taint);
     const record =
       inputs.adoptWebhookId === undefined
         ? await this.#createEndpoint(connection.client, inputs, taint, ourPrincipals(connection))
@@ -213,7 +214,7 @@ export class ProviderCore {
       service: serviceOf(connection.client.baseUrl),
       stack,
     });
-    if (!adopting) this.#judgeAnswer(connection, record, state, resource);
+    if (!adopting) this.#judgeAnswer(connection, record, state, resource, taint);
     if (!sameEndpoint(record, inputs)) {
       // The endpoint exists, so it must reach state even though this run fails: otherwise the
       // next run would create a second one, and nothing can delete either.
@@ -365,7 +366,7 @@ export class ProviderCore {
     // here: before this diff, or any create of the run, sends anything (preview fails the same way).
     if (connection !== undefined && !connectionChanged) {
       learnFact(connection, id, olds, stack, this.#holder(olds, connection, taint));
-      refuseContradiction(connection, "nothing was sent to the service");
+      refuseContradiction(connection, "nothing was sent to the service", taint);
     }
     const drift =
       replaces.length === 0 ? await this.#drift(id, olds, taint, connection!, connectionChanged) : undefined;
@@ -454,15 +455,17 @@ export class ProviderCore {
     record: WebhookEndpointRecord,
     state: WebhookEndpointOutputs,
     resource: string | undefined,
+    taint: Taint,
   ): void {
     const facts = [...connection.facts.values()];
     const conflict = contradiction(connection.principal, facts);
     const claim = conflict === undefined ? connection.principal : undefined;
     const principals = principalsOf(claim, facts);
     const id = String(record.webhookId);
+    const secret = claimIsSecret(connection, taint);
     if (conflict !== undefined && principals.has(record.creatorId))
       throw new EndpointCreatedButFailedError(
-        `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(conflict, "this run stops"))}`,
+        `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(conflict, "this run stops", secret))}`,
         id,
         state as unknown as Record<string, unknown>,
       );
@@ -470,10 +473,15 @@ export class ProviderCore {
     const answered = `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}`;
     const race =
       "another principal may have created the same name and URL while this create was in flight (a service that keeps names unique answers with the endpoint it has), so it is not taken and nothing is recorded";
-    if (claim !== undefined && facts.length === 0)
+    if (claim !== undefined && facts.length === 0) {
+      // Held secret, the claim is not shown, nor the creator that may be the token's real principal.
+      const fix = secret
+        ? secretSetting(claim.howToSet).replace("<value>", "<creatorId>")
+        : claim.howToSet.replace("<value>", String(record.creatorId));
       throw new ProviderError(
-        `${answered}, but ${claim.source} is ${claim.id}, and the state records no endpoint this stack created on this service to check it against: either principalId is wrong, or ${race}. If principalId is wrong, endpoint ${id} is this stack's: correct it (\`${claim.howToSet.replace("<value>", String(record.creatorId))}\`) and take the endpoint over: ${this.#takeOver(record.webhookId, resource)}; otherwise change webhookName or webhookUrl`,
+        `${secret ? `the service answered this create with endpoint ${id}, created by another creator than principalId` : answered}, but ${claim.source} is ${secret ? "[secret]" : claim.id}, and the state records no endpoint this stack created on this service to check it against: either principalId is wrong, or ${race}. If principalId is wrong, endpoint ${id} is this stack's: correct it (\`${fix}\`${secret ? ", its creatorId as `webhooks list --name <name>` shows it" : ""}) and take the endpoint over: ${this.#takeOver(record.webhookId, resource)}; otherwise change webhookName or webhookUrl`,
       );
+    }
     const whose =
       claim !== undefined
         ? `${claim.source} is ${claim.id}, as the endpoints this stack created on this service record`
@@ -865,9 +873,18 @@ function ourPrincipals(connection: PerConnection): number[] {
 }
 
 /** Refuses, before anything is sent, a principalId that a fact learnt on the connection contradicts (principal.ts). */
-function refuseContradiction(connection: PerConnection, done: string): void {
+function refuseContradiction(connection: PerConnection, done: string, taint: Taint): void {
   const conflict = contradiction(connection.principal, connection.facts.values());
-  if (conflict !== undefined) throw new ProviderError(contradictionMessage(conflict, done));
+  if (conflict !== undefined)
+    throw new ProviderError(contradictionMessage(conflict, done, claimIsSecret(connection, taint)));
+}
+
+/**
+ * Whether the program holds the principalId secret (set with `--secret`): then so are the creators
+ * the state records (PRINCIPAL_OUTPUTS), and a message names neither.
+ */
+function claimIsSecret(connection: PerConnection, taint: Taint): boolean {
+  return connection.principal !== undefined && taint.values.includes(String(connection.principal.id));
 }
 
 function lowerFirst(text: string): string {

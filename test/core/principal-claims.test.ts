@@ -16,6 +16,7 @@ import {
   type PrincipalClaim,
 } from "../../src/core/principal";
 import { ProviderCore } from "../../src/core/provider-core";
+import { stackConfig } from "../../src/core/settings";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { NO_TAINT } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
@@ -124,6 +125,33 @@ describe("a principalId checked against the facts the state records (provider co
     expect((create as Error).message).toContain("so nothing was sent to the service");
     expect(requestsSoFar()).toBe(before);
     expect(service.records().map((r) => r.webhook_name)).toEqual(["base"]);
+  });
+
+  it("a principalId held secret: the refusal names neither it nor the recorded creator, and its fix keeps it secret", async () => {
+    // docs/configuration.md: set with --secret, principalId and the creators it speaks for are
+    // secret in state; a message that named them would print them.
+    const held = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+    cores.push(held);
+    held.configure(
+      stackConfig(
+        (key) =>
+          ({
+            "webhooks:baseUrl": service.url,
+            "webhooks:accessToken": TOKEN,
+            "webhooks:principalId": "2010",
+          })[key],
+      ),
+    );
+    const taint = { names: [], values: ["2010"] };
+    const refusal = (await held
+      .diff(base.id, base.state, BASE, taint, STACK)
+      .catch((e: unknown) => e)) as Error;
+    expect(refusal).toBeInstanceOf(Error);
+    expect(refusal.message).toContain("stack config webhooks:principalId is [secret]");
+    expect(refusal.message).toContain(`endpoint ${base.id} (named "base")`);
+    expect(refusal.message).toContain("as created by another creator");
+    expect(refusal.message).toContain("`pulumi config set --secret webhooks:principalId <creatorId>`");
+    expect(refusal.message).not.toMatch(/2010|1001/);
   });
 
   it("a diff that replaces the endpoint (its URL changed) brings the fact all the same", async () => {

@@ -9,6 +9,7 @@ import {
 } from "../../client";
 import { contradiction, contradictionMessage, principalsOf } from "../../core/principal";
 import { EMPTY_CONFIG, serviceOf } from "../../core/settings";
+import { configKey } from "../../core/settings-table";
 import { stackOfUrn, type Provenance } from "../../core/state";
 import { redactShown, showable, type ShownSecrets } from "../../text";
 import { findProject, type ProjectDir } from "../stack/project";
@@ -188,8 +189,13 @@ async function sayContradiction(deps: RecoverDeps, run: RecoverRun): Promise<voi
   );
   if (conflict !== undefined)
     deps.sink.stderr(
-      `webhooks: warning: ${contradictionMessage(conflict, "the stack's next pulumi preview or up refuses it; recover found nothing to do and changed nothing")}\n`,
+      `webhooks: warning: ${contradictionMessage(conflict, "the stack's next pulumi preview or up refuses it; recover found nothing to do and changed nothing", principalHeldSecret(home))}\n`,
     );
+}
+
+/** Whether the home configuration holds its principalId secret: then a message names no creator. */
+function principalHeldSecret(home: Omit<HomeService, "client">): boolean {
+  return home.secretConfigKeys.includes(configKey("principalId"));
 }
 
 /** What recover works on: the stack's state as read, its pending creates, its lock and the run's window. */
@@ -386,7 +392,10 @@ async function planRecovery(deps: RecoverDeps, run: RecoverRun): Promise<Recover
     const facts = service === null ? [] : stackFacts(run.revealedState, service);
     const conflict = contradiction(claim, facts);
     if (conflict !== undefined)
-      throw new CliError(EXIT.refused, contradictionMessage(conflict, "nothing was changed"));
+      throw new CliError(
+        EXIT.refused,
+        contradictionMessage(conflict, "nothing was changed", principalHeldSecret(home)),
+      );
     // No principal in state: matches are only shown to a person, never recorded unasked (recover-plan.ts).
     group.creators = principalsOf(claim, facts);
   }
