@@ -44,6 +44,7 @@ import {
   type Provenance,
   type WebhookEndpointOutputs,
 } from "./state";
+import { SeenSecrets } from "./seen-secrets";
 import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
 
 /**
@@ -137,13 +138,16 @@ export class ProviderCore {
   readonly #notify: (message: string) => void;
   readonly #warn: (message: string) => void;
   readonly #connections = new Map<string, PerConnection>();
+  /** Secrets earlier calls showed this process: kept out of every later message and refused in a read. */
+  readonly #seen = new SeenSecrets();
   /** The last connection resolved and every value its resolution read (see #resolve). */
   #lastResolved: { config: ProviderConfig; read: unknown[]; connection: Connection } | undefined;
 
   constructor(options: ProviderCoreOptions) {
     this.face = options.face;
     this.#envOverride = options.env;
-    this.#notify = options.notify ?? ((message) => console.log(message));
+    const notify = options.notify ?? ((message: string) => console.log(message));
+    this.#notify = (message) => notify(scrubbed(message, this.#seen.in(message)));
     this.#warn = options.warn ?? ((message) => this.#notify(`warning: ${message}`));
   }
 
@@ -183,10 +187,13 @@ export class ProviderCore {
     stack = "unknown",
     resource?: string,
   ): Promise<{ id: string; state: WebhookEndpointOutputs }> {
+    this.#seen.remember(taint.values);
     try {
-      return await this.#create(inputs, taint, stack, resource);
+      const made = await this.#create(inputs, taint, stack, resource);
+      this.#seen.remember([made.state.signSecret]);
+      return made;
     } catch (error) {
-      throw scrubbedError(error, this.#scrubbing(taint));
+      throw scrubbedError(error, this.#scrubbing(taint, error));
     }
   }
 
@@ -239,10 +246,14 @@ export class ProviderCore {
     taint: Taint = NO_TAINT,
     stack = "unknown",
   ): Promise<ReadOutcome | undefined> {
+    // The endpoint's own signing secret too: the dynamic face's taint holds only its secret inputs.
+    this.#seen.remember([...taint.values, old?.signSecret]);
     try {
-      return await this.#read(id, old, taint, stack);
+      const outcome = await this.#read(id, old, taint, stack);
+      this.#seen.remember([outcome?.state.signSecret]);
+      return outcome;
     } catch (error) {
-      throw scrubbedError(error, this.#scrubbing(taint));
+      throw scrubbedError(error, this.#scrubbing(taint, error, old?.signSecret));
     }
   }
 
@@ -270,7 +281,18 @@ export class ProviderCore {
     // An import (`pulumi import`, the import option of either face: no outputs recorded yet) writes
     // the service's name and URL into the program and the state, a refresh into the state: the same
     // policy as `webhooks adopt`.
-    refuseShowingSecrets(id, record, connection, old === undefined || typeof old.webhookId !== "number");
+    refuseShowingSecrets(
+      id,
+      record,
+      [
+        ...connection.secrets,
+        // Another resource's secrets; this one's own are secret in its state.
+        ...this.#seen
+          .in(`${record.webhookName}\n${record.webhookUrl}`)
+          .filter((value) => !taint.values.includes(value)),
+      ],
+      old === undefined || typeof old.webhookId !== "number",
+    );
     const stranger = old === undefined ? undefined : anotherEndpoint(id, old, record);
     if (stranger !== undefined)
       throw new ProviderError(
@@ -331,10 +353,11 @@ export class ProviderCore {
     taint: Taint = NO_TAINT,
     stack = "unknown",
   ): Promise<DiffOutcome> {
+    this.#seen.remember([...taint.values, olds.signSecret]);
     try {
       return await this.#diff(id, olds, news, taint, stack);
     } catch (error) {
-      throw scrubbedError(error, this.#scrubbing(taint));
+      throw scrubbedError(error, this.#scrubbing(taint, error, olds.signSecret));
     }
   }
 
@@ -677,12 +700,16 @@ export class ProviderCore {
    * ("list request to <host> failed: ENOTFOUND <host>"). A secret webhook URL is not cut into its
    * host: that would redact every other URL on the same host.
    */
-  #scrubbing(taint: Taint): readonly string[] {
+  #scrubbing(taint: Taint, error: unknown, signSecret?: unknown): readonly string[] {
     const services = new Set([...this.#connections.values()].map((state) => serviceOf(state.client.baseUrl)));
     const baseUrls = taint.values.filter((value) => services.has(serviceOf(value)));
-    return baseUrls.length === 0
-      ? taint.values
-      : [...taint.values, ...baseUrls.flatMap((value) => secretForms(value))];
+    const message = error instanceof Error ? error.message : String(error);
+    return [
+      ...taint.values,
+      ...baseUrls.flatMap((value) => secretForms(value)),
+      ...(typeof signSecret === "string" && signSecret !== "" ? [signSecret] : []),
+      ...this.#seen.in(message),
+    ];
   }
 
   #connection(resource: ConnectionInputs | undefined): PerConnection {
@@ -739,7 +766,7 @@ function shown(
 function refuseShowingSecrets(
   id: string,
   record: WebhookEndpointRecord,
-  connection: PerConnection,
+  secrets: readonly string[],
   importing: boolean,
 ): void {
   const why = pasteRefusal(
@@ -747,8 +774,8 @@ function refuseShowingSecrets(
       { label: "name", text: record.webhookName },
       { label: "URL", text: record.webhookUrl },
     ],
-    { inText: [...connection.secrets, record.signSecret] },
-    "the access token this provider connects with, or the endpoint's own signing secret",
+    { inText: [...secrets, record.signSecret] },
+    "the access token this provider connects with, the endpoint's own signing secret, or a value this stack holds secret",
   );
   if (why === undefined) return;
   throw new ProviderError(

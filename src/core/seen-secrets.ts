@@ -1,0 +1,41 @@
+import { recognisableInText } from "../text";
+
+/** Most secret values one provider process remembers (each resource adds its signing secret and its secret inputs). */
+const MAX_SEEN = 20_000;
+const NUMBER = /^\d+(?:\.\d+)?$/;
+
+/**
+ * The secret values a provider process has been shown by its calls so far: every resource's secret
+ * inputs and its endpoint's signing secret. The engine shows a provider one resource at a time, so a
+ * secret of one resource that a service echoes in another endpoint's name, URL or error would
+ * otherwise be shown by that other resource's call. What was not yet shown (a resource whose call
+ * comes later in the run, one outside the run, as in `pulumi import`) cannot be known here;
+ * `webhooks` in the project reads the whole stack (docs/reliability.md, "What this cannot prevent").
+ *
+ * Looked for as a person would copy it: in any letter case. Numbers are left to the call that holds
+ * them (a secret setting's number redacts only where that call stands), and a value too short to be
+ * recognised inside text (MIN_SECRET_CHARS) is not kept.
+ */
+export class SeenSecrets {
+  /** Lower-cased form -> the value. */
+  readonly #values = new Map<string, string>();
+
+  remember(values: Iterable<unknown>): void {
+    for (const value of values) {
+      if (typeof value !== "string" || !recognisableInText(value) || NUMBER.test(value.trim())) continue;
+      const key = value.toLowerCase();
+      if (this.#values.has(key)) continue;
+      if (this.#values.size >= MAX_SEEN) this.#values.delete(this.#values.keys().next().value!);
+      this.#values.set(key, value);
+    }
+  }
+
+  /** The remembered values `text` holds (in any letter case): the few to redact from it or refuse it for. */
+  in(text: string): string[] {
+    if (this.#values.size === 0 || text.length === 0) return [];
+    const lower = text.toLowerCase();
+    const found: string[] = [];
+    for (const [key, value] of this.#values) if (lower.includes(key)) found.push(value);
+    return found;
+  }
+}

@@ -1,0 +1,146 @@
+// A secret is a taint on both faces (README, "What happens on each command"; docs/reliability.md,
+// "What this cannot prevent"): the engine shows the provider one resource at a time, so a secret of
+// one resource that the service shows in another endpoint's name, URL or error must still be kept
+// out of what the provider prints and records once the provider has been shown it in the run; and
+// an endpoint's own signing secret is kept out of its errors on the dynamic face, whose taint holds
+// only the program's secret inputs.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ProviderCore } from "../../src/core/provider-core";
+import type { WebhookEndpointOutputs } from "../../src/core/state";
+import { NO_TAINT } from "../../src/core/taint";
+import { startEmulator, type Emulator } from "../../src/emulator";
+import { TOKEN, rawServer } from "../support/helpers";
+
+const STACK = "shop/dev";
+const SECRET_NAME = "sekrit-name-alpha";
+
+describe("secrets one resource showed the provider stay out of another resource's reads and messages", () => {
+  let service: Emulator;
+  const cores: ProviderCore[] = [];
+  const notices: string[] = [];
+  const core = (face: "dynamic" | "native") => {
+    const made = new ProviderCore({
+      face,
+      notify: (message) => notices.push(message),
+      env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+    });
+    cores.push(made);
+    return made;
+  };
+  beforeEach(async () => {
+    service = await startEmulator({ accessToken: TOKEN });
+    notices.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(cores.splice(0).map((made) => made.close()));
+    await service.close();
+  });
+
+  for (const face of ["dynamic", "native"] as const) {
+    it(`${face}: refresh refuses an endpoint renamed to hold another resource's secret name or signing secret, and prints neither`, async () => {
+      const secretName = { names: ["webhookName"], values: [SECRET_NAME] };
+      const a = await core(face).create(
+        { webhookName: SECRET_NAME, webhookUrl: "https://example.com/a" },
+        secretName,
+        STACK,
+      );
+      const b = await core(face).create(
+        { webhookName: "b", webhookUrl: "https://example.com/b" },
+        NO_TAINT,
+        STACK,
+      );
+      const c = await core(face).create(
+        { webhookName: "c", webhookUrl: "https://example.com/c" },
+        NO_TAINT,
+        STACK,
+      );
+      const signSecret = a.state.signSecret;
+      service.updateRecord(Number(b.id), { webhook_name: `copy-${SECRET_NAME.toUpperCase()}` });
+      service.updateRecord(Number(c.id), { webhook_name: `c-${signSecret}` });
+
+      // One provider process for the refresh: a's read comes first and shows it a's secrets.
+      const refresh = core(face);
+      await refresh.read(a.id, a.state, secretName, STACK);
+      for (const [resource, state] of [
+        ["b", b.state],
+        ["c", c.state],
+      ] as const) {
+        const outcome = await refresh.read(state.webhookId.toString(), state, NO_TAINT, STACK).then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        );
+        expect(outcome, resource).toBeInstanceOf(Error);
+        expect(outcome!.message).toContain("cannot be refreshed");
+        expect(outcome!.message).toContain("a value this stack holds secret");
+        expect(outcome!.message.toLowerCase()).not.toContain(SECRET_NAME);
+        expect(outcome!.message).not.toContain(signSecret);
+      }
+      // A diff of b in the same process: whatever it says of the rename, neither secret.
+      await refresh
+        .diff(
+          b.id,
+          b.state as WebhookEndpointOutputs,
+          { webhookName: "b", webhookUrl: "https://example.com/b" },
+          NO_TAINT,
+          STACK,
+        )
+        .catch(() => undefined);
+      for (const notice of notices) {
+        expect(notice.toLowerCase()).not.toContain(SECRET_NAME);
+        expect(notice).not.toContain(signSecret);
+      }
+    });
+  }
+});
+
+describe("an endpoint's own signing secret, echoed in a failing service's answer, is kept out of its errors", () => {
+  for (const face of ["dynamic", "native"] as const) {
+    it(`${face}: a refresh and a diff whose listing fails quoting the endpoint's signing secret do not print it`, async () => {
+      const signSecret = "whsec_own_7f3a9c1e5b2d4f6a8c0e";
+      const server = await rawServer((_req, _body, res) => {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "500", msg: `db error near key ${signSecret}`, trace_id: "t" }));
+      });
+      const provider = new ProviderCore({
+        face,
+        notify: () => {},
+        env: { WEBHOOKS_BASE_URL: server.url, WEBHOOKS_ACCESS_TOKEN: TOKEN, WEBHOOKS_MAX_RETRIES: "0" },
+      });
+      try {
+        const state = {
+          webhookId: 7,
+          webhookName: "orders",
+          webhookUrl: "https://example.com/orders",
+          signSecret,
+          creatorId: 1,
+          creatorName: "c",
+          createTime: 1,
+          operatorId: 1,
+          operatorName: "c",
+          operateTime: 1,
+        } as unknown as WebhookEndpointOutputs;
+        const read = await provider.read("7", state, NO_TAINT, STACK).then(
+          () => "no error",
+          (error: unknown) => (error as Error).message,
+        );
+        const diff = await provider
+          .diff(
+            "7",
+            state,
+            { webhookName: "orders", webhookUrl: "https://example.com/orders" },
+            NO_TAINT,
+            STACK,
+          )
+          .then(
+            () => "no error",
+            (error: unknown) => (error as Error).message,
+          );
+        for (const message of [read, diff]) expect(message).not.toContain(signSecret);
+        expect(read).toContain("db error near key");
+      } finally {
+        await provider.close();
+        await server.close();
+      }
+    });
+  }
+});
