@@ -66,14 +66,14 @@ export function createDynamicProvider(
     async create(inputs) {
       try {
         const { id, state } = await core.create(inputs, taintOf(inputs), stackOf(inputs));
-        return { id, outs: stored(state) };
+        return { id, outs: stored(state, taintOf(inputs)) };
       } catch (error) {
         if (error instanceof EndpointCreatedButFailedError) {
           // The engine records these properties as the resource's outputs: keep the provider
           // reference so later operations on it can run.
           const __provider = (inputs as unknown as Record<string, unknown>).__provider;
           throw new EndpointCreatedButFailedError(error.message, error.id, {
-            ...stored(error.properties as unknown as WebhookEndpointOutputs),
+            ...stored(error.properties as unknown as WebhookEndpointOutputs, taintOf(inputs)),
             __provider,
           });
         }
@@ -84,7 +84,11 @@ export function createDynamicProvider(
     async read(id, props) {
       const found = await core.read(id, props, taintOf(props), stack);
       if (found === undefined) return { id: "" };
-      return { id, props: stored(found.state), inputs: found.inputs as WebhookEndpointOutputs };
+      return {
+        id,
+        props: stored(found.state, taintOf(props)),
+        inputs: found.inputs as WebhookEndpointOutputs,
+      };
     },
 
     async diff(id, olds, news) {
@@ -97,7 +101,7 @@ export function createDynamicProvider(
 
     async update(_id, olds, news) {
       stackOf(news);
-      return { outs: laterKeptSecret(stored(core.update(olds, news))) };
+      return { outs: laterKeptSecret(stored(core.update(olds, news), taintOf(olds, news))) };
     },
 
     async delete(id, props) {
@@ -155,12 +159,28 @@ function laterKeptSecret(outs: WebhookEndpointOutputs): WebhookEndpointOutputs {
 }
 
 /**
- * Outputs as the engine is to store them: `stackRoot` as a resource reference (the host passes
- * outputs through as they are), which `pulumi stack rename` rewrites (see state.ts).
+ * The service's text outputs this face cannot make secret when a secret shows in them (the engine
+ * takes a dynamic resource's secret outputs when the program registers it): a value the program holds
+ * secret shows in them redacted, as `webhooks list` shows it (a service may echo a secret name in the
+ * creator's or operator's name; a secret principalId is the creator's id, and may be in its name).
  */
-function stored(state: WebhookEndpointOutputs): WebhookEndpointOutputs {
-  if (state.stackRoot === undefined) return state;
-  return { ...state, stackRoot: resourceReference(state.stackRoot) as unknown as string };
+const SERVICE_TEXT_OUTPUTS = ["creatorName", "operatorName"] as const;
+
+/**
+ * Outputs as the engine is to store them: `stackRoot` as a resource reference (the host passes
+ * outputs through as they are), which `pulumi stack rename` rewrites (see state.ts), and the
+ * service's text outputs without the program's secrets.
+ */
+function stored(state: WebhookEndpointOutputs, taint: Taint): WebhookEndpointOutputs {
+  let outs = state;
+  for (const key of SERVICE_TEXT_OUTPUTS) {
+    const text = outs[key];
+    if (typeof text !== "string" || taint.values.length === 0) continue;
+    const shown = scrubbed(text, taint.values);
+    if (shown !== text) outs = { ...outs, [key]: shown };
+  }
+  if (outs.stackRoot === undefined) return outs;
+  return { ...outs, stackRoot: resourceReference(outs.stackRoot) as unknown as string };
 }
 
 /** The provider every serialized shim reaches: one per provider-host process. */

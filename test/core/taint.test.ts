@@ -274,3 +274,42 @@ describe("a form of a secret value is as secret as the value (both faces share t
     );
   });
 });
+
+describe("the service's text outputs the dynamic face cannot make secret show the program's secrets redacted", () => {
+  it("a creator and operator name echoing a secret name: create and read record them redacted", async () => {
+    // docs/dynamic-resource.md, "Outputs": the engine takes a dynamic resource's secret outputs when
+    // the program registers it; a service that echoes a secret into another text field must not
+    // have it stored in plain text.
+    const secretName = "sekrit-name-alpha-7d1";
+    const emulator = await startEmulator({
+      accessToken: TOKEN,
+      creator: { id: 77, name: `team ${secretName.toUpperCase()}` },
+    });
+    const core = new ProviderCore({ face: "dynamic", notify: () => {}, env: {} });
+    const provider = createDynamicProvider(core);
+    const config: Record<string, string> = {
+      "webhooks:baseUrl": emulator.url,
+      "webhooks:accessToken": TOKEN,
+    };
+    await provider.configure({
+      config: { get: (key: string) => config[key], require: (key: string) => config[key] ?? "" },
+    });
+    try {
+      const inputs: WebhookEndpointInputs = {
+        webhookName: secretName,
+        webhookUrl: "https://example.com/echoed",
+        __secretInputs: ["webhookName"],
+      };
+      const created = await provider.create(inputs);
+      const read = await provider.read(created.id, created.outs as WebhookEndpointOutputs);
+      for (const outs of [created.outs, read.props] as WebhookEndpointOutputs[]) {
+        expect(outs.creatorName).toBe("team [REDACTED]");
+        expect(outs.operatorName).toBe("team [REDACTED]");
+        expect(outs.creatorId).toBe(77);
+      }
+    } finally {
+      await core.close();
+      await emulator.close();
+    }
+  });
+});
