@@ -223,6 +223,31 @@ async function stackSecrets(
     );
   }
   const deployment = current.deployment;
+  for (const text of stateSecrets(deployment, signing)) keep(text);
+  const backend = await backendUrl(options.pulumi);
+  // The stack's name: given, else from its resources, else (an empty stack: after destroy its
+  // history still holds what it marked secret) the current stack pulumi names.
+  const stack =
+    options.stack ??
+    (deployment.resources ?? []).map((r) => parseUrn(r.urn)?.stack).find((name) => name !== undefined) ??
+    (await currentStackName(options.pulumi, project.dir));
+  const history =
+    backend !== undefined && stack !== undefined
+      ? historyCheckpoints(backend, stack, current, project.dir)
+      : [];
+  // Ids are per service: the index tells another service's endpoint with the same id apart by its
+  // creator and creation time (see SecretFieldIndex).
+  for (const state of [current, ...history])
+    for (const resource of endpointResources(state.deployment)) fields.add(resource);
+  return found();
+}
+
+/**
+ * Every value a state holds secret now, read from its revealed export; the signing secrets among
+ * them are also added to `signing` (shown only in the field a person asks for).
+ */
+function stateSecrets(deployment: UntypedDeployment["deployment"], signing: Set<string>): string[] {
+  const found: string[] = [];
   for (const resource of [
     ...(deployment.resources ?? []),
     ...(deployment.pending_operations ?? []).map((op) => op.resource),
@@ -241,33 +266,18 @@ async function stackSecrets(
         provenance,
         ...rest
       } = properties;
-      for (const text of secretTexts(rest)) keep(text);
+      found.push(...secretTexts(rest));
       // A signing secret is a secret of the stack in any other endpoint's name or URL.
       const sign = revealed(signSecret);
       if (typeof sign === "string" && recognisableInText(sign)) {
-        keep(sign);
+        found.push(sign);
         signing.add(sign);
       }
       const service = (revealed(provenance) as { service?: unknown } | undefined)?.service;
-      if (isSecret(provenance) && typeof service === "string") keep(service);
+      if (isSecret(provenance) && typeof service === "string") found.push(service);
     }
   }
-  const backend = await backendUrl(options.pulumi);
-  // The stack's name: given, else from its resources, else (an empty stack: after destroy its
-  // history still holds what it marked secret) the current stack pulumi names.
-  const stack =
-    options.stack ??
-    (deployment.resources ?? []).map((r) => parseUrn(r.urn)?.stack).find((name) => name !== undefined) ??
-    (await currentStackName(options.pulumi, project.dir));
-  const history =
-    backend !== undefined && stack !== undefined
-      ? historyCheckpoints(backend, stack, current, project.dir)
-      : [];
-  // Ids are per service: the index tells another service's endpoint with the same id apart by its
-  // creator and creation time (see SecretFieldIndex).
-  for (const state of [current, ...history])
-    for (const resource of endpointResources(state.deployment)) fields.add(resource);
-  return found();
+  return found;
 }
 
 async function currentStackName(pulumi: PulumiRunner, cwd: string): Promise<string | undefined> {
