@@ -77,13 +77,7 @@ describe("secrets one resource showed the provider stay out of another resource'
       }
       // A diff of b in the same process: whatever it says of the rename, neither secret.
       await refresh
-        .diff(
-          b.id,
-          b.state as WebhookEndpointOutputs,
-          { webhookName: "b", webhookUrl: "https://example.com/b" },
-          NO_TAINT,
-          STACK,
-        )
+        .diff(b.id, b.state, { webhookName: "b", webhookUrl: "https://example.com/b" }, NO_TAINT, STACK)
         .catch(() => undefined);
       for (const notice of notices) {
         expect(notice.toLowerCase()).not.toContain(SECRET_NAME);

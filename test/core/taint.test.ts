@@ -301,7 +301,7 @@ describe("the service's text outputs the dynamic face cannot make secret show th
         __secretInputs: ["webhookName"],
       };
       const created = await provider.create(inputs);
-      const read = await provider.read(created.id, created.outs as WebhookEndpointOutputs);
+      const read = await provider.read(created.id, created.outs);
       for (const outs of [created.outs, read.props] as WebhookEndpointOutputs[]) {
         expect(outs.creatorName).toBe("team [REDACTED]");
         expect(outs.operatorName).toBe("team [REDACTED]");
