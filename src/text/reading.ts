@@ -160,6 +160,7 @@ export function secretSpans(text: string, secret: string, firstOnly = false): [n
   const wanted = sought(secret);
   if (wanted === undefined) return [];
   const { folded } = wanted;
+  if (PLAIN.test(text)) return plainSpans(text, wanted, firstOnly);
   const spans: [number, number][] = [];
   /** For each position ahead, the prefix lengths of `folded` that end there, each with its earliest start. */
   const pending = new Map<number, Map<number, number>>();
@@ -192,6 +193,23 @@ export function secretSpans(text: string, secret: string, firstOnly = false): [n
       if (!hidden && folded.startsWith(char)) carry(reading.end, char.length, pos);
     }
     pos++;
+  }
+  return spans;
+}
+
+/**
+ * Printable ASCII without `%`, `&` and `\\`: text that has one reading only, itself (no escape, no
+ * hidden character), searched as it is, which is most names and URLs.
+ */
+const PLAIN = /^[\x20-\x24\x27-\x5b\x5d-\x7e]*$/;
+
+function plainSpans(text: string, wanted: Sought, firstOnly: boolean): [number, number][] {
+  const lower = text.toLowerCase();
+  const spans: [number, number][] = [];
+  for (let at = lower.indexOf(wanted.folded); at >= 0; at = lower.indexOf(wanted.folded, at + 1)) {
+    const end = at + wanted.folded.length;
+    if (!wanted.digits || standsAsNumber(text, at, end)) spans.push([at, end]);
+    if (firstOnly && spans.length > 0) break;
   }
   return spans;
 }
