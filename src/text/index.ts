@@ -27,7 +27,6 @@ export {
   isSecretValue,
   pasteRefusal,
   recognisableInText,
-  redactMessage,
   redactShown,
   showsSecret,
   shownValue,
