@@ -1,4 +1,4 @@
-import { redact } from "../text";
+import { redactMessage, showsSecret } from "../text";
 
 /**
  * What a program marked secret, as one provider call sees it: the names of the inputs that were
@@ -24,50 +24,32 @@ export function joinTaints(...taints: readonly Taint[]): Taint {
 }
 
 /**
- * `text` with every tainted value redacted: as it is, and as JSON writes it inside a string (a
- * message that quotes a value escapes its quotes and backslashes, which would otherwise hide it
- * from a plain search).
+ * `text`, a message a provider call built, with every tainted value redacted by the text policy the
+ * CLI follows (src/text/policy.ts, docs/operator-cli.md "Secrets in what `webhooks` prints"): a value
+ * of at least MIN_SECRET_CHARS characters wherever a person reads it (any letter case, escaped as a
+ * URL, a page or JSON escapes it, hidden characters between its letters); a shorter one only where
+ * it stands as a whole value (a number as a number, anything else quoted), so that a secret `e`
+ * never cuts the message's words apart.
  */
 export function scrubbed(text: string, values: readonly string[]): string {
-  if (values.length === 0) return text;
-  const forms = new Set<string>();
-  let out = text;
-  for (const value of values) {
-    // White space alone is no secret worth cutting every message apart for.
-    if (value.trim() === "") continue;
-    if (NUMBER.test(value)) {
-      // A secret number (a setting marked secret) only where it stands as a number: "3" must not
-      // cut "endpoint 1305" apart, but "after 3 retries" must not show it.
-      out = out.replace(new RegExp(`(?<![\\d.])${value.replace(".", "\\.")}(?![\\d.])`, "g"), "[REDACTED]");
-      continue;
-    }
-    forms.add(value);
-    forms.add(JSON.stringify(value).slice(1, -1));
-  }
-  // Longest first: a value that contains another is redacted whole.
-  return redact(
-    out,
-    [...forms].sort((a, b) => b.length - a.length),
-  );
+  return values.length === 0 ? text : redactMessage(text, values);
 }
 
-const NUMBER = /^\d+(?:\.\d+)?$/;
-
 /**
- * Whether a property's value shows a tainted text value (in any letter case, or as JSON escapes
- * it): a name or URL the service stored in another form, an object that holds one. Numbers are
- * not searched (a secret "12" does not make webhook 1200 secret).
+ * Whether a property's value shows a tainted value, by the text policy the CLI follows: a text
+ * equal to one (however short, in any letter case) or holding one of at least MIN_SECRET_CHARS
+ * characters as a person reads it (a secret `1001` in `order-1001`, not in `21001`), or an object
+ * with such a text among its values (its keys are ours). Numbers are not searched: the endpoint's id
+ * is never secret, and the principal ids equal to a secret principalId are marked by name.
  */
 export function showsTainted(value: unknown, values: readonly string[]): boolean {
-  if (typeof value !== "string" && (typeof value !== "object" || value === null)) return false;
-  const text = (typeof value === "string" ? value : JSON.stringify(value)).toLowerCase();
-  return values.some(
-    (secret) =>
-      secret.trim() !== "" &&
-      !NUMBER.test(secret) &&
-      (text.includes(secret.toLowerCase()) ||
-        text.includes(JSON.stringify(secret).slice(1, -1).toLowerCase())),
-  );
+  if (values.length === 0) return false;
+  if (typeof value === "string")
+    return showsSecret(value, { inText: values.filter((secret) => secret.trim() !== "") });
+  if (Array.isArray(value)) return value.some((item) => showsTainted(item, values));
+  if (typeof value === "object" && value !== null)
+    return Object.values(value).some((inner) => showsTainted(inner, values));
+  return false;
 }
 
 /** The error, its message (and, for an endpoint recorded despite a failure, its reasons) scrubbed of `values`. */

@@ -23,24 +23,46 @@ export function holdsSecret(value: unknown): boolean {
 }
 
 /**
+ * The parts of a structure the provider writes itself, by the output that holds it: never a
+ * program's or a service's value, so never secret (a provenance's `how` is a word such as
+ * `created`, its `stack` the name every URN of the state shows).
+ */
+const OWN_PARTS: Record<string, readonly string[]> = { provenance: ["how", "stack"] };
+
+/**
  * What the engine marked secret in a request's properties: the top-level names that hold a secret,
  * and every value inside a secret wrapper, as text (strings as they are, numbers in decimal; a
  * boolean's "true" would only cut ordinary words apart in messages, and no message shows one).
+ *
+ * A wrapper around a whole structure (the native face makes `createdAs` secret when its URL is,
+ * `provenance` when the base URL is) does not say which of its values was the secret: its values
+ * are taken, but not the parts the provider writes itself ({@link OWN_PARTS}) nor a value the same
+ * properties hold in plain text elsewhere (the name `e` beside a secret URL is the plain
+ * `webhookName`), which would otherwise be redacted from every message as if it were secret.
  */
 export function secretsIn(properties: Record<string, unknown>): { names: string[]; values: string[] } {
   const names = Object.keys(properties).filter((key) => holdsSecret(properties[key]));
-  const values: string[] = [];
-  const collect = (value: unknown, inside: boolean): void => {
-    if (Array.isArray(value)) for (const item of value) collect(item, inside);
+  const plain = new Set<string>();
+  const whole: string[] = [];
+  const inStructures: string[] = [];
+  type Inside = "no" | "whole" | "structure";
+  const collect = (value: unknown, inside: Inside, own: readonly string[]): void => {
+    if (Array.isArray(value)) for (const item of value) collect(item, inside, own);
     else if (typeof value === "object" && value !== null) {
       const object = value as Record<string, unknown>;
-      if (object[SIG_KEY] === SECRET_SIG) collect(object.value, true);
-      else for (const inner of Object.values(object)) collect(inner, inside);
-    } else if (inside && (typeof value === "string" || typeof value === "number")) {
+      if (object[SIG_KEY] === SECRET_SIG) {
+        const wrapped = object.value;
+        collect(wrapped, typeof wrapped === "object" && wrapped !== null ? "structure" : "whole", own);
+      } else
+        for (const [key, inner] of Object.entries(object))
+          if (!(inside === "structure" && own.includes(key))) collect(inner, inside, own);
+    } else if (typeof value === "string" || typeof value === "number") {
       const text = String(value);
-      if (text !== "" && text !== UNKNOWN) values.push(text);
+      if (inside === "no") plain.add(text);
+      else if (text !== "" && text !== UNKNOWN) (inside === "whole" ? whole : inStructures).push(text);
     }
   };
-  collect(properties, false);
+  for (const [key, value] of Object.entries(properties)) collect(value, "no", OWN_PARTS[key] ?? []);
+  const values = [...whole, ...inStructures.filter((text) => !plain.has(text))];
   return { names, values: [...new Set(values)] };
 }

@@ -27,6 +27,7 @@ export {
   isSecretValue,
   pasteRefusal,
   recognisableInText,
+  redactMessage,
   redactShown,
   showsSecret,
   shownValue,

@@ -8,8 +8,7 @@
  * Internal: not exported from the package's entry.
  */
 
-import { HIDDEN_SOURCE } from "./hidden";
-import { charOrEscape } from "./redact";
+import { secretSpans } from "./reading";
 
 /**
  * What a secret value becomes in machine output (`--json`): an object, which no field of ours ever
@@ -31,75 +30,78 @@ export const SECRET_CELL = "[secret]";
  */
 export const MIN_SECRET_CHARS = 4;
 
-/**
- * What may stand between two characters of a secret, in service text or in what we print, without
- * making it any less readable to a person: hidden characters, and the escapes that show them
- * (`\u200b`, `\u{e0041}`, YAML's `\U000e0041`).
- */
-const SHOWN_GAP = String.raw`(?:${HIDDEN_SOURCE}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\U[0-9a-fA-F]{8})*`;
-const SHOWN_PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
-
-/**
- * A secret as a person reads it: in any letter case, a character or its escape (which a URL's or a
- * page's reader decodes), hidden characters or their escapes between its characters. A secret of
- * digits only where it stands as a number: a secret `1001` is in `order-1001`, not in `21001`.
- */
-function shownPatterns(secret: string): { any: RegExp; all: RegExp } {
-  let patterns = SHOWN_PATTERNS.get(secret);
-  if (patterns === undefined) {
-    const body = [...secret].map(charOrEscape).join(SHOWN_GAP);
-    const source = /^\d+$/.test(secret) ? `(?<!\\d)${body}(?!\\d)` : body;
-    patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
-    if (SHOWN_PATTERNS.size >= 64) SHOWN_PATTERNS.clear();
-    SHOWN_PATTERNS.set(secret, patterns);
-  }
-  return patterns;
-}
-
 /** Whether a secret is long enough to be looked for inside other text (see {@link MIN_SECRET_CHARS}). */
 export function recognisableInText(secret: string): boolean {
   return secret.trim().length >= MIN_SECRET_CHARS;
 }
 
 /**
- * Cheap first test: each character of a secret takes at least one UTF-16 unit of the text (most names are
- * shorter than a token).
- */
-function mayHold(text: string, secret: string): boolean {
-  return recognisableInText(secret) && text.length >= codePoints(secret);
-}
-
-const CODE_POINTS = new Map<string, number>();
-function codePoints(secret: string): number {
-  let count = CODE_POINTS.get(secret);
-  if (count === undefined) {
-    count = [...secret].length;
-    if (CODE_POINTS.size >= 64) CODE_POINTS.clear();
-    CODE_POINTS.set(secret, count);
-  }
-  return count;
-}
-
-/**
- * Whether `text` holds one of `secrets` as a person reads it: in any letter case, also when hidden
- * characters or their escapes split it (`cli_tok_` U+200B `7d41...` is still the token to whoever
- * reads or copies it). Only secrets of at least {@link MIN_SECRET_CHARS} characters are looked for.
+ * Whether `text` holds one of `secrets` as a person reads it (./reading): in any letter case, a
+ * character or an escape of it (which a URL's, a page's or a JSON reader decodes), hidden characters
+ * or their escapes between its characters (`cli_tok_` U+200B `7d41...`, `cli_tok_&#8203;7d41...` and
+ * `cli_tok_%E2%80%8B7d41...` are still the token to whoever reads or copies them). A secret of
+ * digits only where it stands as a number: a secret `1001` is in `order-1001`, not in `21001`. Only
+ * secrets of at least {@link MIN_SECRET_CHARS} characters are looked for.
  */
 export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => mayHold(text, secret) && shownPatterns(secret).any.test(text));
+  return secrets.some((secret) => recognisableInText(secret) && secretSpans(text, secret, true).length > 0);
 }
 
 /**
  * `text`, a value from the outside world, with every secret in it (as a person reads it, see
- * {@link holdsSecretShown}) replaced by `[REDACTED]`, hidden characters inside it included; the rest
- * unchanged, to the character. Never for text we wrote: our words are not searched for secrets.
+ * {@link holdsSecretShown}) replaced by `[REDACTED]`, hidden characters and escapes inside it
+ * included; the rest unchanged, to the character. Never for text we wrote: our words are not
+ * searched for secrets.
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets)
-    if (mayHold(out, secret) && shownPatterns(secret).any.test(out))
-      out = out.replace(shownPatterns(secret).all, "[REDACTED]");
-  return out;
+  const spans = secrets.filter(recognisableInText).flatMap((secret) => secretSpans(text, secret));
+  return redactSpans(text, spans);
+}
+
+/**
+ * A message we built around values (a check failure, an error, a notice) with every secret redacted:
+ * one of at least {@link MIN_SECRET_CHARS} characters wherever a person reads it ({@link
+ * redactShown}); a shorter one only where it stands as a whole value, so that it never cuts the
+ * message's words apart: a number standing as a number (a secret `3` in "after 3 retries", not in
+ * "endpoint 1305"), any other quoted whole (`"e"`, `'e'`, `` `e` ``, JSON's `\"e\"`), or the
+ * message itself.
+ */
+export function redactMessage(text: string, secrets: readonly string[]): string {
+  const spans: [number, number][] = [];
+  for (const secret of secrets) {
+    if (recognisableInText(secret)) spans.push(...secretSpans(text, secret));
+    else if (secret.trim() !== "") spans.push(...wholeValueSpans(text, secret.trim()));
+  }
+  return redactSpans(text, spans);
+}
+
+/** Where a short secret stands as a whole value in a message (see {@link redactMessage}). */
+function wholeValueSpans(text: string, secret: string): [number, number][] {
+  if (text.trim().toLowerCase() === secret.toLowerCase()) return [[0, text.length]];
+  const literal = secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+  if (/^\d+(?:\.\d+)?$/.test(secret))
+    return [...text.matchAll(new RegExp(String.raw`(?<![\d.])${literal}(?![\d.])`, "g"))].map((match) => [
+      match.index,
+      match.index + match[0].length,
+    ]);
+  // Between a pair of quotes, also as JSON escapes them inside a string (`\"e\"`).
+  const quoted = new RegExp(String.raw`(\\?)(["'\x60])(${literal})\1\2|“(${literal})”|‘(${literal})’`, "giu");
+  return [...text.matchAll(quoted)].map((match) => {
+    const start = match.index + (match[2] === undefined ? 1 : match[1]!.length + 1);
+    return [start, start + (match[3] ?? match[4] ?? match[5])!.length];
+  });
+}
+
+/** `text` with each of `spans` replaced by `[REDACTED]`, spans that overlap or touch by one. */
+function redactSpans(text: string, spans: [number, number][]): string {
+  if (spans.length === 0) return text;
+  let out = "";
+  let at = 0;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+    if (start > at || out === "") out += `${text.slice(at, start)}[REDACTED]`;
+    at = Math.max(at, end);
+  }
+  return out + text.slice(at);
 }
 
 /**

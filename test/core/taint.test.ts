@@ -7,6 +7,7 @@ import { ProviderCore } from "../../src/core/provider-core";
 import { settingValueProblem } from "../../src/core/settings";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { createDynamicProvider } from "../../src/dynamic/provider";
+import { scrubbed, showsTainted } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
 
 /**
@@ -311,5 +312,54 @@ describe("the service's text outputs the dynamic face cannot make secret show th
       await core.close();
       await emulator.close();
     }
+  });
+});
+
+describe("the provider core judges secrets in messages and outputs by the text policy the CLI follows", () => {
+  // docs/operator-cli.md ("What shows a secret"): only secrets of at least 4 characters are looked
+  // for inside text, shorter ones hide a value equal to them; a secret of digits is looked for only
+  // where it stands as a number; a text holds a secret as a person reads it.
+  const secretUrl = "https://hooks.example.com/in/secret-path";
+
+  it("a secret shorter than 4 characters never cuts a message's words apart, and is redacted as a whole quoted value", () => {
+    const message = `list failed on the service: endpoint "e" at "${secretUrl}" is not there`;
+    expect(scrubbed(message, ["e", secretUrl])).toBe(
+      'list failed on the service: endpoint "[REDACTED]" at "[REDACTED]" is not there',
+    );
+    expect(scrubbed('a name \\"id\\" quoted in JSON', ["id"])).toBe('a name \\"[REDACTED]\\" quoted in JSON');
+    expect(scrubbed("identity", ["id"])).toBe("identity");
+    expect(scrubbed("ID", ["id"])).toBe("[REDACTED]");
+    // A short number where it stands as a number: the message names the value itself.
+    expect(scrubbed("gave up after 3 retries on endpoint 1305", ["3"])).toBe(
+      "gave up after [REDACTED] retries on endpoint 1305",
+    );
+  });
+
+  it("a secret of 4 characters or more wherever a person reads it: letter case, escapes, hidden characters", () => {
+    const token = "tok-A-0123456789";
+    for (const shown of [
+      "TOK-A-0123456789",
+      "tok&#8203;-A-0123456789",
+      "tok%E2%80%8B-A-0123456789",
+      "tok&shy;-A-0123456789",
+      "tok\\u200b-A-0123456789",
+      "tok-%41-0123456789",
+    ])
+      expect(scrubbed(`the service said: ${shown}.`, [token]), shown).toBe("the service said: [REDACTED].");
+  });
+
+  it("an output shows a secret of digits where it stands as a number, and a short secret only as the whole value", () => {
+    expect(showsTainted("order-1001", ["1001"])).toBe(true);
+    expect(showsTainted("team 1001", ["1001"])).toBe(true);
+    expect(showsTainted("order-21001", ["1001"])).toBe(false);
+    expect(showsTainted("order-10012", ["1001"])).toBe(false);
+    expect(showsTainted("order-10&#8203;01", ["1001"])).toBe(true);
+    expect(showsTainted("e", ["e"])).toBe(true);
+    expect(showsTainted("orders", ["e"])).toBe(false);
+    expect(showsTainted({ webhookName: "n", webhookUrl: "https://x/order-1001" }, ["1001"])).toBe(true);
+    // An object's keys are ours: a secret equal to one marks nothing.
+    expect(showsTainted({ webhookName: "n", webhookUrl: "https://x/" }, ["webhookUrl"])).toBe(false);
+    // Numbers are not searched (the endpoint's id is never secret).
+    expect(showsTainted(1001, ["1001"])).toBe(false);
   });
 });

@@ -107,3 +107,69 @@ describe("the marker and the refusal", () => {
     );
   });
 });
+
+describe("a secret split by an escaped hidden character is the secret to whoever reads it", () => {
+  // docs/operator-cli.md: a text holds a secret "as a person reads it (any letter case, escapes,
+  // invisible characters between its letters)". A reader of a URL decodes percent-escapes, a reader
+  // of a page HTML character references: U+200B (zero-width space) and U+00AD (soft hyphen) are
+  // invisible in every one of these forms.
+  const token = "tok-A-0123456789abcdef";
+  const splits = [
+    "&#8203;",
+    "&#x200b;",
+    "&#X200B;",
+    "&#0008203;",
+    "%E2%80%8B",
+    "%e2%80%8b",
+    "%25E2%2580%258B",
+    "%u200B",
+    "&ZeroWidthSpace;",
+    "&shy;",
+    "&#173;",
+    "%C2%AD",
+    "\u200b",
+    "\\u200b",
+  ];
+
+  it("in each escaped form, between any two of its characters", () => {
+    for (const split of splits)
+      for (const at of [1, 3, token.length - 1]) {
+        const text = `key ${token.slice(0, at)}${split}${token.slice(at)} end`;
+        expect({ text, holds: holdsSecretShown(text, [token]) }).toEqual({ text, holds: true });
+        expect(redactShown(text, [token])).toBe("key [REDACTED] end");
+        expect(showsSecret(text, { inText: [token] })).toBe(true);
+      }
+  });
+
+  it("several splits, in any letter case, and a character itself escaped", () => {
+    const text = `TOK&#8203;-%41%E2%80%8B-0123&shy;456789ABCDEF`;
+    expect(redactShown(`<${text}>`, [token])).toBe("<[REDACTED]>");
+  });
+
+  it("a visible character between its letters, or a letter missing, is another text", () => {
+    for (const text of [
+      "tok-A-01234567%2089abcdef",
+      "tok-A-01234567&#46;89abcdef",
+      "tok-A-0123456789abcde",
+      "tok-A-01234567&#8203;9abcdef",
+    ])
+      expect({ text, holds: holdsSecretShown(text, [token]) }).toEqual({ text, holds: false });
+  });
+
+  it("a secret of digits split by an escaped hidden character is still found only where it stands as a number", () => {
+    expect(showsSecret("order-10&#8203;01", { inText: ["1001"] })).toBe(true);
+    expect(showsSecret("order-210&#8203;01", { inText: ["1001"] })).toBe(false);
+  });
+
+  it("a long hostile text (runs of escapes that a backtracking pattern splits every way) is judged whole", () => {
+    // Every `\u0074` is a `t` and `&#8203;` a hidden character: a pattern with a gap of escapes
+    // between each two characters of `tttttttz` tries every way to split the run. The answer must
+    // come, and be right, for a text of 100,000 characters (the test's own timeout bounds it).
+    const runs = ["\\u0074", "&#8203;t", "%74%E2%80%8B", "t\u200b"];
+    for (const run of runs) {
+      const text = run.repeat(Math.ceil(100_000 / run.length));
+      expect(holdsSecretShown(text, ["tttttttz"]), run).toBe(false);
+      expect(holdsSecretShown(`${text}z`, ["tttttttz"]), run).toBe(true);
+    }
+  });
+});
