@@ -181,7 +181,8 @@ export function secretSpans(text: string, secret: string, firstOnly = false): [n
       wanted.starts.lastIndex = pos;
       const next = wanted.starts.exec(text);
       if (next === null) break;
-      pos = next.index;
+      // Never back: a search from inside a surrogate pair finds the pair's start.
+      pos = Math.max(pos, next.index);
     }
     pending.delete(pos);
     for (const reading of readingsAt(text, pos)) {
@@ -192,7 +193,8 @@ export function secretSpans(text: string, secret: string, firstOnly = false): [n
         else if (folded.startsWith(char, matched)) carry(reading.end, matched + char.length, start);
       if (!hidden && folded.startsWith(char)) carry(reading.end, char.length, pos);
     }
-    pos++;
+    // To the next character: a pair's second half is no position a reading starts at.
+    pos += text.codePointAt(pos)! > 0xffff ? 2 : 1;
   }
   return spans;
 }

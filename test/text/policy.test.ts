@@ -173,3 +173,16 @@ describe("a secret split by an escaped hidden character is the secret to whoever
     }
   });
 });
+
+describe("text with characters outside the BMP", () => {
+  it("an emoji, a tag character or a lone surrogate beside escapes: judged, and the secret found past them", () => {
+    const token = "tok-A-0123456789abcdef";
+    for (const before of ["😀", "\u{e0041}", "\ud800", "\udc00", "😀%41&#65;\\u0041"]) {
+      const text = `${before} name %20 ${before}`;
+      expect(holdsSecretShown(text, [token]), JSON.stringify(text)).toBe(false);
+      expect(redactShown(`${text}${token}${before}`, [token])).toBe(`${text}[REDACTED]${before}`);
+    }
+    expect(holdsSecretShown("tok-A-😀0123456789abcdef", [token])).toBe(false);
+    expect(holdsSecretShown("tok-A-\u{e0041}0123456789abcdef", [token])).toBe(true);
+  });
+});
