@@ -66,12 +66,23 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
     await emulator.close();
   });
 
-  let outs: WebhookEndpointOutputs;
-  let id: string;
   const inputs: WebhookEndpointInputs = {
     webhookName: "orders",
     webhookUrl: "https://example.com/hooks/orders",
   };
+  let created: { id: string; outs: WebhookEndpointOutputs } | undefined;
+  /**
+   * The endpoint the first test creates, which the tests after it work on. A test run without that
+   * one (`vitest -t`, or the mutation run, which runs only the tests that reach a mutant) creates it
+   * itself; otherwise it failed on an undefined id, whatever the code under test did.
+   */
+  async function held(): Promise<{ id: string; outs: WebhookEndpointOutputs }> {
+    if (created === undefined) {
+      const result = await provider.create(inputs);
+      created = { id: result.id, outs: result.outs as WebhookEndpointOutputs };
+    }
+    return created;
+  }
 
   it("create makes exactly one create call, after one listing that finds nothing to duplicate, and returns the record as outputs", async () => {
     const before = emulator.counters();
@@ -80,8 +91,9 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
     expect(after.create - before.create).toBe(1);
     // The one listing by name that proves no endpoint with this name and URL exists yet.
     expect(after.list - before.list).toBe(1);
-    id = result.id;
-    outs = result.outs as WebhookEndpointOutputs;
+    const { id } = result;
+    const outs = result.outs as WebhookEndpointOutputs;
+    created = { id, outs };
     const stored = emulator.records().find((r) => String(r.webhook_id) === id)!;
     expect(outs).toEqual({
       webhookId: stored.webhook_id,
@@ -101,6 +113,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("diff with nothing changed lists once and reports no changes", async () => {
+    const { id, outs } = await held();
     const before = emulator.counters().list;
     const result = await provider.diff(id, outs, { ...inputs });
     expect(result).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
@@ -108,6 +121,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("diff replaces on a changed name or URL, and on an unknown one during preview", async () => {
+    const { id, outs } = await held();
     expect(
       (await provider.diff(id, outs, { ...inputs, webhookUrl: "https://example.com/v2" })).replaces,
     ).toEqual(["webhookUrl"]);
@@ -120,6 +134,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("read returns fresh outputs and inputs, matched by id", async () => {
+    const { id, outs } = await held();
     const result = await provider.read(id, outs);
     expect(result.id).toBe(id);
     expect(result.props).toEqual(outs);
@@ -127,6 +142,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("refresh's read then diff make one list call between them, not two", async () => {
+    const { id, outs } = await held();
     const before = emulator.counters().list;
     await provider.read(id, outs);
     const afterRead = emulator.counters().list;
@@ -139,6 +155,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("read follows an endpoint renamed on the service, and diff then replaces it", async () => {
+    const { id, outs } = await held();
     emulator.updateRecord(Number(id), { webhook_name: "orders-renamed" });
     const result = await provider.read(id, outs);
     expect(result.id).toBe(id);
@@ -151,6 +168,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("an endpoint removed on the service is gone for read and a replacement for diff", async () => {
+    const { id, outs } = await held();
     emulator.removeRecord(Number(id));
     expect(await provider.read(id, outs)).toEqual({ id: "" });
     const diff = await provider.diff(id, outs, { ...inputs });
@@ -159,6 +177,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("update keeps every output and makes no call", async () => {
+    const { id, outs } = await held();
     const before = emulator.counters().total;
     const result = await provider.update(id, outs, { ...inputs });
     expect(result.outs).toEqual(outs);
@@ -166,6 +185,7 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
   });
 
   it("delete makes no call and says once that the endpoint still exists", async () => {
+    const { id, outs } = await held();
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     const before = emulator.counters().total;
     await provider.delete(id, outs);
