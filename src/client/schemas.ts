@@ -1,6 +1,6 @@
 import type * as Zod from "zod";
 import type { z } from "zod";
-import { redactRecordText } from "../text";
+import { redact } from "../text";
 import type { WebhookEndpointRecord } from "./types";
 
 /**
@@ -202,10 +202,10 @@ export function toRecord(api: ApiRecord, secrets: readonly string[] = []): Webho
     webhookUrl: api.webhook_url,
     signSecret: api.sign_secret,
     creatorId: api.creator_id,
-    creatorName: redactRecordText(api.creator_name, secrets),
+    creatorName: redact(api.creator_name, secrets),
     createTime: api.create_time,
     operatorId: api.operator_id,
-    operatorName: redactRecordText(api.operator_name, secrets),
+    operatorName: redact(api.operator_name, secrets),
     operateTime: api.operate_time,
   };
 }

@@ -8,11 +8,9 @@
 export {
   MAX_MESSAGE_CHARS,
   MAX_QUOTED_CHARS,
-  charOrEscape,
   cleanServiceText,
   quoteServiceText,
   redact,
-  redactRecordText,
   sanitizeCause,
   secretForms,
   showable,

@@ -8,7 +8,7 @@
  * Internal: not exported from the package's entry.
  */
 
-import { secretSpans } from "./reading";
+import { redactSpans, secretSpans } from "./reading";
 
 /**
  * What a secret value becomes in machine output (`--json`): an object, which no field of ours ever
@@ -44,7 +44,9 @@ export function recognisableInText(secret: string): boolean {
  * secrets of at least {@link MIN_SECRET_CHARS} characters are looked for.
  */
 export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => recognisableInText(secret) && secretSpans(text, secret, true).length > 0);
+  return secrets.some(
+    (secret) => recognisableInText(secret) && secretSpans(text, secret, { firstOnly: true }).length > 0,
+  );
 }
 
 /**
@@ -90,18 +92,6 @@ function wholeValueSpans(text: string, secret: string): [number, number][] {
     const start = match.index + (match[2] === undefined ? 1 : match[1]!.length + 1);
     return [start, start + (match[3] ?? match[4] ?? match[5])!.length];
   });
-}
-
-/** `text` with each of `spans` replaced by `[REDACTED]`, spans that overlap or touch by one. */
-function redactSpans(text: string, spans: [number, number][]): string {
-  if (spans.length === 0) return text;
-  let out = "";
-  let at = 0;
-  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
-    if (start > at || out === "") out += `${text.slice(at, start)}[REDACTED]`;
-    at = Math.max(at, end);
-  }
-  return out + text.slice(at);
 }
 
 /**

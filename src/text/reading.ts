@@ -151,14 +151,27 @@ function sought(secret: string): Sought | undefined {
   return found.folded === "" ? undefined : found;
 }
 
+/** How {@link secretSpans} searches. */
+export interface SpanSearch {
+  /** At most one span: whether the text holds the secret at all. */
+  readonly firstOnly?: boolean;
+  /**
+   * A secret of digits only found wherever it stands, also inside a longer number: for a credential,
+   * which is redacted wherever a reader could copy it from. Otherwise only where it stands as a
+   * number (`1001` in `order-1001`, not in `21001`), so an id is not taken for a secret.
+   */
+  readonly insideNumbers?: boolean;
+}
+
 /**
  * Every `[start, end)` of `text` where a person reads `secret` (see the file's comment); a secret of
- * digits only where it stands as a number (`1001` in `order-1001`, not in `21001`). With `firstOnly`,
- * at most one.
+ * digits only where it stands as a number, unless `insideNumbers` (see {@link SpanSearch}).
  */
-export function secretSpans(text: string, secret: string, firstOnly = false): [number, number][] {
-  const wanted = sought(secret);
-  if (wanted === undefined) return [];
+export function secretSpans(text: string, secret: string, search: SpanSearch = {}): [number, number][] {
+  const found = sought(secret);
+  if (found === undefined) return [];
+  const wanted = search.insideNumbers === true && found.digits ? { ...found, digits: false } : found;
+  const firstOnly = search.firstOnly === true;
   const { folded } = wanted;
   if (PLAIN.test(text)) return plainSpans(text, wanted, firstOnly);
   const spans: [number, number][] = [];
@@ -335,4 +348,19 @@ function hexAt(text: string, at: number, width: number): number | undefined {
 
 function characterOf(code: number): string | undefined {
   return Number.isSafeInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+}
+
+/**
+ * `text` with each of `spans` replaced by `[REDACTED]`, spans that overlap or touch by one; the rest
+ * unchanged, to the character.
+ */
+export function redactSpans(text: string, spans: readonly (readonly [number, number])[]): string {
+  if (spans.length === 0) return text;
+  let out = "";
+  let at = 0;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+    if (start > at || out === "") out += `${text.slice(at, start)}[REDACTED]`;
+    at = Math.max(at, end);
+  }
+  return out + text.slice(at);
 }

@@ -9,6 +9,7 @@
  */
 
 import { HIDDEN } from "./hidden";
+import { redactSpans, secretSpans } from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -22,36 +23,7 @@ export const MAX_MESSAGE_BYTES = MAX_MESSAGE_CHARS;
 /** Longest piece of service text quoted inside a message (a `msg`, a name, a URL), in UTF-8 bytes. */
 export const MAX_QUOTED_CHARS = 300;
 
-// A token split by hidden characters (./hidden) would otherwise come back visually whole: they are
-// removed before a secret is looked for.
 const UNSHOWABLE = HIDDEN;
-
-/**
- * One character of a secret as a pattern: itself, or an escape of it that a reader decodes back: a
- * token written `tok-%41BC` in an endpoint's URL is still the token. The escapes: percent-escapes
- * of each UTF-8 byte, encoded again any number of times (`%2541`); `%u0041`; HTML character
- * references (`&#65;`, `&#x41;`); and the `\u0041`, `\u{41}` and `\x41` escapes of source code
- * and JSON. Case-insensitive patterns take `%4a` and `%4A` alike.
- */
-export function charOrEscape(char: string): string {
-  const literal = char.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-  const percent = [...Buffer.from(char, "utf8")]
-    .map((byte) => `%(?:25)*${byte.toString(16).padStart(2, "0")}`)
-    .join("");
-  const code = char.codePointAt(0)!;
-  // Its UTF-16 code units, as %u and \u write a character outside the BMP (a surrogate pair).
-  const units = Array.from({ length: char.length }, (_, i) => char.charCodeAt(i));
-  const escapes = [
-    percent,
-    units.map((unit) => `%u${unit.toString(16).padStart(4, "0")}`).join(""),
-    `&#0*${code};`,
-    `&#x0*${code.toString(16)};`,
-    units.map((unit) => `\\\\u${unit.toString(16).padStart(4, "0")}`).join(""),
-    `\\\\u\\{0*${code.toString(16)}\\}`,
-    ...(code < 0x100 ? [`\\\\x${code.toString(16).padStart(2, "0")}`] : []),
-  ];
-  return `(?:${literal}|${escapes.join("|")})`;
-}
 
 /**
  * The value of a `sign_secret` field quoted in service text, in the forms a service may quote a
@@ -62,41 +34,26 @@ export function charOrEscape(char: string): string {
 const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
 
 /**
- * Replaces every occurrence of each secret with `[REDACTED]`, in any letter case too (a service,
- * or a person naming an endpoint, may echo a token upper- or lower-cased).
+ * `text` with every occurrence of each secret replaced by `[REDACTED]`, the rest unchanged to the
+ * character. For the credentials this process holds (the access token, a base URL held secret and
+ * {@link secretForms its forms}), which are redacted wherever a reader finds them, whatever their
+ * length: as a person reads the text (./reading, the same search the text policy uses), in any
+ * letter case, written in escapes, split by hidden characters or their escapes, a secret of digits
+ * inside longer numbers too. A service, or a person naming an endpoint, may echo a token anywhere.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (holdsSecret(out, secret)) out = out.replace(secretPatterns(secret).all, "[REDACTED]");
-  }
-  return out;
-}
-
-/**
- * Whether `text` holds `secret` in some letter case. Allocates nothing for the text (it runs on
- * every text field of every record, some of them kilobytes long).
- */
-function holdsSecret(text: string, secret: string): boolean {
-  return (
-    secret.length > 0 &&
-    text.length >= secret.length &&
-    (text.includes(secret) || secretPatterns(secret).any.test(text))
+  return redactSpans(
+    text,
+    secrets.flatMap((secret) => secretSpans(text, secret, { insideNumbers: true })),
   );
 }
 
-/** The case-insensitive patterns of a secret, kept per secret (a process sees one token or a few). */
-const PATTERNS = new Map<string, { any: RegExp; all: RegExp }>();
-function secretPatterns(secret: string): { any: RegExp; all: RegExp } {
-  let patterns = PATTERNS.get(secret);
-  if (patterns === undefined) {
-    const source = [...secret].map(charOrEscape).join("");
-    patterns = { any: new RegExp(source, "iu"), all: new RegExp(source, "giu") };
-    if (PATTERNS.size >= 64) PATTERNS.clear();
-    PATTERNS.set(secret, patterns);
-  }
-  return patterns;
-}
+/**
+ * How many characters of text one character of a secret may take once written in escapes and split
+ * by escaped hidden characters (`%25E2%2580%258B%2541` is 20): a text is read this far past what is
+ * shown, so that a secret starting inside the shown part is seen whole.
+ */
+const ESCAPED_CHAR_LENGTH = 32;
 
 /** Removes control and invisible characters and caps the UTF-8 length, marking a cut with `…` (within the cap). */
 export function showable(text: string, maxBytes: number = MAX_QUOTED_CHARS): string {
@@ -113,7 +70,7 @@ export function showable(text: string, maxBytes: number = MAX_QUOTED_CHARS): str
 export function cleanServiceText(text: string, secrets: readonly string[], maxBytes: number): string {
   const longestSecret = secrets.reduce((longest, secret) => Math.max(longest, secret.length), 0);
   // Every character takes at least one byte, so this many characters fill the cap.
-  const wanted = maxBytes + 2 * longestSecret + 1;
+  const wanted = maxBytes + ESCAPED_CHAR_LENGTH * longestSecret + 1;
   let clean = "";
   let read = 0;
   while (read < text.length && clean.length < wanted) {
@@ -167,21 +124,6 @@ export function quoteServiceText(
   // Redacted again once quoted: JSON's escaping of a quote or backslash can rebuild a token that
   // holds one (a name `ab"cd` quotes as `"ab\"cd"`, which contains the token `ab\"cd`).
   return redact(JSON.stringify(cleanServiceText(text, secrets, maxBytes)), secrets);
-}
-
-/**
- * A text field of a record the client returns, with the secrets (the token) redacted: a service
- * may name its principal after the key (`creator_name: "key <token>"`), and records reach tables,
- * JSON output and Pulumi state. Unchanged, to the character, unless a secret (in any letter case) is in it once the
- * invisible characters are removed; then the invisible characters are removed too, so that a
- * token split by them does not come back visually whole.
- */
-export function redactRecordText(value: string, secrets: readonly string[]): string {
-  let shortest = Infinity;
-  for (const secret of secrets) if (secret.length > 0) shortest = Math.min(shortest, secret.length);
-  if (value.length < shortest) return value;
-  const visible = value.replace(UNSHOWABLE, "");
-  return secrets.some((secret) => holdsSecret(visible, secret)) ? redact(visible, secrets) : value;
 }
 
 /**

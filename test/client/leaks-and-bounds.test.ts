@@ -8,9 +8,10 @@ import {
   WebhookRequestRefusedError,
   WebhooksClient,
 } from "../../src/client";
-import { cleanServiceText, quoteServiceText, redact, redactRecordText } from "../../src/text/redact";
+import { cleanServiceText, quoteServiceText, redact } from "../../src/text/redact";
 import { jsonShapeProblem } from "../../src/client/responses";
 import { ProviderError } from "../../src/core/errors";
+import { escapedSplits, readsSecret } from "../support/as-read";
 import { TOKEN, captureError, everythingVisible, rawServer } from "../support/helpers";
 
 /**
@@ -292,6 +293,28 @@ describe("E: a token split by an invisible character does not come back visually
   });
 });
 
+describe("G: a token split by an escape of a hidden character is still the token to its reader", () => {
+  for (const [what, spelled] of escapedSplits(TOKEN)) {
+    it(`${what}: in a record's principal name, in an error message, in quoted service text`, async () => {
+      expect(readsSecret(spelled, TOKEN)).toBe(true);
+      let calls = 0;
+      const c = await start((_req, _body, res) =>
+        calls++ === 0
+          ? send(res, 200, page([record(1, { creator_name: `key ${spelled}` })]))
+          : send(res, 400, { code: "400", msg: `token ${spelled} rejected`, trace_id: TRACE }),
+      );
+      const { records } = await c.list();
+      expect(readsSecret(records[0]!.creatorName, TOKEN)).toBe(false);
+      expect(records[0]!.creatorName).toContain("[REDACTED]");
+      const error = await captureError(c.list());
+      expect(readsSecret(everythingVisible(error), TOKEN)).toBe(false);
+      expect((error as Error).message).toContain("[REDACTED]");
+      expect(readsSecret(quoteServiceText(`x ${spelled} y`, [TOKEN]), TOKEN)).toBe(false);
+      expect(readsSecret(cleanServiceText(`x ${spelled} y`, [TOKEN], 2000), TOKEN)).toBe(false);
+    });
+  }
+});
+
 describe("F: a token in another letter case, or rebuilt by JSON's escaping, is still redacted", () => {
   it("redacts a token upper- or lower-cased, wherever it sits", () => {
     const token = "tok_Secret123";
@@ -303,9 +326,11 @@ describe("F: a token in another letter case, or rebuilt by JSON's escaping, is s
     // Characters that mean something in a regular expression are taken literally.
     expect(redact("a.B*c(D)|E", ["A.b*C(d)|e"])).toBe("[REDACTED]");
     expect(redact("aXbYc", ["a.b.c"])).toBe("aXbYc");
+    // A token of digits only is a credential wherever a reader can copy it from, inside a longer number too.
+    expect(redact("id 8123456789", ["12345678"])).toBe("id 8[REDACTED]9");
     // A record's principal name too (it reaches state and outputs), and nothing else changes.
-    expect(redactRecordText("key TOK_SECRET123", [token])).toBe("key [REDACTED]");
-    expect(redactRecordText("ops-team", [token])).toBe("ops-team");
+    expect(redact("key TOK_SECRET123", [token])).toBe("key [REDACTED]");
+    expect(redact("ops-team", [token])).toBe("ops-team");
   });
 
   it("a quoted name cannot rebuild a token that holds a quote or a backslash", () => {
