@@ -1,4 +1,4 @@
-import { recognisableInText } from "../text";
+import { decodedReading, recognisableInText } from "../text";
 
 /** Most secret values one provider process remembers (each resource adds its signing secret and its secret inputs). */
 const MAX_SEEN = 20_000;
@@ -12,7 +12,7 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
  * comes later in the run, one outside the run, as in `pulumi import`) cannot be known here;
  * `webhooks` in the project reads the whole stack (docs/reliability.md, "What this cannot prevent").
  *
- * Looked for as a person would copy it: in any letter case. Numbers are left to the call that holds
+ * Looked for as a person would copy it: in any letter case, escaped or not. Numbers are left to the call that holds
  * them (a secret setting's number redacts only where that call stands), and a value too short to be
  * recognised inside text (MIN_SECRET_CHARS) is not kept.
  */
@@ -30,12 +30,18 @@ export class SeenSecrets {
     }
   }
 
-  /** The remembered values `text` holds (in any letter case): the few to redact from it or refuse it for. */
+  /**
+   * The remembered values `text` holds, in any letter case, as it is or as a reader decodes it
+   * (escapes, hidden characters and their escapes: src/text/reading.ts): the few to redact from it
+   * or refuse it for, which the text policy then finds exactly.
+   */
   in(text: string): string[] {
     if (this.#values.size === 0 || text.length === 0) return [];
     const lower = text.toLowerCase();
+    const decoded = decodedReading(text).toLowerCase();
     const found: string[] = [];
-    for (const [key, value] of this.#values) if (lower.includes(key)) found.push(value);
+    for (const [key, value] of this.#values)
+      if (lower.includes(key) || (decoded !== lower && decoded.includes(key))) found.push(value);
     return found;
   }
 }

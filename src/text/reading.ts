@@ -213,6 +213,31 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
 }
 
 /**
+ * `text` as most readers read it, in one reading: every escape decoded (the longest at each
+ * position, so `%2541` is `A`), hidden characters and their escapes dropped, again while that changes
+ * something (an escape written in escapes). Not every reading (`%2541` is also `%41` to a reader that
+ * decodes once: {@link secretSpans} sees them all), but one that holds, as plain text, whatever the
+ * usual readers decode: for a quick test of many values at once, before the exact search on the few
+ * it finds.
+ */
+export function decodedReading(text: string): string {
+  let current = text;
+  for (let round = 0; round < 4 && !PLAIN.test(current); round++) {
+    let out = "";
+    let pos = 0;
+    while (pos < current.length) {
+      const readings = readingsAt(current, pos);
+      const longest = readings.reduce((best, reading) => (reading.end > best.end ? reading : best));
+      if (!HIDDEN_CHAR.test(longest.char)) out += longest.char;
+      pos = longest.end;
+    }
+    if (out === current) break;
+    current = out;
+  }
+  return current;
+}
+
+/**
  * Printable ASCII without `%`, `&` and `\\`: text that has one reading only, itself (no escape, no
  * hidden character), searched as it is, which is most names and URLs.
  */

@@ -9,6 +9,7 @@ import { ProviderCore } from "../../src/core/provider-core";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { NO_TAINT } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
+import { escapedSplits, readsSecret } from "../support/as-read";
 import { TOKEN, rawServer } from "../support/helpers";
 
 const STACK = "shop/dev";
@@ -83,6 +84,69 @@ describe("secrets one resource showed the provider stay out of another resource'
         expect(notice.toLowerCase()).not.toContain(SECRET_NAME);
         expect(notice).not.toContain(signSecret);
       }
+    });
+  }
+});
+
+describe("a secret another resource showed, echoed in escapes a reader decodes, is still that secret", () => {
+  let service: Emulator;
+  const cores: ProviderCore[] = [];
+  const notices: string[] = [];
+  beforeEach(async () => {
+    service = await startEmulator({ accessToken: TOKEN, maxNameLength: 1000 });
+    notices.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(cores.splice(0).map((made) => made.close()));
+    await service.close();
+  });
+  const core = (face: "dynamic" | "native") => {
+    const made = new ProviderCore({
+      face,
+      notify: (message) => notices.push(message),
+      env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+    });
+    cores.push(made);
+    return made;
+  };
+
+  for (const face of ["dynamic", "native"] as const) {
+    it(`${face}: refresh refuses an endpoint whose name holds the secret name or signing secret split by an escaped hidden character`, async () => {
+      const secretName = { names: ["webhookName"], values: [SECRET_NAME] };
+      const a = await core(face).create(
+        { webhookName: SECRET_NAME, webhookUrl: "https://example.com/a" },
+        secretName,
+        STACK,
+      );
+      const echoes = [
+        ...escapedSplits(SECRET_NAME).map(([, spelled]) => spelled),
+        ...escapedSplits(a.state.signSecret).map(([, spelled]) => spelled),
+      ];
+      const others: WebhookEndpointOutputs[] = [];
+      for (const [i, echo] of echoes.entries()) {
+        const made = await core(face).create(
+          { webhookName: `other-${i}`, webhookUrl: `https://example.com/o/${i}` },
+          NO_TAINT,
+          STACK,
+        );
+        service.updateRecord(Number(made.id), { webhook_name: `copy-${echo}` });
+        others.push(made.state);
+      }
+      const refresh = core(face);
+      await refresh.read(a.id, a.state, secretName, STACK);
+      for (const [i, state] of others.entries()) {
+        const outcome = await refresh.read(String(state.webhookId), state, NO_TAINT, STACK).then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        );
+        expect(outcome, echoes[i]).toBeInstanceOf(Error);
+        expect(outcome!.message).toContain("a value this stack holds secret");
+        for (const secret of [SECRET_NAME, a.state.signSecret])
+          expect(readsSecret(outcome!.message, secret)).toBe(false);
+      }
+      for (const notice of notices)
+        for (const secret of [SECRET_NAME, a.state.signSecret])
+          expect(readsSecret(notice, secret)).toBe(false);
     });
   }
 });
