@@ -61,9 +61,9 @@ export function interpretResponse<T extends { trace_id: string }>(
   const success = parsed && raw.status >= 200 && raw.status < 300 && isSuccessCode(json);
   if (success) {
     const matched = expected.match(json);
-    if (matched !== undefined) return withDocumentedTraceId(matched);
+    if (matched !== undefined) return withDocumentedTraceId(matched, context.token);
     const result = expected.schema().safeParse(json);
-    if (result.success) return withDocumentedTraceId(result.data);
+    if (result.success) return withDocumentedTraceId(result.data, context.token);
     const { field, problem } = describeIssue(result.error);
     throw new WebhookInvalidResponseError(`${operation} returned a response whose ${field} ${problem}`, {
       ...detailsOf(operation, raw, json, context),
@@ -86,7 +86,7 @@ export function errorFromResponse(
   shapeProblem?: string,
 ): WebhookApiError {
   const details = detailsOf(operation, raw, json, context);
-  const said = describeServiceAnswer(details);
+  const said = describeServiceAnswer(details, context.token);
   const httpError = raw.status < 200 || raw.status >= 300;
   if (!httpError) {
     if (!parsed) {
@@ -231,9 +231,13 @@ function detailsOf(
   };
 }
 
-/** The envelope with its trace id kept only in the documented form (else empty). */
-function withDocumentedTraceId<T extends { trace_id: string }>(envelope: T): T {
-  envelope.trace_id = documentedTraceId(envelope.trace_id) ?? "";
+/**
+ * The envelope with its trace id kept only in the documented form, and only when it does not hold
+ * the token (a token of 32 hex characters has the trace id's form); else empty.
+ */
+function withDocumentedTraceId<T extends { trace_id: string }>(envelope: T, token: string): T {
+  const traceId = documentedTraceId(envelope.trace_id);
+  envelope.trace_id = traceId === undefined || redact(traceId, [token]) !== traceId ? "" : traceId;
   return envelope;
 }
 
@@ -241,10 +245,11 @@ function documentedTraceId(value: unknown): string | undefined {
   return typeof value === "string" && TRACE_ID_PATTERN.test(value) ? value : undefined;
 }
 
-function describeServiceAnswer(details: WebhookErrorDetails): string {
+function describeServiceAnswer(details: WebhookErrorDetails, token: string): string {
   const parts = [`HTTP ${details.status}`];
   if (details.serviceCode !== undefined) parts.push(`code ${details.serviceCode}`);
-  if (details.msg) parts.push(JSON.stringify(details.msg));
+  // Redacted again once quoted: JSON's escaping can rebuild a token that holds a quote or a backslash.
+  if (details.msg) parts.push(redact(JSON.stringify(details.msg), [token]));
   return ` (${parts.join(", ")})`;
 }
 

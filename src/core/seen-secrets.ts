@@ -1,4 +1,4 @@
-import { decodedReading, recognisableInText } from "../text";
+import { foldedSecret, mayHold, recognisableInText } from "../text";
 
 /** Most secret values one provider process remembers (each resource adds its signing secret and its secret inputs). */
 const MAX_SEEN = 20_000;
@@ -17,13 +17,13 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
  * recognised inside text (MIN_SECRET_CHARS) is not kept.
  */
 export class SeenSecrets {
-  /** Lower-cased form -> the value. */
+  /** Folded form (src/text/reading.ts, foldedSecret) -> the value. */
   readonly #values = new Map<string, string>();
 
   remember(values: Iterable<unknown>): void {
     for (const value of values) {
       if (typeof value !== "string" || !recognisableInText(value) || NUMBER.test(value.trim())) continue;
-      const key = value.toLowerCase();
+      const key = foldedSecret(value);
       if (this.#values.has(key)) continue;
       if (this.#values.size >= MAX_SEEN) this.#values.delete(this.#values.keys().next().value!);
       this.#values.set(key, value);
@@ -31,17 +31,15 @@ export class SeenSecrets {
   }
 
   /**
-   * The remembered values `text` holds, in any letter case, as it is or as a reader decodes it
+   * The remembered values `text` may hold, in any letter case, as it is or as a reader decodes it
    * (escapes, hidden characters and their escapes: src/text/reading.ts): the few to redact from it
    * or refuse it for, which the text policy then finds exactly.
    */
   in(text: string): string[] {
     if (this.#values.size === 0 || text.length === 0) return [];
-    const lower = text.toLowerCase();
-    const decoded = decodedReading(text).toLowerCase();
+    const may = mayHold(text);
     const found: string[] = [];
-    for (const [key, value] of this.#values)
-      if (lower.includes(key) || (decoded !== lower && decoded.includes(key))) found.push(value);
+    for (const [key, value] of this.#values) if (may(key)) found.push(value);
     return found;
   }
 }

@@ -8,7 +8,7 @@
  * Internal: not exported from the package's entry.
  */
 
-import { redactSpans, secretSpans } from "./reading";
+import { onlyInDecodedReading, redactSpans, secretSpans } from "./reading";
 
 /**
  * What a secret value becomes in machine output (`--json`): an object, which no field of ours ever
@@ -45,7 +45,9 @@ export function recognisableInText(secret: string): boolean {
  */
 export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
   return secrets.some(
-    (secret) => recognisableInText(secret) && secretSpans(text, secret, { firstOnly: true }).length > 0,
+    (secret) =>
+      recognisableInText(secret) &&
+      (secretSpans(text, secret, { firstOnly: true }).length > 0 || onlyInDecodedReading(text, secret)),
   );
 }
 
@@ -56,8 +58,13 @@ export function holdsSecretShown(text: string, secrets: readonly string[]): bool
  * searched for secrets.
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
-  const spans = secrets.filter(recognisableInText).flatMap((secret) => secretSpans(text, secret));
-  return redactSpans(text, spans);
+  const sought = secrets.filter(recognisableInText);
+  // A secret written in escapes of escapes stands in no one span: the whole value is withheld.
+  if (sought.some((secret) => onlyInDecodedReading(text, secret))) return "[REDACTED]";
+  return redactSpans(
+    text,
+    sought.flatMap((secret) => secretSpans(text, secret)),
+  );
 }
 
 /**
@@ -130,9 +137,13 @@ export function isSecretValue(value: string | number, secrets: ShownSecrets): bo
 /** Whether a value from the outside world shows a secret: is one, or (a text) holds one. */
 export function showsSecret(value: string | number, secrets: ShownSecrets): boolean {
   // A number is only ever equal to a secret: a secret 12 is not in the creation time 1712000000000.
-  return (
-    isSecretValue(value, secrets) || (typeof value === "string" && holdsSecretShown(value, secrets.inText))
-  );
+  if (isSecretValue(value, secrets)) return true;
+  if (typeof value !== "string") return false;
+  if (holdsSecretShown(value, secrets.inText)) return true;
+  // A secret that holds a quote, a backslash or a control character: JSON's escaping of the value
+  // (--json, adopt's declarations) can write it out whole (a value `ab"cd` is written `"ab\"cd"`).
+  const escapable = secrets.inText.filter((secret) => JSON.stringify(secret).length !== secret.length + 2);
+  return escapable.length > 0 && holdsSecretShown(JSON.stringify(value), escapable);
 }
 
 /** A value from the outside world as `--json` writes it: itself, or {@link SECRET_MARKER} when it shows a secret. */

@@ -24,6 +24,7 @@ interface Reading {
 /** A secret as it is looked for: its characters case-folded, hidden ones (which no reader sees) dropped. */
 interface Sought {
   readonly folded: string;
+  /** A short number ({@link NUMBER_SECRET_DIGITS}): looked for only where it stands as a number. */
   readonly digits: boolean;
   /** Where a match could start: the secret's first character (any case), an escape, or any non-ASCII character. */
   readonly starts: RegExp;
@@ -103,7 +104,14 @@ const NAMED: Record<string, number> = {
   lcub: 0x7b,
   rcub: 0x7d,
   verbar: 0x7c,
-  tilde: 0x7e,
+  tilde: 0x2dc,
+  vert: 0x7c,
+  VerticalLine: 0x7c,
+  lbrack: 0x5b,
+  rbrack: 0x5d,
+  lbrace: 0x7b,
+  rbrace: 0x7d,
+  DiacriticalGrave: 0x60,
   grave: 0x60,
   Hat: 0x5e,
 };
@@ -142,7 +150,7 @@ function sought(secret: string): Sought | undefined {
     const literal = first.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
     found = {
       folded,
-      digits: /^\d+$/.test(folded),
+      digits: /^\d+$/.test(folded) && folded.length < NUMBER_SECRET_DIGITS,
       starts: new RegExp(`[^\\x00-\\x7f]|[%&\\\\]${literal === "" ? "" : `|${literal}`}`, "giu"),
     };
     if (SOUGHT.size >= 64) SOUGHT.clear();
@@ -151,26 +159,27 @@ function sought(secret: string): Sought | undefined {
   return found.folded === "" ? undefined : found;
 }
 
+/**
+ * Fewest digits of a secret of digits only that is looked for inside a longer number too. A shorter
+ * one (a principalId `1001`, a port) is looked for only where it stands as a number (`1001` in
+ * `order-1001`, not in `21001`): such numbers sit inside others by chance, and an id is not taken for
+ * a secret. A longer one (a token of digits) is found wherever a reader could copy it from.
+ */
+export const NUMBER_SECRET_DIGITS = 8;
+
 /** How {@link secretSpans} searches. */
 export interface SpanSearch {
   /** At most one span: whether the text holds the secret at all. */
   readonly firstOnly?: boolean;
-  /**
-   * A secret of digits only found wherever it stands, also inside a longer number: for a credential,
-   * which is redacted wherever a reader could copy it from. Otherwise only where it stands as a
-   * number (`1001` in `order-1001`, not in `21001`), so an id is not taken for a secret.
-   */
-  readonly insideNumbers?: boolean;
 }
 
 /**
  * Every `[start, end)` of `text` where a person reads `secret` (see the file's comment); a secret of
- * digits only where it stands as a number, unless `insideNumbers` (see {@link SpanSearch}).
+ * fewer than {@link NUMBER_SECRET_DIGITS} digits only where it stands as a number.
  */
 export function secretSpans(text: string, secret: string, search: SpanSearch = {}): [number, number][] {
-  const found = sought(secret);
-  if (found === undefined) return [];
-  const wanted = search.insideNumbers === true && found.digits ? { ...found, digits: false } : found;
+  const wanted = sought(secret);
+  if (wanted === undefined) return [];
   const firstOnly = search.firstOnly === true;
   const { folded } = wanted;
   if (PLAIN.test(text)) return plainSpans(text, wanted, firstOnly);
@@ -235,6 +244,60 @@ export function decodedReading(text: string): string {
     current = out;
   }
   return current;
+}
+
+/**
+ * Whether `secret` is in the {@link decodedReading} of `text` though {@link secretSpans} finds it
+ * nowhere: written in escapes of escapes (`&#37;4E` is `%4E` to a page's reader, `N` to the URL's
+ * reader after it), which no span of the text stands for. The caller then holds the whole text for
+ * the secret. A secret of digits only is left to {@link secretSpans}, which knows where it stands
+ * as a number.
+ */
+export function onlyInDecodedReading(text: string, secret: string): boolean {
+  const wanted = sought(secret);
+  if (wanted === undefined || wanted.digits || PLAIN.test(text)) return false;
+  return (
+    foldedReading(text).includes(wanted.folded) && secretSpans(text, secret, { firstOnly: true }).length === 0
+  );
+}
+
+/**
+ * Whether `text` may hold a secret, given as {@link foldedSecret} folds it: its characters are in the
+ * text as it is or in its {@link decodedReading} (one pass over the text, then one substring test per
+ * secret), or it holds an escape's first character (`%`, `&`, `\\`), which another reading than
+ * those two may make (`ab%41` in `ab%2541`). True for every secret {@link secretSpans} finds: it picks
+ * the few of many (the signing secrets a listing saw, those a process remembers) to search exactly.
+ */
+export function mayHold(text: string): (folded: string) => boolean {
+  if (text === "") return () => false;
+  const plain = PLAIN.test(text);
+  const literal = plain ? text.toLowerCase() : [...text].map(fold).join("");
+  const decoded = plain ? literal : foldedReading(text);
+  return (folded) =>
+    folded !== "" && (/[%&\\]/.test(folded) || literal.includes(folded) || decoded.includes(folded));
+}
+
+/** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */
+export function foldedSecret(secret: string): string {
+  return [...secret]
+    .filter((char) => !HIDDEN_CHAR.test(char))
+    .map(fold)
+    .join("");
+}
+
+/** Of `secrets`, those `text` may hold (see {@link mayHold}). */
+export function secretsPossiblyIn(text: string, secrets: readonly string[]): string[] {
+  if (secrets.length === 0) return [];
+  const may = mayHold(text);
+  return secrets.filter((secret) => may(foldedSecret(secret)));
+}
+
+/** The last text's {@link decodedReading}, case-folded: a value is searched for several secrets in turn. */
+let lastReading: { text: string; folded: string } | undefined;
+function foldedReading(text: string): string {
+  if (lastReading?.text !== text)
+    lastReading = { text, folded: [...decodedReading(text)].map(fold).join("") };
+  return lastReading.folded;
 }
 
 /**
@@ -315,27 +378,46 @@ function utf8From(text: string, lead: number, after: number): Reading | undefine
 
 /** HTML character references: `&#8203;`, `&#x200b;` (the `;` may be missing, as browsers allow), `&shy;`. */
 function referenceReadings(text: string, pos: number): Reading[] {
-  const numeric = /^&#(?:[xX](?<hex>[0-9a-fA-F]{1,8})|(?<dec>[0-9]{1,10}));?/.exec(text.slice(pos, pos + 14));
+  NUMERIC_REFERENCE.lastIndex = pos;
+  const numeric = NUMERIC_REFERENCE.exec(text);
   if (numeric !== null) {
     const { hex, dec } = numeric.groups!;
     const code = hex !== undefined ? parseInt(hex, 16) : Number(dec);
     const char = characterOf(code);
     return char === undefined ? [] : [{ char, end: pos + numeric[0].length }];
   }
-  const named = /^&([A-Za-z][A-Za-z0-9]{0,30})(;?)/.exec(text.slice(pos, pos + 34));
-  if (named === null || !Object.hasOwn(NAMED, named[1]!)) return [];
-  if (named[2] === "" && !LEGACY_NAMED.has(named[1]!)) return [];
-  return [{ char: String.fromCodePoint(NAMED[named[1]!]!), end: pos + named[0].length }];
+  NAMED_REFERENCE.lastIndex = pos;
+  const named = NAMED_REFERENCE.exec(text);
+  if (named === null) return [];
+  const [whole, name, semicolon] = named as unknown as [string, string, string];
+  if (Object.hasOwn(NAMED, name) && (semicolon === ";" || LEGACY_NAMED.has(name)))
+    return [{ char: String.fromCodePoint(NAMED[name]!), end: pos + whole.length }];
+  // A page's reader takes the longest legacy name that starts a longer run: `&shyQ` is U+00AD, then Q.
+  const legacy = LEGACY_LONGEST_FIRST.find((candidate) => name.startsWith(candidate));
+  return legacy === undefined
+    ? []
+    : [{ char: String.fromCodePoint(NAMED[legacy]!), end: pos + 1 + legacy.length }];
 }
 
+/**
+ * `&#78;`, `&#x4E;`, with any number of leading zeros (`&#0000078;`, as a page's reader takes it),
+ * the `;` optional. Sticky: read from the position, however long a run of zeros.
+ */
+const NUMERIC_REFERENCE = /&#(?:[xX]0*(?<hex>[0-9a-fA-F]{1,8})|0*(?<dec>[0-9]{1,10}));?/y;
+const NAMED_REFERENCE = /&([A-Za-z][A-Za-z0-9]{0,30})(;?)/y;
+const LEGACY_LONGEST_FIRST = [...LEGACY_NAMED].sort((a, b) => b.length - a.length);
+
 /** `\uXXXX` (a pair of them for a character outside the BMP), `\u{X...}`, `\UXXXXXXXX`, `\xXX`, `\n`, `\"`. */
+const BRACED_ESCAPE = /\\u\{0*([0-9a-fA-F]{1,6})\}/y;
+
 function backslashReadings(text: string, pos: number): Reading[] {
   const kind = text.charAt(pos + 1);
   if (kind === "u" && text.charAt(pos + 2) === "{") {
-    const close = text.indexOf("}", pos + 3);
-    const digits = close < 0 ? "" : text.slice(pos + 3, close);
-    const char = digits.length <= 8 && HEX.test(digits) ? characterOf(parseInt(digits, 16)) : undefined;
-    return char === undefined ? [] : [{ char, end: close + 1 }];
+    // `\u{4E}`, with any number of leading zeros (`\u{000000004E}`, as JavaScript takes it).
+    BRACED_ESCAPE.lastIndex = pos;
+    const braced = BRACED_ESCAPE.exec(text);
+    const char = braced === null ? undefined : characterOf(parseInt(braced[1]!, 16));
+    return char === undefined ? [] : [{ char, end: pos + braced![0].length }];
   }
   if (kind === "u") {
     const unit = utf16At(text, pos + 2, "\\u");

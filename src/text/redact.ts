@@ -9,7 +9,7 @@
  */
 
 import { HIDDEN } from "./hidden";
-import { redactSpans, secretSpans } from "./reading";
+import { onlyInDecodedReading, redactSpans, secretSpans, secretsPossiblyIn } from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -38,13 +38,17 @@ const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDAC
  * character. For the credentials this process holds (the access token, a base URL held secret and
  * {@link secretForms its forms}), which are redacted wherever a reader finds them, whatever their
  * length: as a person reads the text (./reading, the same search the text policy uses), in any
- * letter case, written in escapes, split by hidden characters or their escapes, a secret of digits
- * inside longer numbers too. A service, or a person naming an endpoint, may echo a token anywhere.
+ * letter case, written in escapes, split by hidden characters or their escapes (a secret of digits
+ * as the text policy finds it: src/text/reading.ts, NUMBER_SECRET_DIGITS). A service, or a person
+ * naming an endpoint, may echo a token anywhere.
  */
 export function redact(text: string, secrets: readonly string[]): string {
+  const sought = secretsPossiblyIn(text, secrets);
+  // A secret written in escapes of escapes stands in no one span: the whole text is withheld.
+  if (sought.some((secret) => onlyInDecodedReading(text, secret))) return "[REDACTED]";
   return redactSpans(
     text,
-    secrets.flatMap((secret) => secretSpans(text, secret, { insideNumbers: true })),
+    sought.flatMap((secret) => secretSpans(text, secret)),
   );
 }
 
@@ -83,7 +87,23 @@ export function cleanServiceText(text: string, secrets: readonly string[], maxBy
   }
   const redacted = redact(clean, secrets).replace(SIGN_SECRET_FIELD, "$1[REDACTED]");
   if (read >= text.length && fitsBytes(redacted, maxBytes)) return redacted;
-  return `${prefixWithinBytes(redacted, Math.max(0, maxBytes - ELLIPSIS_BYTES))}…`;
+  const room = Math.max(0, maxBytes - ELLIPSIS_BYTES);
+  // The cut is read again: it may have made an escape of what it cut (`&#785;` cut to `&#78`, which
+  // a page's reader takes for `N`), so an escape it ends inside is left out, and what is left is
+  // redacted once more.
+  const cut = redact(withoutCutEscape(prefixWithinBytes(redacted, room)), secrets);
+  return `${withoutCutEscape(prefixWithinBytes(cut, room))}…`;
+}
+
+/**
+ * The escape a cut may end inside of (`&#78`, `&sh`, `%4`, `\\u00`, `\\u{4`, `\\x4`, a lone `\\`): what a
+ * reader would decode into another character than the whole escape meant.
+ */
+const CUT_ESCAPE =
+  /(?:&#?[0-9A-Za-z]*|%(?:25)*(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]*|U[0-9A-Fa-f]*|x[0-9A-Fa-f]?)?)$/;
+
+function withoutCutEscape(text: string): string {
+  return text.replace(CUT_ESCAPE, "");
 }
 
 const ELLIPSIS_BYTES = 3;

@@ -90,3 +90,44 @@ describe("webhooks list and adopt: a token split by an escaped hidden character"
     expect(declarations.find((d) => d.webhookId === 1)?.yaml).toEqual(expect.any(String));
   });
 });
+
+describe("webhooks list: tokens of unusual shapes", () => {
+  // A token the service takes as it is: one holding a quote and a backslash (JSON's escaping of a
+  // name `tk_9"Zq` writes `tk_9\"Zq`), one of digits only, as long as a token is (found inside a
+  // longer number: docs/operator-cli.md).
+  it.each([
+    // The table writes the name as it is, which is not the token; --json writes it escaped, which is.
+    ['tk_9\\"Zq71aa_secret', 'hook tk_9"Zq71aa_secret', false],
+    ["84613907", "order-1846139070", true],
+  ])(
+    "token %s: the name %s is the marker in --json (and [REDACTED] in the table: %s)",
+    async (token, name, inTable) => {
+      const emulator = await cliEmulator({ accessToken: token });
+      const client = clientFor(emulator, token);
+      try {
+        emulator.addRecord({ webhook_name: name, webhook_url: "https://example.com/a" });
+        const options = {
+          match: "exact" as const,
+          showSecrets: false,
+          progress: false,
+          secrets: { inText: [token] },
+        };
+        const json = memorySink();
+        await runList(client, json, { ...options, json: true });
+        expect(json.out).not.toContain(token);
+        expect(
+          (JSON.parse(json.out) as { endpoints: { webhookName: unknown }[] }).endpoints[0]!.webhookName,
+        ).toEqual({
+          secret: true,
+        });
+        const table = memorySink();
+        await runList(client, table, { ...options, json: false });
+        expect(table.out).not.toContain(token);
+        expect(table.out.includes("[REDACTED]")).toBe(inTable);
+      } finally {
+        await client.close();
+        await emulator.close();
+      }
+    },
+  );
+});

@@ -315,6 +315,57 @@ describe("G: a token split by an escape of a hidden character is still the token
   }
 });
 
+describe("H: a cap never cuts an escape into a character of the token", () => {
+  // The token's last character written `&#NNN;` where NNN's first digits are its code: cut after
+  // them, `&#NN` alone is that character to a page's reader, and the token is whole.
+  const last = TOKEN.charCodeAt(TOKEN.length - 1);
+  const spelled = `${TOKEN.slice(0, -1)}&#${last}5; and more`;
+  it("at the 300-byte quote cap", async () => {
+    expect(readsSecret(spelled, TOKEN)).toBe(false);
+    for (let pad = 240; pad < 300; pad++) {
+      const quoted = cleanServiceText(`${"x".repeat(pad)}${spelled}`, [TOKEN], 300);
+      expect(readsSecret(quoted, TOKEN), `pad ${pad}: ${quoted.slice(-40)}`).toBe(false);
+    }
+    const c = await start((_req, _body, res) =>
+      send(res, 400, {
+        code: "400",
+        msg: `${"x".repeat(297 - TOKEN.length - String(last).length - 1)}${spelled}`,
+        trace_id: TRACE,
+      }),
+    );
+    expect(readsSecret(everythingVisible(await captureError(c.list())), TOKEN)).toBe(false);
+  });
+
+  it("at the 2,000-byte message cap, where the message is cut with no secret known", () => {
+    for (let pad = 1940; pad < 2000; pad++) {
+      const error = new WebhookApiError(`${"y".repeat(pad)}${spelled}`, { operation: "list", status: 500 });
+      expect(readsSecret(error.message, TOKEN), `pad ${pad}`).toBe(false);
+    }
+  });
+});
+
+describe("I: a token with the shape of a trace id, or that JSON's quoting rebuilds", () => {
+  it("a 32-hex token the service answers as its trace id is not returned as the trace id", async () => {
+    const hexToken = "9f86d081884c7d659a2feaa0c55ad015";
+    server = await rawServer((_req, _body, res) =>
+      send(res, 200, { ...(page([]) as object), trace_id: hexToken }),
+    );
+    client = new WebhooksClient({ baseUrl: server.url, accessToken: hexToken, maxRetries: 0 });
+    const listed = await client.list();
+    expect(JSON.stringify(listed).toLowerCase()).not.toContain(hexToken);
+  });
+
+  it("a token holding a quote: the service's msg quoted in the message does not write it out", async () => {
+    const quoteToken = 'tk_9\\"Zq71aa_secret';
+    server = await rawServer((_req, _body, res) =>
+      send(res, 401, { code: "401", msg: 'token tk_9"Zq71aa_secret expired', trace_id: TRACE }),
+    );
+    client = new WebhooksClient({ baseUrl: server.url, accessToken: quoteToken, maxRetries: 0 });
+    const error = await captureError(client.list());
+    expect(everythingVisible(error)).not.toContain(quoteToken);
+  });
+});
+
 describe("F: a token in another letter case, or rebuilt by JSON's escaping, is still redacted", () => {
   it("redacts a token upper- or lower-cased, wherever it sits", () => {
     const token = "tok_Secret123";

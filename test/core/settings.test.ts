@@ -121,7 +121,9 @@ describe("a value out of its range is refused where it is set, without repeating
     ["WEBHOOKS_CREATE_SETTLE_MS", "600000", "createSettleMs", 600_000],
   ])("%s=%s is accepted at its bound", (variable, value, name, expected) => {
     expect(
-      (resolve(EMPTY_CONFIG, undefined, env(variable, value)).client as Record<string, unknown>)[name],
+      (resolve(EMPTY_CONFIG, undefined, env(variable, value)).client as unknown as Record<string, unknown>)[
+        name
+      ],
     ).toBe(expected);
   });
 

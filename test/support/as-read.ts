@@ -7,33 +7,54 @@
 const UNSEEN =
   /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
 
-/** The named references of the HTML standard's table that the tests write (all hidden characters). */
+/** The named references of the HTML standard's table that the tests write. */
 const NAMED: Record<string, string> = {
   ZeroWidthSpace: "\u200b",
   shy: "\u00ad",
   zwj: "\u200d",
   NoBreak: "\u2060",
+  amp: "&",
 };
 
-/** `text` decoded by each reader in turn, then without what no one sees, in lower case. */
+/**
+ * `text` decoded by each reader in turn, again while that changes it (a URL written inside a page:
+ * `&#37;4E` is `%4E` to the page's reader, then `N` to the URL's), then without what no one sees, in
+ * lower case.
+ */
 export function asRead(text: string): string {
   let out = text;
-  for (let again = 0; again < 4; again++) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(out);
-    } catch {
-      break;
-    }
-    if (decoded === out) break;
-    out = decoded;
+  for (let round = 0; round < 6; round++) {
+    const next = decodeOnce(out);
+    if (next === out) break;
+    out = next;
   }
-  out = out
-    .replace(/&#x([0-9a-f]+);?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#([0-9]+);?/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
-    .replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole)
-    .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return out.replace(UNSEEN, "").toLowerCase();
+}
+
+function decodeOnce(text: string): string {
+  let out = text;
+  try {
+    out = decodeURIComponent(out);
+  } catch {
+    // Not a whole URL component: its escapes one by one.
+    out = out.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+  return (
+    out
+      .replace(/&#x([0-9a-f]+);?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+      .replace(/&#([0-9]+);?/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
+      .replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole)
+      // The legacy names a page's reader takes without their `;`, whatever follows.
+      .replace(/&(shy|amp)(?!;)/g, (_m, name: string) => NAMED[name]!)
+      .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+      .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  );
 }
 
 /** Whether a person reading `text` (see {@link asRead}) reads `secret` in it, in any letter case. */
@@ -41,7 +62,13 @@ export function readsSecret(text: string, secret: string): boolean {
   return asRead(text).includes(secret.toLowerCase());
 }
 
-/** The spellings of `secret` split by an escaped hidden character, by each reader's escape. */
+const code = (text: string): number => text.codePointAt(0)!;
+const hex = (text: string): string => code(text).toString(16);
+
+/**
+ * The spellings of `secret` split by an escaped hidden character, by each reader's escape, and of
+ * its ninth character written in escapes a reader decodes (leading zeros, escapes in two layers).
+ */
 export function escapedSplits(secret: string): [string, string][] {
   const [head, tail] = [secret.slice(0, 8), secret.slice(8)];
   return [
@@ -53,5 +80,12 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a page's &shy;", `${head}&shy;${tail}`],
     ["JSON's \\u200b", `${head}\\u200b${tail}`],
     ["every character percent-escaped", [...secret].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("")],
+    ["a page's &shy without its ; before a letter", `${head}&shy${tail}`],
+    ["a reference with leading zeros", `${head}&#00000000${code(tail)};${tail.slice(1)}`],
+    ["a hex reference with leading zeros", `${head}&#x0000000000${hex(tail)};${tail.slice(1)}`],
+    ["a braced escape with leading zeros", `${head}\\u{00000000${hex(tail)}}${tail.slice(1)}`],
+    ["a URL's escape inside a page's reference", `${head}&#37;${hex(tail)}${tail.slice(1)}`],
+    ["a page's reference written in a URL's escapes", `${head}%26%23${code(tail)}%3B${tail.slice(1)}`],
+    ["a page's &amp; before a reference", `${head}&amp;#${code(tail)};${tail.slice(1)}`],
   ];
 }
