@@ -138,6 +138,11 @@ function fold(char: string): string {
   return char.length === 1 && char < "\x80" ? char.toLowerCase() : char.toUpperCase().toLowerCase();
 }
 
+/**
+ * Secrets kept prepared (a pattern each). A refresh of 1,000 endpoints searches each read for the
+ * secrets it holds and those the process remembers: a cache of 64 was rebuilt at every read.
+ */
+const MAX_SOUGHT = 4096;
 const SOUGHT = new Map<string, Sought>();
 function sought(secret: string): Sought | undefined {
   let found = SOUGHT.get(secret);
@@ -153,7 +158,7 @@ function sought(secret: string): Sought | undefined {
       digits: /^\d+$/.test(folded) && folded.length < NUMBER_SECRET_DIGITS,
       starts: new RegExp(`[^\\x00-\\x7f]|[%&\\\\]${literal === "" ? "" : `|${literal}`}`, "giu"),
     };
-    if (SOUGHT.size >= 64) SOUGHT.clear();
+    if (SOUGHT.size >= MAX_SOUGHT) SOUGHT.clear();
     SOUGHT.set(secret, found);
   }
   return found.folded === "" ? undefined : found;

@@ -3,7 +3,13 @@
 // the provider text stored in state, the settings and client defaults, the lookup policy's
 // constants, the model test's sizes. Each check finds the figure by the phrase that states it, and
 // fails when that phrase is gone too (a figure nobody checks is a figure that drifts).
-import { MIN_NODE, MIN_SECRET_CHARS, SECRET_MARKER, unsupportedNode } from "../../src/text";
+import {
+  MIN_NODE,
+  MIN_SECRET_CHARS,
+  NUMBER_SECRET_DIGITS,
+  SECRET_MARKER,
+  unsupportedNode,
+} from "../../src/text";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -277,6 +283,19 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
       /Only secrets of at least (\d+) characters are looked for inside text/,
       String(MIN_SECRET_CHARS),
       page,
+    );
+  });
+
+  it("the fewest digits of a numeric secret looked for inside longer numbers (the CLI's and the client's rule)", () => {
+    expectAllStated(
+      /A secret of fewer than (\d+) digits is looked for only where it stands/,
+      String(NUMBER_SECRET_DIGITS),
+      page,
+    );
+    expectAllStated(
+      /a token of (\d+) digits or more inside a longer number too/,
+      String(NUMBER_SECRET_DIGITS),
+      ["docs/client.md"],
     );
   });
 
