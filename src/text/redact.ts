@@ -9,7 +9,7 @@
  */
 
 import { HIDDEN } from "./hidden";
-import { onlyInDecodedReading, redactSpans, secretSpans, secretsPossiblyIn } from "./reading";
+import { decodedReading, onlyInDecodedReading, redactSpans, secretSpans, secretsPossiblyIn } from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -31,7 +31,21 @@ const UNSHOWABLE = HIDDEN;
  * `sign_secret: ...`, and the camelCase `signSecret`. Group 1 is everything before the value; a
  * value already redacted (a secret known by value) is left alone.
  */
-const SIGN_SECRET_FIELD = /(sign[_-]?secret\\?["']?\s*[:=]\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]]+)/gi;
+const SIGN_SECRET_FIELD =
+  /(?<!\/)(sign[_-]?secret\\?["']?(?:\s*(?:=>|[:=])|>)\s*\[?\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]<]+)/gi;
+
+/**
+ * The values of `sign_secret` fields in `text` as a reader decodes it (./reading): a record quoted
+ * in HTML-escaped or URL-encoded JSON (`&quot;sign_secret&quot;:&quot;...`), in XML
+ * (`<sign_secret>...`, not its closing tag), in a PHP-like `'sign_secret' => '...'`; each is then redacted by value,
+ * wherever it stands in the text as written.
+ */
+function signSecretValues(text: string): string[] {
+  const values = new Set<string>();
+  for (const reading of [text, decodedReading(text)])
+    for (const match of reading.matchAll(SIGN_SECRET_FIELD)) if (match[2]!.length >= 4) values.add(match[2]!);
+  return [...values];
+}
 
 /**
  * `text` with every occurrence of each secret replaced by `[REDACTED]`, the rest unchanged to the
@@ -85,7 +99,10 @@ export function cleanServiceText(text: string, secrets: readonly string[], maxBy
     clean += text.slice(read, end).replace(UNSHOWABLE, "");
     read = end;
   }
-  const redacted = redact(clean, secrets).replace(SIGN_SECRET_FIELD, "$1[REDACTED]");
+  const redacted = redact(clean, [...secrets, ...signSecretValues(clean)]).replace(
+    SIGN_SECRET_FIELD,
+    "$1[REDACTED]",
+  );
   if (read >= text.length && fitsBytes(redacted, maxBytes)) return redacted;
   const room = Math.max(0, maxBytes - ELLIPSIS_BYTES);
   // The cut is read again: it may have made an escape of what it cut (`&#785;` cut to `&#78`, which

@@ -185,6 +185,23 @@ describe("B: a signing secret never appears in an error message built from servi
   });
 });
 
+describe("B2: a sign_secret field in the other forms a service may quote a record in", () => {
+  const secret = "whsec_field5f0c2b7e9a";
+  it.each([
+    ["HTML-escaped JSON", `&quot;sign_secret&quot;:&quot;${secret}&quot;`],
+    ["URL-encoded JSON", encodeURIComponent(JSON.stringify({ sign_secret: secret }))],
+    ["JSON with \\u0022 quotes", `\\u0022sign_secret\\u0022:\\u0022${secret}\\u0022`],
+    ["XML", `<sign_secret>${secret}</sign_secret>`],
+    ["an arrow", `'sign_secret' => '${secret}'`],
+    ["an array", `"sign_secret": ["${secret}"]`],
+  ])("%s", (_what, quoted) => {
+    const shown = cleanServiceText(`conflict with ${quoted} here`, [TOKEN], 2000);
+    expect(readsSecret(shown, secret), shown).toBe(false);
+    expect(shown).toContain("[REDACTED]");
+    expect(shown).toMatch(/^conflict with .* here$/);
+  });
+});
+
 describe("C: memory stays bounded whatever the body's shape", () => {
   it("a body of one object with a great many short members is refused before it is parsed", async () => {
     const members = Array.from({ length: 250_000 }, (_, i) => `"k${i}":0`).join(",");
