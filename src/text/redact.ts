@@ -32,7 +32,7 @@ const UNSHOWABLE = HIDDEN;
  * value already redacted (a secret known by value) is left alone.
  */
 const SIGN_SECRET_FIELD =
-  /(?<!\/)(sign[_-]?secret\\?["']?(?:\s*(?:=>|[:=])|>)\s*\[?\s*\\?["']?)(?!\[REDACTED\])([^"'\\\s,;&}\]<]+)/gi;
+  /(?<!\/)(sign[_-]?secret\\?["']?(?:\s*(?:=>|[:=])|>)\s*\[?\s*\\?["']?)(?!\[?REDACTED\])([^"'\\\s,;&}\][<>]+)/gi;
 
 /**
  * The values of `sign_secret` fields in `text` as a reader decodes it (./reading): a record quoted
@@ -57,13 +57,27 @@ function signSecretValues(text: string): string[] {
  * naming an endpoint, may echo a token anywhere.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  const sought = secretsPossiblyIn(text, secrets);
+  const sought = secretsPossiblyIn(text, secrets.flatMap(withUnescapedForm));
   // A secret written in escapes of escapes stands in no one span: the whole text is withheld.
   if (sought.some((secret) => onlyInDecodedReading(text, secret))) return "[REDACTED]";
   return redactSpans(
     text,
     sought.flatMap((secret) => secretSpans(text, secret)),
   );
+}
+
+/**
+ * A secret and, for one that holds JSON's escapes (`tk_9\\"Zq`, `ab\\\\cd`), the text they stand for
+ * (`tk_9"Zq`, `ab\\cd`): JSON's quoting of that text, and util.inspect's, write the secret out whole.
+ */
+function withUnescapedForm(secret: string): string[] {
+  if (!secret.includes("\\")) return [secret];
+  try {
+    const unescaped = JSON.parse(`"${secret}"`) as string;
+    return unescaped === secret || unescaped === "" ? [secret] : [secret, unescaped];
+  } catch {
+    return [secret];
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   WebhookApiError,
@@ -200,6 +201,17 @@ describe("B2: a sign_secret field in the other forms a service may quote a recor
     expect(shown).toContain("[REDACTED]");
     expect(shown).toMatch(/^conflict with .* here$/);
   });
+
+  it.each([
+    ["XML", `<sign_secret>${secret}</sign_secret>`],
+    ["an arrow", `'sign_secret' => '${secret}'`],
+    ["an array", `"sign_secret": ["${secret}"]`],
+    ["a tab", `sign_secret:\t${secret}`.replace("\t", " ")],
+  ])("%s: only the value is replaced, the text around it is kept", (_what, quoted) => {
+    expect(cleanServiceText(`conflict with ${quoted} here`, [TOKEN], 2000)).toBe(
+      `conflict with ${quoted.replace(secret, "[REDACTED]")} here`,
+    );
+  });
 });
 
 describe("C: memory stays bounded whatever the body's shape", () => {
@@ -380,6 +392,17 @@ describe("I: a token with the shape of a trace id, or that JSON's quoting rebuil
     client = new WebhooksClient({ baseUrl: server.url, accessToken: quoteToken, maxRetries: 0 });
     const error = await captureError(client.list());
     expect(everythingVisible(error)).not.toContain(quoteToken);
+  });
+
+  it("a token holding a backslash: util.inspect of the error, which escapes it, does not write it out", async () => {
+    const slashToken = "tk_9\\\\Zq71aa_secret";
+    server = await rawServer((_req, _body, res) =>
+      send(res, 401, { code: "401", msg: "token tk_9\\Zq71aa_secret expired", trace_id: TRACE }),
+    );
+    client = new WebhooksClient({ baseUrl: server.url, accessToken: slashToken, maxRetries: 0 });
+    const error = await captureError(client.list());
+    expect(inspect(error)).not.toContain(slashToken);
+    expect(JSON.stringify(error)).not.toContain(slashToken);
   });
 });
 
