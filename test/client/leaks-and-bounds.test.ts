@@ -186,7 +186,7 @@ describe("B: a signing secret never appears in an error message built from servi
   });
 });
 
-describe("B2: a sign_secret field in the other forms a service may quote a record in", () => {
+describe("a sign_secret field in the other forms a service may quote a record in", () => {
   const secret = "whsec_field5f0c2b7e9a";
   it.each([
     ["HTML-escaped JSON", `&quot;sign_secret&quot;:&quot;${secret}&quot;`],
