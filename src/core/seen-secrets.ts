@@ -39,7 +39,11 @@ export class SeenSecrets {
     if (this.#values.size === 0 || text.length === 0) return [];
     const may = mayHold(text);
     const found: string[] = [];
-    for (const [key, value] of this.#values) if (may(key)) found.push(value);
+    // forEach, not for-of over entries: a refresh of 1,000 endpoints, each read testing every value
+    // remembered, allocated an entry pair per value per read (35 MB in the benchmark's profile).
+    this.#values.forEach((value, key) => {
+      if (may(key)) found.push(value);
+    });
     return found;
   }
 }
