@@ -279,7 +279,12 @@ export function mayHold(text: string): (folded: string) => boolean {
   const literal = plain ? text.toLowerCase() : [...text].map(fold).join("");
   const decoded = plain ? literal : foldedReading(text);
   return (folded) =>
-    folded !== "" && (/[%&\\]/.test(folded) || literal.includes(folded) || decoded.includes(folded));
+    folded !== "" &&
+    (literal.includes(folded) ||
+      (decoded !== literal && decoded.includes(folded)) ||
+      folded.includes("%") ||
+      folded.includes("&") ||
+      folded.includes("\\"));
 }
 
 /** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */
