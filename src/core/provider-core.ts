@@ -148,7 +148,12 @@ export class ProviderCore {
     this.#envOverride = options.env;
     const notify = options.notify ?? ((message: string) => console.log(message));
     this.#notify = (message) => notify(scrubbed(message, this.#seen.in(message)));
-    this.#warn = options.warn ?? ((message) => this.#notify(`warning: ${message}`));
+    // A face's own warn (the native plugin logs warnings apart) is kept out of what was seen too.
+    const warn = options.warn;
+    this.#warn =
+      warn === undefined
+        ? (message) => this.#notify(`warning: ${message}`)
+        : (message) => warn(scrubbed(message, this.#seen.in(message)));
   }
 
   /** Replaces the provider configuration (stack config, or an explicit provider's arguments). */

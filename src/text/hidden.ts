@@ -6,9 +6,10 @@
  * Characters a terminal hides, reorders or draws like another one: C0 and C1 controls and DEL,
  * format characters (zero-width, bidirectional, the byte-order mark, tags), line and paragraph
  * separators, spaces other than U+0020, the other default-ignorable code points (variation
- * selectors, fillers), noncharacters (U+FFFE, U+FDD0, ...) and lone surrogates.
+ * selectors, fillers), noncharacters (U+FFFE, U+FDD0, ...), lone surrogates, and the blank braille
+ * pattern (U+2800), which draws as a space.
  */
-export const HIDDEN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}`;
+export const HIDDEN_SOURCE = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}`;
 
 /** Every hidden character of a text. */
 export const HIDDEN = new RegExp(HIDDEN_SOURCE, "gu");

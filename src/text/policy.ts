@@ -8,7 +8,7 @@
  * Internal: not exported from the package's entry.
  */
 
-import { onlyInDecodedReading, redactSpans, secretSpans } from "./reading";
+import { decodedSpans, redactSpans, secretSpans } from "./reading";
 
 /**
  * What a secret value becomes in machine output (`--json`): an object, which no field of ours ever
@@ -47,7 +47,7 @@ export function holdsSecretShown(text: string, secrets: readonly string[]): bool
   return secrets.some(
     (secret) =>
       recognisableInText(secret) &&
-      (secretSpans(text, secret, { firstOnly: true }).length > 0 || onlyInDecodedReading(text, secret)),
+      (secretSpans(text, secret, { firstOnly: true }).length > 0 || decodedSpans(text, secret).length > 0),
   );
 }
 
@@ -59,11 +59,9 @@ export function holdsSecretShown(text: string, secrets: readonly string[]): bool
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
   const sought = secrets.filter(recognisableInText);
-  // A secret written in escapes of escapes stands in no one span: the whole value is withheld.
-  if (sought.some((secret) => onlyInDecodedReading(text, secret))) return "[REDACTED]";
   return redactSpans(
     text,
-    sought.flatMap((secret) => secretSpans(text, secret)),
+    sought.flatMap((secret) => [...secretSpans(text, secret), ...decodedSpans(text, secret)]),
   );
 }
 
@@ -78,7 +76,7 @@ export function redactShown(text: string, secrets: readonly string[]): string {
 export function redactMessage(text: string, secrets: readonly string[]): string {
   const spans: [number, number][] = [];
   for (const secret of secrets) {
-    if (recognisableInText(secret)) spans.push(...secretSpans(text, secret));
+    if (recognisableInText(secret)) spans.push(...secretSpans(text, secret), ...decodedSpans(text, secret));
     else if (secret.trim() !== "") spans.push(...wholeValueSpans(text, secret.trim()));
   }
   return redactSpans(text, spans);

@@ -23,7 +23,10 @@ interface Reading {
 
 /** A secret as it is looked for: its characters case-folded, hidden ones (which no reader sees) dropped. */
 interface Sought {
+  /** Its first {@link SEARCHED_CHARS} characters, folded. */
   readonly folded: string;
+  /** Longer than {@link SEARCHED_CHARS}: a match of its start withholds the text from there on. */
+  readonly long: boolean;
   /** A short number ({@link NUMBER_SECRET_DIGITS}): looked for only where it stands as a number. */
   readonly digits: boolean;
   /** Where a match could start: the secret's first character (any case), an escape, or any non-ASCII character. */
@@ -31,14 +34,27 @@ interface Sought {
 }
 
 const HIDDEN_CHAR = new RegExp(`^(?:${HIDDEN_SOURCE})$`, "u");
+/** A reading no one sees: hidden characters only (`&ThickSpace;` is two), or nothing (a tag). */
+const HIDDEN_READING = new RegExp(`^(?:${HIDDEN_SOURCE})*$`, "u");
+
+/**
+ * Most characters of a secret searched for: a longer one is found by its start, and the text is
+ * withheld from there on. The search costs the text's length times the secret's: a service that
+ * lists signing secrets of 4,096 characters, or quotes a field of 60,000, would otherwise make one
+ * message cost minutes.
+ */
+export const SEARCHED_CHARS = 256;
 const HEX = /^[0-9a-fA-F]+$/;
 
 /**
  * Named character references a page's reader decodes: the hidden characters', and those of the
  * punctuation a token or a URL holds. Those marked legacy are decoded without their `;` too.
  */
-const NAMED: Record<string, number> = {
+const NAMED: Record<string, number | string> = {
   ZeroWidthSpace: 0x200b,
+  // Two characters each: a ligature of two letters, and a space and a hair space (both unseen).
+  fjlig: "fj",
+  ThickSpace: "\u205f\u200a",
   NegativeVeryThinSpace: 0x200b,
   NegativeThinSpace: 0x200b,
   NegativeMediumSpace: 0x200b,
@@ -147,16 +163,18 @@ const SOUGHT = new Map<string, Sought>();
 function sought(secret: string): Sought | undefined {
   let found = SOUGHT.get(secret);
   if (found === undefined) {
-    const folded = [...secret]
+    const whole = [...secret]
       .filter((char) => !HIDDEN_CHAR.test(char))
       .map(fold)
       .join("");
+    const folded = whole.slice(0, SEARCHED_CHARS);
     const first = folded === "" ? "" : String.fromCodePoint(folded.codePointAt(0)!);
     const literal = first.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
     found = {
       folded,
+      long: whole.length > SEARCHED_CHARS,
       digits: /^\d+$/.test(folded) && folded.length < NUMBER_SECRET_DIGITS,
-      starts: new RegExp(`[^\\x00-\\x7f]|[%&\\\\]${literal === "" ? "" : `|${literal}`}`, "giu"),
+      starts: new RegExp(`[^\\x00-\\x7f]|[%&<\\\\]${literal === "" ? "" : `|${literal}`}`, "giu"),
     };
     if (SOUGHT.size >= MAX_SOUGHT) SOUGHT.clear();
     SOUGHT.set(secret, found);
@@ -193,7 +211,8 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
   const pending = new Map<number, Map<number, number>>();
   const carry = (end: number, matched: number, start: number): void => {
     if (matched === folded.length) {
-      if (!wanted.digits || standsAsNumber(text, start, end)) spans.push([start, end]);
+      if (!wanted.digits || standsAsNumber(text, start, end))
+        spans.push([start, wanted.long ? text.length : end]);
       return;
     }
     const states = pending.get(end) ?? new Map<number, number>();
@@ -214,7 +233,7 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
     pending.delete(pos);
     for (const reading of readingsAt(text, pos)) {
       const char = fold(reading.char);
-      const hidden = HIDDEN_CHAR.test(reading.char);
+      const hidden = HIDDEN_READING.test(reading.char);
       for (const [matched, start] of states ?? [])
         if (hidden) carry(reading.end, matched, start);
         else if (folded.startsWith(char, matched)) carry(reading.end, matched + char.length, start);
@@ -229,41 +248,83 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
 /**
  * `text` as most readers read it, in one reading: every escape decoded (the longest at each
  * position, so `%2541` is `A`), hidden characters and their escapes dropped, again while that changes
- * something (an escape written in escapes). Not every reading (`%2541` is also `%41` to a reader that
- * decodes once: {@link secretSpans} sees them all), but one that holds, as plain text, whatever the
- * usual readers decode: for a quick test of many values at once, before the exact search on the few
- * it finds.
+ * something (an escape written in escapes: `&#37;4E` is `%4E`, then `N`). Not every reading (`%2541`
+ * is also `%41` to a reader that decodes once: {@link secretSpans} sees them all), but the one
+ * that holds, as plain text, whatever the usual readers decode in turn.
  */
 export function decodedReading(text: string): string {
-  let current = text;
-  for (let round = 0; round < 4 && !PLAIN.test(current); round++) {
-    let out = "";
-    let pos = 0;
-    while (pos < current.length) {
-      const readings = readingsAt(current, pos);
-      const longest = readings.reduce((best, reading) => (reading.end > best.end ? reading : best));
-      if (!HIDDEN_CHAR.test(longest.char)) out += longest.char;
-      pos = longest.end;
-    }
-    if (out === current) break;
-    current = out;
+  return decodedWithSources(text).text;
+}
+
+/** A decoded text and, for each of its UTF-16 units, the `[start, end)` of the original text it stands for. */
+interface Decoded {
+  readonly text: string;
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+}
+
+function decodedWithSources(text: string): Decoded {
+  let current: Decoded | undefined;
+  let currentText = text;
+  for (let round = 0; round < 4 && !PLAIN.test(currentText); round++) {
+    const next = decodeRound(currentText);
+    if (next.text === currentText) break;
+    // Composed with the rounds before: each unit stands for what its source units stood for.
+    const before = current;
+    current =
+      before === undefined
+        ? next
+        : {
+            text: next.text,
+            starts: next.starts.map((start) => before.starts[start]!),
+            ends: next.ends.map((end) => before.ends[end - 1]!),
+          };
+    currentText = next.text;
   }
-  return current;
+  return current ?? { text, starts: [], ends: [] };
+}
+
+function decodeRound(input: string): Decoded {
+  let out = "";
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let pos = 0;
+  while (pos < input.length) {
+    const longest = readingsAt(input, pos).reduce((best, reading) =>
+      reading.end > best.end ? reading : best,
+    );
+    if (!HIDDEN_READING.test(longest.char)) {
+      out += longest.char;
+      for (let unit = 0; unit < longest.char.length; unit++) {
+        starts.push(pos);
+        ends.push(longest.end);
+      }
+    }
+    pos = longest.end;
+  }
+  return { text: out, starts, ends };
 }
 
 /**
- * Whether `secret` is in the {@link decodedReading} of `text` though {@link secretSpans} finds it
- * nowhere: written in escapes of escapes (`&#37;4E` is `%4E` to a page's reader, `N` to the URL's
- * reader after it), which no span of the text stands for. The caller then holds the whole text for
- * the secret. A secret of digits only is left to {@link secretSpans}, which knows where it stands
- * as a number.
+ * Where `secret` stands in the {@link decodedReading} of `text`, as spans of `text`: a secret written
+ * in escapes of escapes (`&#37;4E`), which {@link secretSpans} does not read, is redacted where it
+ * stands. A secret of fewer than {@link NUMBER_SECRET_DIGITS} digits is left to secretSpans, which
+ * knows where it stands as a number.
  */
-export function onlyInDecodedReading(text: string, secret: string): boolean {
+export function decodedSpans(text: string, secret: string): [number, number][] {
   const wanted = sought(secret);
-  if (wanted === undefined || wanted.digits || PLAIN.test(text)) return false;
-  return (
-    foldedReading(text).includes(wanted.folded) && secretSpans(text, secret, { firstOnly: true }).length === 0
-  );
+  if (wanted === undefined || wanted.digits || PLAIN.test(text)) return [];
+  const reading = foldedReading(text);
+  const spans: [number, number][] = [];
+  for (
+    let at = reading.text.indexOf(wanted.folded);
+    at >= 0;
+    at = reading.text.indexOf(wanted.folded, at + 1)
+  ) {
+    const last = at + wanted.folded.length - 1;
+    spans.push([reading.starts[at]!, wanted.long ? text.length : reading.ends[last]!]);
+  }
+  return spans;
 }
 
 /**
@@ -277,13 +338,14 @@ export function mayHold(text: string): (folded: string) => boolean {
   if (text === "") return () => false;
   const plain = PLAIN.test(text);
   const literal = plain ? text.toLowerCase() : [...text].map(fold).join("");
-  const decoded = plain ? literal : foldedReading(text);
+  const decoded = plain ? literal : foldedReading(text).text;
   return (folded) =>
     folded !== "" &&
     (literal.includes(folded) ||
       (decoded !== literal && decoded.includes(folded)) ||
       folded.includes("%") ||
       folded.includes("&") ||
+      folded.includes("<") ||
       folded.includes("\\"));
 }
 
@@ -292,7 +354,8 @@ export function foldedSecret(secret: string): string {
   return [...secret]
     .filter((char) => !HIDDEN_CHAR.test(char))
     .map(fold)
-    .join("");
+    .join("")
+    .slice(0, SEARCHED_CHARS);
 }
 
 /** Of `secrets`, those `text` may hold (see {@link mayHold}). */
@@ -302,26 +365,47 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
   return secrets.filter((secret) => may(foldedSecret(secret)));
 }
 
-/** The last text's {@link decodedReading}, case-folded: a value is searched for several secrets in turn. */
-let lastReading: { text: string; folded: string } | undefined;
-function foldedReading(text: string): string {
-  if (lastReading?.text !== text)
-    lastReading = { text, folded: [...decodedReading(text)].map(fold).join("") };
-  return lastReading.folded;
+/**
+ * The last text's {@link decodedReading}, case-folded, with its sources: a value is searched for
+ * several secrets in turn.
+ */
+let lastReading: { source: string; reading: Decoded } | undefined;
+function foldedReading(text: string): Decoded {
+  if (lastReading?.source !== text) {
+    const decoded = decodedWithSources(text);
+    let folded = "";
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (let unit = 0; unit < decoded.text.length;) {
+      const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
+      // A text that needed no decoding stands for itself, unit by unit.
+      const start = decoded.starts[unit] ?? unit;
+      const end = decoded.ends[unit + char.length - 1] ?? unit + char.length;
+      const foldedChar = fold(char);
+      folded += foldedChar;
+      for (let k = 0; k < foldedChar.length; k++) {
+        starts.push(start);
+        ends.push(end);
+      }
+      unit += char.length;
+    }
+    lastReading = { source: text, reading: { text: folded, starts, ends } };
+  }
+  return lastReading.reading;
 }
 
 /**
  * Printable ASCII without `%`, `&` and `\\`: text that has one reading only, itself (no escape, no
  * hidden character), searched as it is, which is most names and URLs.
  */
-const PLAIN = /^[\x20-\x24\x27-\x5b\x5d-\x7e]*$/;
+const PLAIN = /^[\x20-\x24\x27-\x3b\x3d-\x5b\x5d-\x7e]*$/;
 
 function plainSpans(text: string, wanted: Sought, firstOnly: boolean): [number, number][] {
   const lower = text.toLowerCase();
   const spans: [number, number][] = [];
   for (let at = lower.indexOf(wanted.folded); at >= 0; at = lower.indexOf(wanted.folded, at + 1)) {
     const end = at + wanted.folded.length;
-    if (!wanted.digits || standsAsNumber(text, at, end)) spans.push([at, end]);
+    if (!wanted.digits || standsAsNumber(text, at, end)) spans.push([at, wanted.long ? text.length : end]);
     if (firstOnly && spans.length > 0) break;
   }
   return spans;
@@ -339,7 +423,20 @@ function readingsAt(text: string, pos: number): Reading[] {
   if (char === "%") readings.push(...percentReadings(text, pos));
   else if (char === "&") readings.push(...referenceReadings(text, pos));
   else if (char === "\\") readings.push(...backslashReadings(text, pos));
+  else if (char === "<") readings.push(...markupReadings(text, pos));
   return readings;
+}
+
+/**
+ * A tag or a comment of a page (`<wbr>`, `<b>`, `</b>`, `<!---->`), which a browser renders as
+ * nothing between two letters: a reading that stands for no character.
+ */
+const MARKUP = /<(?:!--[^]{0,64}?-->|\/?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,64})?\/?>)/y;
+
+function markupReadings(text: string, pos: number): Reading[] {
+  MARKUP.lastIndex = pos;
+  const tag = MARKUP.exec(text);
+  return tag === null ? [] : [{ char: "", end: pos + tag[0].length }];
 }
 
 /**
@@ -401,12 +498,10 @@ function referenceReadings(text: string, pos: number): Reading[] {
   if (named === null) return [];
   const [whole, name, semicolon] = named as unknown as [string, string, string];
   if (Object.hasOwn(NAMED, name) && (semicolon === ";" || LEGACY_NAMED.has(name)))
-    return [{ char: String.fromCodePoint(NAMED[name]!), end: pos + whole.length }];
+    return [{ char: namedCharacter(name), end: pos + whole.length }];
   // A page's reader takes the longest legacy name that starts a longer run: `&shyQ` is U+00AD, then Q.
   const legacy = LEGACY_LONGEST_FIRST.find((candidate) => name.startsWith(candidate));
-  return legacy === undefined
-    ? []
-    : [{ char: String.fromCodePoint(NAMED[legacy]!), end: pos + 1 + legacy.length }];
+  return legacy === undefined ? [] : [{ char: namedCharacter(legacy), end: pos + 1 + legacy.length }];
 }
 
 /**
@@ -415,6 +510,11 @@ function referenceReadings(text: string, pos: number): Reading[] {
  */
 const NUMERIC_REFERENCE = /&#(?:[xX]0*(?<hex>[0-9a-fA-F]{1,8})|0*(?<dec>[0-9]{1,10}));?/y;
 const NAMED_REFERENCE = /&([A-Za-z][A-Za-z0-9]{0,30})(;?)/y;
+function namedCharacter(name: string): string {
+  const value = NAMED[name]!;
+  return typeof value === "string" ? value : String.fromCodePoint(value);
+}
+
 const LEGACY_LONGEST_FIRST = [...LEGACY_NAMED].sort((a, b) => b.length - a.length);
 
 /** `\uXXXX` (a pair of them for a character outside the BMP), `\u{X...}`, `\UXXXXXXXX`, `\xXX`, `\n`, `\"`. */
@@ -439,8 +539,16 @@ function backslashReadings(text: string, pos: number): Reading[] {
     const char = code === undefined ? undefined : characterOf(code);
     return char === undefined ? [] : [{ char, end: pos + 2 + width }];
   }
+  // Source code's octal escapes (`\\132` is Z in C, Python, a shell's $'...' and sloppy JavaScript).
+  const octal = /^[0-7]{1,3}/.exec(text.slice(pos + 1, pos + 4))?.[0];
+  const readings: Reading[] = [];
+  if (octal !== undefined && octal !== "0" && parseInt(octal, 8) <= 0xff)
+    readings.push({ char: String.fromCharCode(parseInt(octal, 8)), end: pos + 1 + octal.length });
   const single = Object.hasOwn(BACKSLASHED, kind) ? BACKSLASHED[kind] : undefined;
-  return single === undefined ? [] : [{ char: single, end: pos + 2 }];
+  if (single !== undefined) readings.push({ char: single, end: pos + 2 });
+  // Any other character after a backslash is itself to a JavaScript string's reader (`\\Z` is Z).
+  else if (kind !== "" && !/[\n\r0-7\ud800-\udfff]/.test(kind)) readings.push({ char: kind, end: pos + 2 });
+  return readings;
 }
 
 /**

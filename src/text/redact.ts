@@ -9,7 +9,14 @@
  */
 
 import { HIDDEN } from "./hidden";
-import { decodedReading, onlyInDecodedReading, redactSpans, secretSpans, secretsPossiblyIn } from "./reading";
+import {
+  SEARCHED_CHARS,
+  decodedReading,
+  decodedSpans,
+  redactSpans,
+  secretSpans,
+  secretsPossiblyIn,
+} from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -58,11 +65,9 @@ function signSecretValues(text: string): string[] {
  */
 export function redact(text: string, secrets: readonly string[]): string {
   const sought = secretsPossiblyIn(text, secrets.flatMap(withUnescapedForm));
-  // A secret written in escapes of escapes stands in no one span: the whole text is withheld.
-  if (sought.some((secret) => onlyInDecodedReading(text, secret))) return "[REDACTED]";
   return redactSpans(
     text,
-    sought.flatMap((secret) => secretSpans(text, secret)),
+    sought.flatMap((secret) => [...secretSpans(text, secret), ...decodedSpans(text, secret)]),
   );
 }
 
@@ -102,7 +107,7 @@ export function showable(text: string, maxBytes: number = MAX_QUOTED_CHARS): str
 export function cleanServiceText(text: string, secrets: readonly string[], maxBytes: number): string {
   const longestSecret = secrets.reduce((longest, secret) => Math.max(longest, secret.length), 0);
   // Every character takes at least one byte, so this many characters fill the cap.
-  const wanted = maxBytes + ESCAPED_CHAR_LENGTH * longestSecret + 1;
+  const wanted = maxBytes + ESCAPED_CHAR_LENGTH * Math.min(longestSecret, SEARCHED_CHARS) + 1;
   let clean = "";
   let read = 0;
   while (read < text.length && clean.length < wanted) {
@@ -131,7 +136,7 @@ export function cleanServiceText(text: string, secrets: readonly string[], maxBy
  * reader would decode into another character than the whole escape meant.
  */
 const CUT_ESCAPE =
-  /(?:&#?[0-9A-Za-z]*|%(?:25)*(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]*|U[0-9A-Fa-f]*|x[0-9A-Fa-f]?)?)$/;
+  /(?:&#[xX]?[0-9A-Fa-f]{0,10}|&[A-Za-z][A-Za-z0-9]{0,31}|&|%(?:25){0,8}(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]{0,8}|U[0-9A-Fa-f]{0,7}|x[0-9A-Fa-f]?|[0-7]{1,2})?|<[^<>]{0,64})$/;
 
 function withoutCutEscape(text: string): string {
   return text.replace(CUT_ESCAPE, "");

@@ -365,6 +365,11 @@ describe("H: a cap never cuts an escape into a character of the token", () => {
     expect(readsSecret(everythingVisible(await captureError(c.list())), TOKEN)).toBe(false);
   });
 
+  it("a cut keeps ordinary text that follows an ampersand (it leaves out an escape, not a word)", () => {
+    const shown = cleanServiceText(`bad filter near &${"deadbeef".repeat(60)}`, [TOKEN], 300);
+    expect(Buffer.byteLength(shown)).toBeGreaterThan(250);
+  });
+
   it("at the 2,000-byte message cap, where the message is cut with no secret known", () => {
     for (let pad = 1940; pad < 2000; pad++) {
       const error = new WebhookApiError(`${"y".repeat(pad)}${spelled}`, { operation: "list", status: 500 });
@@ -392,6 +397,17 @@ describe("I: a token with the shape of a trace id, or that JSON's quoting rebuil
     client = new WebhooksClient({ baseUrl: server.url, accessToken: quoteToken, maxRetries: 0 });
     const error = await captureError(client.list());
     expect(everythingVisible(error)).not.toContain(quoteToken);
+  });
+
+  it('a token holding "fj", written with the page\'s ligature &fjlig;', async () => {
+    const fjToken = "tok_fj9ZqkXw2Lm_secret";
+    server = await rawServer((_req, _body, res) =>
+      send(res, 401, { code: "401", msg: "token tok_&fjlig;9ZqkXw2Lm_secret expired", trace_id: TRACE }),
+    );
+    client = new WebhooksClient({ baseUrl: server.url, accessToken: fjToken, maxRetries: 0 });
+    const error = await captureError(client.list());
+    expect(readsSecret(everythingVisible(error), fjToken)).toBe(false);
+    expect((error as Error).message).toContain("[REDACTED]");
   });
 
   it("a token holding a backslash: util.inspect of the error, which escapes it, does not write it out", async () => {

@@ -202,3 +202,101 @@ describe("an endpoint's own signing secret, echoed in a failing service's answer
     });
   }
 });
+
+describe("a remembered secret in a service's answer that leaves a read undecided", () => {
+  // The service lists another endpoint under B's name and no paging position, then fails the probe
+  // for what follows with a message that quotes A's secret name: the read cannot tell whether B
+  // exists, and says so in a warning that quotes the service.
+  const SECRET = "sekrit-fjord-alpha";
+  const echoes = [SECRET, "&#37;73ekrit-fjord-alpha", "sekrit-&fjlig;ord-alpha"];
+  for (const face of ["dynamic", "native"] as const)
+    it(`${face}: the warning withholds it, as it is and written in escapes of escapes or a ligature`, async () => {
+      const records: Record<string, unknown>[] = [];
+      let echo: string | undefined;
+      const envelope = (code: string, msg: string, data?: unknown) =>
+        JSON.stringify({
+          code,
+          msg,
+          trace_id: "0123456789abcdef0123456789abcdef",
+          ...(data ? { data } : {}),
+        });
+      const server = await rawServer((req, body, res) => {
+        const query = JSON.parse(body || "{}") as Record<string, unknown>;
+        res.setHeader("content-type", "application/json");
+        if (req.url!.endsWith("/create")) {
+          const made = {
+            webhook_id: records.length + 1,
+            webhook_name: query.webhook_name,
+            webhook_url: query.webhook_url,
+            sign_secret: `whsec_${records.length + 1}_Qm3vT8pLx2`,
+            creator_id: 7,
+            creator_name: "alice",
+            create_time: 1,
+            operator_id: 7,
+            operator_name: "alice",
+            operate_time: 1,
+          };
+          records.push(made);
+          return void res.end(envelope("200", "Success", made));
+        }
+        if (echo !== undefined) {
+          if (query.cursor) {
+            res.statusCode = 500;
+            return void res.end(envelope("500", `listing unavailable; last change by job on ${echo}`));
+          }
+          return void res.end(envelope("200", "SUCCESS", { data: [{ ...records[1], webhook_id: 99 }] }));
+        }
+        const listed = records.filter(
+          (r) => query.webhook_name === undefined || r.webhook_name === query.webhook_name,
+        );
+        res.end(envelope("200", "SUCCESS", { data: listed, cursor: "" }));
+      });
+      const printed: string[] = [];
+      const env = {
+        WEBHOOKS_BASE_URL: server.url,
+        WEBHOOKS_ACCESS_TOKEN: TOKEN,
+        WEBHOOKS_MAX_RETRIES: "0",
+      };
+      const make = () =>
+        face === "native"
+          ? new ProviderCore({
+              face,
+              env,
+              notify: (m) => printed.push(m),
+              warn: (m) => printed.push(`warning: ${m}`),
+            })
+          : new ProviderCore({ face, env, notify: (m) => printed.push(m) });
+      const made: ProviderCore[] = [];
+      try {
+        const taint = { names: ["webhookName"], values: [SECRET] };
+        const setup = make();
+        made.push(setup);
+        const a = await setup.create(
+          { webhookName: SECRET, webhookUrl: "https://example.com/a" },
+          taint,
+          STACK,
+        );
+        const b = await setup.create(
+          { webhookName: "b", webhookUrl: "https://example.com/b" },
+          NO_TAINT,
+          STACK,
+        );
+        for (const spelled of echoes) {
+          printed.length = 0;
+          const core = make();
+          made.push(core);
+          await core.read(a.id, a.state, taint, STACK);
+          echo = spelled;
+          const outcome = await core.read(b.id, b.state, NO_TAINT, STACK).catch((e: unknown) => e);
+          if (outcome instanceof Error) expect(readsSecret(outcome.message, SECRET)).toBe(false);
+          echo = undefined;
+          const warnings = printed.filter((line) => line.startsWith("warning:"));
+          expect(warnings.length, spelled).toBeGreaterThan(0);
+          for (const line of printed) expect(readsSecret(line, SECRET), line).toBe(false);
+        }
+      } finally {
+        await Promise.all(made.map((core) => core.close()));
+        await server.close();
+      }
+    });
+});

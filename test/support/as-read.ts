@@ -5,7 +5,7 @@
 
 /** Characters a person does not see: controls, format characters, separators, default-ignorables. */
 const UNSEEN =
-  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/gu;
 
 /** The named references of the HTML standard's table that the tests write. */
 const NAMED: Record<string, string> = {
@@ -14,6 +14,8 @@ const NAMED: Record<string, string> = {
   zwj: "\u200d",
   NoBreak: "\u2060",
   amp: "&",
+  fjlig: "fj",
+  ThickSpace: "\u205f\u200a",
 };
 
 /**
@@ -54,6 +56,11 @@ function decodeOnce(text: string): string {
       .replace(/&(shy|amp)(?!;)/g, (_m, name: string) => NAMED[name]!)
       .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
       .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z).
+      .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
+      .replace(/\\([A-Za-z_-])/g, "$1")
+      // What a browser renders as nothing between two letters: a tag, a comment.
+      .replace(/<\/?[A-Za-z]+>|<!--.*?-->/g, "")
   );
 }
 
@@ -87,5 +94,13 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a URL's escape inside a page's reference", `${head}&#37;${hex(tail)}${tail.slice(1)}`],
     ["a page's reference written in a URL's escapes", `${head}%26%23${code(tail)}%3B${tail.slice(1)}`],
     ["a page's &amp; before a reference", `${head}&amp;#${code(tail)};${tail.slice(1)}`],
+    ["a page's &ThickSpace; (two characters no one sees)", `${head}&ThickSpace;${tail}`],
+    ["a tag a browser renders as nothing", `${head}<wbr>${tail}`],
+    ["a comment a browser renders as nothing", `${head}<!---->${tail}`],
+    ["the blank braille pattern", `${head}\u2800${tail}`],
+    ["an octal escape", `${head}\\${code(tail).toString(8).padStart(3, "0")}${tail.slice(1)}`],
+    ...(/^[A-Za-z_-]/.test(tail) && !/^[nrtbfvuxU]/.test(tail)
+      ? [["a JavaScript identity escape", `${head}\\${tail}`] as [string, string]]
+      : []),
   ];
 }

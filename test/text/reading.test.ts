@@ -18,7 +18,10 @@ describe("decodedReading", () => {
     ["JSON escapes, and a pair for an astral character", "\\u0041\\ud83d\\ude00\\u200b.", "A\u{1F600}."],
     ["hidden characters themselves", "to\u200bk\u2060en", "token"],
     ["an escape written in escapes", "%26%2365%3B", "A"],
-    ["what is no escape", "100% & \\z %zz", "100% & \\z %zz"],
+    ["what is no escape", "100% & %zz <3", "100% & %zz <3"],
+    ["a JavaScript identity escape and an octal one", "\\Z\\132!", "ZZ!"],
+    ["two-character references: a ligature, and a space pair no one sees", "&fjlig;x&ThickSpace;y", "fjxy"],
+    ["a tag and a comment, which a browser renders as nothing", "to<wbr>k<!---->en<b></b>!", "token!"],
   ])("%s", (_what, text, expected) => {
     expect(decodedReading(text)).toBe(expected);
   });
