@@ -32,7 +32,7 @@ export {
   type SecretMarker,
   type ShownSecrets,
 } from "./policy";
-export { NUMBER_SECRET_DIGITS, decodedReading, foldedSecret, mayHold } from "./reading";
+export { NUMBER_SECRET_DIGITS, SEARCHED_CHARS, decodedReading, foldedSecret, mayHold } from "./reading";
 export { MIN_NODE, unsupportedNode } from "./runtime";
 export { serviceOf } from "./service";
 export { shellQuote } from "./shell";

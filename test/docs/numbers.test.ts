@@ -7,6 +7,7 @@ import {
   MIN_NODE,
   MIN_SECRET_CHARS,
   NUMBER_SECRET_DIGITS,
+  SEARCHED_CHARS,
   SECRET_MARKER,
   unsupportedNode,
 } from "../../src/text";
@@ -284,6 +285,12 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
       String(MIN_SECRET_CHARS),
       page,
     );
+  });
+
+  it("the most characters of a secret searched for (docs/client.md)", () => {
+    expectAllStated(/A secret is looked for by its first (\d+) characters/, String(SEARCHED_CHARS), [
+      "docs/client.md",
+    ]);
   });
 
   it("the fewest digits of a numeric secret looked for inside longer numbers (the CLI's and the client's rule)", () => {
