@@ -292,9 +292,9 @@ export class ProviderCore {
       [
         ...connection.secrets,
         // Another resource's secrets; this one's own are secret in its state.
-        ...this.#seen
-          .in(`${record.webhookName}\n${record.webhookUrl}`)
-          .filter((value) => !taint.values.includes(value)),
+        ...[...this.#seen.in(record.webhookName), ...this.#seen.in(record.webhookUrl)].filter(
+          (value) => !taint.values.includes(value),
+        ),
       ],
       old === undefined || typeof old.webhookId !== "number",
     );

@@ -19,13 +19,20 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
 export class SeenSecrets {
   /** Folded form (src/text/reading.ts, foldedSecret) -> the value. */
   readonly #values = new Map<string, string>();
+  /** The values as given, already remembered: each call shows the process its own again. */
+  readonly #shown = new Set<string>();
 
   remember(values: Iterable<unknown>): void {
     for (const value of values) {
-      if (typeof value !== "string" || !recognisableInText(value) || NUMBER.test(value.trim())) continue;
+      if (typeof value !== "string" || this.#shown.has(value)) continue;
+      if (!recognisableInText(value) || NUMBER.test(value.trim())) continue;
+      this.#shown.add(value);
       const key = foldedSecret(value);
       if (this.#values.has(key)) continue;
-      if (this.#values.size >= MAX_SEEN) this.#values.delete(this.#values.keys().next().value!);
+      if (this.#values.size >= MAX_SEEN) {
+        this.#values.delete(this.#values.keys().next().value!);
+        this.#shown.clear();
+      }
       this.#values.set(key, value);
     }
   }

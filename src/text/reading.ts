@@ -337,7 +337,7 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
 export function mayHold(text: string): (folded: string) => boolean {
   if (text === "") return () => false;
   const plain = PLAIN.test(text);
-  const literal = plain ? text.toLowerCase() : [...text].map(fold).join("");
+  const literal = plain || ASCII.test(text) ? text.toLowerCase() : [...text].map(fold).join("");
   const decoded = plain ? literal : foldedReading(text).text;
   return (folded) =>
     folded !== "" &&
@@ -351,12 +351,28 @@ export function mayHold(text: string): (folded: string) => boolean {
 
 /** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */
 export function foldedSecret(secret: string): string {
-  return [...secret]
-    .filter((char) => !HIDDEN_CHAR.test(char))
-    .map(fold)
-    .join("")
-    .slice(0, SEARCHED_CHARS);
+  let folded = FOLDED.get(secret);
+  if (folded === undefined) {
+    folded = [...secret]
+      .filter((char) => !HIDDEN_CHAR.test(char))
+      .map(fold)
+      .join("")
+      .slice(0, SEARCHED_CHARS);
+    if (FOLDED.size >= MAX_FOLDED) FOLDED.clear();
+    FOLDED.set(secret, folded);
+  }
+  return folded;
 }
+
+/**
+ * Secrets kept folded: a client redacts every signing secret its listings saw (tens of thousands
+ * on a crowded service) from each message, a provider process tests what it remembers on each read.
+ */
+const MAX_FOLDED = 65_536;
+const FOLDED = new Map<string, string>();
+
+// eslint-disable-next-line no-control-regex -- every ASCII character, controls included: toLowerCase folds them all
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Of `secrets`, those `text` may hold (see {@link mayHold}). */
 export function secretsPossiblyIn(text: string, secrets: readonly string[]): string[] {
