@@ -290,8 +290,9 @@ function decodeRound(input: string): Decoded {
   const ends: number[] = [];
   let pos = 0;
   while (pos < input.length) {
+    // The longest reading; of two as long, the later (an escape's or a character's plain form).
     const longest = readingsAt(input, pos).reduce((best, reading) =>
-      reading.end > best.end ? reading : best,
+      reading.end >= best.end ? reading : best,
     );
     if (!HIDDEN_READING.test(longest.char)) {
       out += longest.char;
@@ -436,23 +437,74 @@ function readingsAt(text: string, pos: number): Reading[] {
   const code = text.codePointAt(pos)!;
   const char = String.fromCodePoint(code);
   const readings: Reading[] = [{ char, end: pos + char.length }];
-  if (char === "%") readings.push(...percentReadings(text, pos));
-  else if (char === "&") readings.push(...referenceReadings(text, pos));
-  else if (char === "\\") readings.push(...backslashReadings(text, pos));
-  else if (char === "<") readings.push(...markupReadings(text, pos));
+  // Not spread into push: a run of `%2525...` yields a reading per `25`, past what a call takes.
+  const more =
+    char === "%"
+      ? percentReadings(text, pos)
+      : char === "&"
+        ? referenceReadings(text, pos)
+        : char === "\\"
+          ? backslashReadings(text, pos)
+          : char === "<"
+            ? markupReadings(text, pos)
+            : compatibilityReadings(char, pos);
+  for (const reading of more) readings.push(reading);
   return readings;
 }
 
 /**
- * A tag or a comment of a page (`<wbr>`, `<b>`, `</b>`, `<!---->`), which a browser renders as
- * nothing between two letters: a reading that stands for no character.
+ * A compatibility character as its plain form (NFKC): a full-width, circled or mathematical letter
+ * is that letter to a URL's parser (`new URL("https://ｔｏｋ.example").host` is `tok.example`).
  */
-const MARKUP = /<(?:!--[^]{0,64}?-->|\/?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,64})?\/?>)/y;
+function compatibilityReadings(char: string, pos: number): Reading[] {
+  // A hidden character stays hidden (a no-break space is a space to NFKC, and still unseen here).
+  if (char < "\u00a0" || HIDDEN_CHAR.test(char)) return [];
+  const plain = char.normalize("NFKC");
+  return plain === char || plain === "" ? [] : [{ char: plain, end: pos + char.length }];
+}
+
+/**
+ * Markup a page renders as nothing between two letters, read as the HTML tokenizer reads it: a tag
+ * (`<wbr>`, `<b>`, `</b>`, `<my-element title="a>b">`), a comment (`<!---->`, the abrupt `<!-->`),
+ * a bogus comment (`<?x?>`, `<!x>`, `</#>`, `<![CDATA[]]>`): a reading that stands for no character.
+ * Looked for within {@link MARKUP_REACH} characters, so a text of many `<` costs no more than that
+ * each.
+ */
+const MARKUP_REACH = 1024;
 
 function markupReadings(text: string, pos: number): Reading[] {
-  MARKUP.lastIndex = pos;
-  const tag = MARKUP.exec(text);
-  return tag === null ? [] : [{ char: "", end: pos + tag[0].length }];
+  const end = markupEnd(text.slice(pos, pos + MARKUP_REACH));
+  return end === undefined ? [] : [{ char: "", end: pos + end }];
+}
+
+/** Where the markup at the start of `window` (which starts with `<`) ends, or undefined. */
+function markupEnd(window: string): number | undefined {
+  if (window.startsWith("<!--")) {
+    if (window.startsWith("<!-->")) return 5;
+    if (window.startsWith("<!--->")) return 6;
+    const close = window.indexOf("-->", 4);
+    return close < 0 ? undefined : close + 3;
+  }
+  const next = window.charAt(1);
+  const closing = next === "/";
+  const first = closing ? window.charAt(2) : next;
+  if (next === "?" || next === "!" || (closing && first !== "" && first !== ">" && !/[A-Za-z]/.test(first))) {
+    const close = window.indexOf(">", 2);
+    return close < 0 ? undefined : close + 1;
+  }
+  if (!/[A-Za-z]/.test(first)) return undefined;
+  // A tag: its name, then attributes, whose quoted values may hold `>`.
+  for (let at = closing ? 3 : 2; at < window.length; at++) {
+    const char = window.charAt(at);
+    if (char === ">") return at + 1;
+    if (char === "<") return undefined;
+    if ((char === '"' || char === "'") && /[=\s]/.test(window.charAt(at - 1))) {
+      const close = window.indexOf(char, at + 1);
+      if (close < 0) return undefined;
+      at = close;
+    }
+  }
+  return undefined;
 }
 
 /**

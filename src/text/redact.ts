@@ -50,8 +50,18 @@ const SIGN_SECRET_FIELD =
 function signSecretValues(text: string): string[] {
   const values = new Set<string>();
   for (const reading of [text, decodedReading(text)])
-    for (const match of reading.matchAll(SIGN_SECRET_FIELD)) if (match[2]!.length >= 4) values.add(match[2]!);
+    for (const match of reading.matchAll(SIGN_SECRET_FIELD))
+      if (looksLikeSecret(match[2]!)) values.add(match[2]!);
   return [...values];
+}
+
+/**
+ * Whether the word after a `sign_secret` field is a value to redact: one with a digit, or of 12
+ * characters or more. A service's own words there (`sign_secret: must be at least 32 characters`,
+ * `sign_secret=required`) are left as they are, here and wherever else the message uses them.
+ */
+function looksLikeSecret(value: string): boolean {
+  return /\d/.test(value) || value.length >= 12;
 }
 
 /**
@@ -120,7 +130,8 @@ export function cleanServiceText(text: string, secrets: readonly string[], maxBy
   }
   const redacted = redact(clean, [...secrets, ...signSecretValues(clean)]).replace(
     SIGN_SECRET_FIELD,
-    "$1[REDACTED]",
+    (field: string, before: string, value: string) =>
+      looksLikeSecret(value) ? `${before}[REDACTED]` : field,
   );
   if (read >= text.length && fitsBytes(redacted, maxBytes)) return redacted;
   const room = Math.max(0, maxBytes - ELLIPSIS_BYTES);

@@ -365,6 +365,21 @@ describe("H: a cap never cuts an escape into a character of the token", () => {
     expect(readsSecret(everythingVisible(await captureError(c.list())), TOKEN)).toBe(false);
   });
 
+  it("a service's own words after a sign_secret field are left as they are, there and elsewhere", () => {
+    for (const message of [
+      "invalid sign_secret: must be at least 32 characters",
+      "field signSecret: too short (min 16)",
+      "sign_secret=required",
+      "sign_secret: missing; webhook_name is missing too, and the url is missing",
+    ])
+      expect(cleanServiceText(message, [TOKEN], 2000)).toBe(message);
+  });
+
+  it("a long run of %25 is read without overflowing the stack", () => {
+    const text = `%${"25".repeat(150_000)}`;
+    expect(() => redact(text, [TOKEN])).not.toThrow();
+  });
+
   it("a cut keeps ordinary text that follows an ampersand (it leaves out an escape, not a word)", () => {
     const shown = cleanServiceText(`bad filter near &${"deadbeef".repeat(60)}`, [TOKEN], 300);
     expect(Buffer.byteLength(shown)).toBeGreaterThan(250);

@@ -30,7 +30,8 @@ export function asRead(text: string): string {
     if (next === out) break;
     out = next;
   }
-  return out.replace(UNSEEN, "").toLowerCase();
+  // What no one sees dropped first: NFKC makes a space of some of it.
+  return out.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
 }
 
 function decodeOnce(text: string): string {
@@ -59,8 +60,13 @@ function decodeOnce(text: string): string {
       // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z).
       .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
       .replace(/\\([A-Za-z_-])/g, "$1")
-      // What a browser renders as nothing between two letters: a tag, a comment.
-      .replace(/<\/?[A-Za-z]+>|<!--.*?-->/g, "")
+      // What a browser renders as nothing between two letters (the HTML tokenizer's tags, comments,
+      // abrupt and bogus comments); a compatibility character is mapped as a URL's parser maps it
+      // (NFKC) at the end.
+      .replace(
+        /<!--(?:>|->|[^]*?-->)|<[?!][^>]*>|<\/[^A-Za-z>][^>]*>|<\/?[A-Za-z](?:[^>"']|"[^"]*"|'[^']*')*>/g,
+        "",
+      )
   );
 }
 
@@ -70,6 +76,9 @@ export function readsSecret(text: string, secret: string): boolean {
 }
 
 const code = (text: string): number => text.codePointAt(0)!;
+/** A printable ASCII character's full-width form (U+FF01 to U+FF5E). */
+const fullWidth = (char: string): string =>
+  char > " " && char <= "~" ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char;
 const hex = (text: string): string => code(text).toString(16);
 
 /**
@@ -99,6 +108,13 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a comment a browser renders as nothing", `${head}<!---->${tail}`],
     ["the blank braille pattern", `${head}\u2800${tail}`],
     ["an octal escape", `${head}\\${code(tail).toString(8).padStart(3, "0")}${tail.slice(1)}`],
+    ["a long comment", `${head}<!--${"x".repeat(70)}-->${tail}`],
+    ["an abrupt comment", `${head}<!-->${tail}`],
+    ["a bogus comment", `${head}<?x?>${tail}`],
+    ["a CDATA section, a bogus comment to a page", `${head}<![CDATA[]]>${tail}`],
+    ["a custom element with a long name", `${head}<my-very-long-custom-element-name>${tail}`],
+    ["an attribute holding >", `${head}<span title="a>b">${tail}`],
+    ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
     ...(/^[A-Za-z_-]/.test(tail) && !/^[nrtbfvuxU]/.test(tail)
       ? [["a JavaScript identity escape", `${head}\\${tail}`] as [string, string]]
       : []),
