@@ -8,7 +8,7 @@
  * Internal: not exported from the package's entry.
  */
 
-import { decodedSpans, redactSpans, secretSpans } from "./reading";
+import { readSpans, redactSpans } from "./reading";
 
 /**
  * What a secret value becomes in machine output (`--json`): an object, which no field of ours ever
@@ -44,11 +44,7 @@ export function recognisableInText(secret: string): boolean {
  * secrets of at least {@link MIN_SECRET_CHARS} characters are looked for.
  */
 export function holdsSecretShown(text: string, secrets: readonly string[]): boolean {
-  return secrets.some(
-    (secret) =>
-      recognisableInText(secret) &&
-      (secretSpans(text, secret, { firstOnly: true }).length > 0 || decodedSpans(text, secret).length > 0),
-  );
+  return readSpans(text, secrets.filter(recognisableInText), true).length > 0;
 }
 
 /**
@@ -58,11 +54,7 @@ export function holdsSecretShown(text: string, secrets: readonly string[]): bool
  * searched for secrets.
  */
 export function redactShown(text: string, secrets: readonly string[]): string {
-  const sought = secrets.filter(recognisableInText);
-  return redactSpans(
-    text,
-    sought.flatMap((secret) => [...secretSpans(text, secret), ...decodedSpans(text, secret)]),
-  );
+  return redactSpans(text, readSpans(text, secrets.filter(recognisableInText)));
 }
 
 /**
@@ -74,11 +66,10 @@ export function redactShown(text: string, secrets: readonly string[]): string {
  * message itself.
  */
 export function redactMessage(text: string, secrets: readonly string[]): string {
-  const spans: [number, number][] = [];
-  for (const secret of secrets) {
-    if (recognisableInText(secret)) spans.push(...secretSpans(text, secret), ...decodedSpans(text, secret));
-    else if (secret.trim() !== "") spans.push(...wholeValueSpans(text, secret.trim()));
-  }
+  const spans = readSpans(text, secrets.filter(recognisableInText));
+  for (const secret of secrets)
+    if (!recognisableInText(secret) && secret.trim() !== "")
+      spans.push(...wholeValueSpans(text, secret.trim()));
   return redactSpans(text, spans);
 }
 

@@ -263,11 +263,16 @@ interface Decoded {
   readonly ends: readonly number[];
 }
 
-function decodedWithSources(text: string): Decoded {
+/**
+ * With `markup`, a tag or comment reads as nothing (the longest reading at its `<`); without, its `<`
+ * is itself: the longest reading of `<TOK...>` is one tag, which would hide a secret written inside
+ * it from a search of that reading alone.
+ */
+function decodedWithSources(text: string, markup = true): Decoded {
   let current: Decoded | undefined;
   let currentText = text;
   for (let round = 0; round < 4 && !PLAIN.test(currentText); round++) {
-    const next = decodeRound(currentText);
+    const next = decodeRound(currentText, markup);
     if (next.text === currentText) break;
     // Composed with the rounds before: each unit stands for what its source units stood for.
     const before = current;
@@ -284,7 +289,7 @@ function decodedWithSources(text: string): Decoded {
   return current ?? { text, starts: [], ends: [] };
 }
 
-function decodeRound(input: string): Decoded {
+function decodeRound(input: string, markup: boolean): Decoded {
   let out = "";
   const starts: number[] = [];
   const ends: number[] = [];
@@ -292,7 +297,9 @@ function decodeRound(input: string): Decoded {
   while (pos < input.length) {
     // The longest reading; of two as long, the later (an escape's or a character's plain form).
     const longest = readingsAt(input, pos).reduce((best, reading) =>
-      reading.end >= best.end ? reading : best,
+      reading.end >= best.end && (markup || reading.char !== "" || input.charAt(pos) !== "<")
+        ? reading
+        : best,
     );
     if (!HIDDEN_READING.test(longest.char)) {
       out += longest.char;
@@ -315,16 +322,19 @@ function decodeRound(input: string): Decoded {
 export function decodedSpans(text: string, secret: string): [number, number][] {
   const wanted = sought(secret);
   if (wanted === undefined || wanted.digits || PLAIN.test(text)) return [];
-  const reading = foldedReading(text);
   const spans: [number, number][] = [];
-  for (
-    let at = reading.text.indexOf(wanted.folded);
-    at >= 0;
-    at = reading.text.indexOf(wanted.folded, at + 1)
-  ) {
-    const last = at + wanted.folded.length - 1;
-    spans.push([reading.starts[at]!, wanted.long ? text.length : reading.ends[last]!]);
-  }
+  // Both readings of markup (see decodedWithSources): `<TOK...>` is a tag to one, text to the other.
+  for (const reading of text.includes("<")
+    ? [foldedReading(text), foldedReading(text, false)]
+    : [foldedReading(text)])
+    for (
+      let at = reading.text.indexOf(wanted.folded);
+      at >= 0;
+      at = reading.text.indexOf(wanted.folded, at + 1)
+    ) {
+      const last = at + wanted.folded.length - 1;
+      spans.push([reading.starts[at]!, wanted.long ? text.length : reading.ends[last]!]);
+    }
   return spans;
 }
 
@@ -340,10 +350,12 @@ export function mayHold(text: string): (folded: string) => boolean {
   const plain = PLAIN.test(text);
   const literal = plain || ASCII.test(text) ? text.toLowerCase() : [...text].map(fold).join("");
   const decoded = plain ? literal : foldedReading(text).text;
+  const unmarked = text.includes("<") ? foldedReading(text, false).text : decoded;
   return (folded) =>
     folded !== "" &&
     (literal.includes(folded) ||
       (decoded !== literal && decoded.includes(folded)) ||
+      (unmarked !== decoded && unmarked.includes(folded)) ||
       folded.includes("%") ||
       folded.includes("&") ||
       folded.includes("<") ||
@@ -375,6 +387,22 @@ const FOLDED = new Map<string, string>();
 // eslint-disable-next-line no-control-regex -- every ASCII character, controls included: toLowerCase folds them all
 const ASCII = /^[\x00-\x7f]*$/;
 
+/**
+ * Every span of `text` where a person reads one of `secrets`: as the text stands ({@link
+ * secretSpans}) or in its decoded reading ({@link decodedSpans}), for the secrets it may hold. With
+ * `firstOnly`, at most one: whether the text holds any of them. The one search behind the client's
+ * redaction and the text policy.
+ */
+export function readSpans(text: string, secrets: readonly string[], firstOnly = false): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const secret of secretsPossiblyIn(text, secrets)) {
+    spans.push(...secretSpans(text, secret, { firstOnly }));
+    if (!(firstOnly && spans.length > 0)) spans.push(...decodedSpans(text, secret));
+    if (firstOnly && spans.length > 0) break;
+  }
+  return spans;
+}
+
 /** Of `secrets`, those `text` may hold (see {@link mayHold}). */
 export function secretsPossiblyIn(text: string, secrets: readonly string[]): string[] {
   if (secrets.length === 0) return [];
@@ -386,10 +414,11 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
  * The last text's {@link decodedReading}, case-folded, with its sources: a value is searched for
  * several secrets in turn.
  */
-let lastReading: { source: string; reading: Decoded } | undefined;
-function foldedReading(text: string): Decoded {
-  if (lastReading?.source !== text) {
-    const decoded = decodedWithSources(text);
+const lastReadings: { source: string; markup: boolean; reading: Decoded }[] = [];
+function foldedReading(text: string, markup = true): Decoded {
+  let last = lastReadings.find((kept) => kept.source === text && kept.markup === markup);
+  if (last === undefined) {
+    const decoded = decodedWithSources(text, markup);
     let folded = "";
     const starts: number[] = [];
     const ends: number[] = [];
@@ -406,9 +435,11 @@ function foldedReading(text: string): Decoded {
       }
       unit += char.length;
     }
-    lastReading = { source: text, reading: { text: folded, starts, ends } };
+    last = { source: text, markup, reading: { text: folded, starts, ends } };
+    lastReadings.unshift(last);
+    lastReadings.length = Math.min(lastReadings.length, 2);
   }
-  return lastReading.reading;
+  return last.reading;
 }
 
 /**

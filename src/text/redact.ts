@@ -9,14 +9,7 @@
  */
 
 import { HIDDEN } from "./hidden";
-import {
-  SEARCHED_CHARS,
-  decodedReading,
-  decodedSpans,
-  redactSpans,
-  secretSpans,
-  secretsPossiblyIn,
-} from "./reading";
+import { SEARCHED_CHARS, decodedReading, readSpans, redactSpans } from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -44,8 +37,8 @@ const SIGN_SECRET_FIELD =
 /**
  * The values of `sign_secret` fields in `text` as a reader decodes it (./reading): a record quoted
  * in HTML-escaped or URL-encoded JSON (`&quot;sign_secret&quot;:&quot;...`), in XML
- * (`<sign_secret>...`, not its closing tag), in a PHP-like `'sign_secret' => '...'`; each is then redacted by value,
- * wherever it stands in the text as written.
+ * (`<sign_secret>...`, not its closing tag), in a PHP-like `'sign_secret' => '...'`; each is then
+ * redacted by value, wherever it stands in the text as written.
  */
 function signSecretValues(text: string): string[] {
   const values = new Set<string>();
@@ -74,11 +67,7 @@ function looksLikeSecret(value: string): boolean {
  * naming an endpoint, may echo a token anywhere.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  const sought = secretsPossiblyIn(text, secrets.flatMap(withUnescapedForm));
-  return redactSpans(
-    text,
-    sought.flatMap((secret) => [...secretSpans(text, secret), ...decodedSpans(text, secret)]),
-  );
+  return redactSpans(text, readSpans(text, secrets.flatMap(withUnescapedForm)));
 }
 
 /**

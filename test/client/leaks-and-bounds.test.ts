@@ -375,6 +375,11 @@ describe("H: a cap never cuts an escape into a character of the token", () => {
       expect(cleanServiceText(message, [TOKEN], 2000)).toBe(message);
   });
 
+  it("a token written in escapes between angle brackets, which one reading takes for a tag", () => {
+    for (const [what, spelled] of escapedSplits(TOKEN).slice(0, 7))
+      expect(redact(`<${spelled}>`, [TOKEN]), what).toBe("<[REDACTED]>");
+  });
+
   it("a long run of %25 is read without overflowing the stack", () => {
     const text = `%${"25".repeat(150_000)}`;
     expect(() => redact(text, [TOKEN])).not.toThrow();
