@@ -401,42 +401,45 @@ describe("H: a cap never cuts an escape into a character of the token", () => {
 describe("I: a token with the shape of a trace id, or that JSON's quoting rebuilds", () => {
   it("a 32-hex token the service answers as its trace id is not returned as the trace id", async () => {
     const hexToken = "9f86d081884c7d659a2feaa0c55ad015";
-    server = await rawServer((_req, _body, res) =>
-      send(res, 200, { ...(page([]) as object), trace_id: hexToken }),
+    const c = await start(
+      (_req, _body, res) => send(res, 200, { ...(page([]) as object), trace_id: hexToken }),
+      { accessToken: hexToken },
     );
-    client = new WebhooksClient({ baseUrl: server.url, accessToken: hexToken, maxRetries: 0 });
-    const listed = await client.list();
+    const listed = await c.list();
     expect(JSON.stringify(listed).toLowerCase()).not.toContain(hexToken);
   });
 
   it("a token holding a quote: the service's msg quoted in the message does not write it out", async () => {
     const quoteToken = 'tk_9\\"Zq71aa_secret';
-    server = await rawServer((_req, _body, res) =>
-      send(res, 401, { code: "401", msg: 'token tk_9"Zq71aa_secret expired', trace_id: TRACE }),
+    const c = await start(
+      (_req, _body, res) =>
+        send(res, 401, { code: "401", msg: 'token tk_9"Zq71aa_secret expired', trace_id: TRACE }),
+      { accessToken: quoteToken },
     );
-    client = new WebhooksClient({ baseUrl: server.url, accessToken: quoteToken, maxRetries: 0 });
-    const error = await captureError(client.list());
+    const error = await captureError(c.list());
     expect(everythingVisible(error)).not.toContain(quoteToken);
   });
 
   it('a token holding "fj", written with the page\'s ligature &fjlig;', async () => {
     const fjToken = "tok_fj9ZqkXw2Lm_secret";
-    server = await rawServer((_req, _body, res) =>
-      send(res, 401, { code: "401", msg: "token tok_&fjlig;9ZqkXw2Lm_secret expired", trace_id: TRACE }),
+    const c = await start(
+      (_req, _body, res) =>
+        send(res, 401, { code: "401", msg: "token tok_&fjlig;9ZqkXw2Lm_secret expired", trace_id: TRACE }),
+      { accessToken: fjToken },
     );
-    client = new WebhooksClient({ baseUrl: server.url, accessToken: fjToken, maxRetries: 0 });
-    const error = await captureError(client.list());
+    const error = await captureError(c.list());
     expect(readsSecret(everythingVisible(error), fjToken)).toBe(false);
     expect((error as Error).message).toContain("[REDACTED]");
   });
 
   it("a token holding a backslash: util.inspect of the error, which escapes it, does not write it out", async () => {
     const slashToken = "tk_9\\\\Zq71aa_secret";
-    server = await rawServer((_req, _body, res) =>
-      send(res, 401, { code: "401", msg: "token tk_9\\Zq71aa_secret expired", trace_id: TRACE }),
+    const c = await start(
+      (_req, _body, res) =>
+        send(res, 401, { code: "401", msg: "token tk_9\\Zq71aa_secret expired", trace_id: TRACE }),
+      { accessToken: slashToken },
     );
-    client = new WebhooksClient({ baseUrl: server.url, accessToken: slashToken, maxRetries: 0 });
-    const error = await captureError(client.list());
+    const error = await captureError(c.list());
     expect(inspect(error)).not.toContain(slashToken);
     expect(JSON.stringify(error)).not.toContain(slashToken);
   });

@@ -8,34 +8,44 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderCore } from "../../src/core/provider-core";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { NO_TAINT } from "../../src/core/taint";
-import { startEmulator, type Emulator } from "../../src/emulator";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator";
 import { escapedSplits, readsSecret } from "../support/as-read";
 import { TOKEN, rawServer } from "../support/helpers";
 
 const STACK = "shop/dev";
 const SECRET_NAME = "sekrit-name-alpha";
 
-describe("secrets one resource showed the provider stay out of another resource's reads and messages", () => {
-  let service: Emulator;
+/**
+ * Provider processes (one ProviderCore each) on one emulated service per test, with the notices
+ * they print; the service and every process are closed after each test.
+ */
+function providerProcesses(options: EmulatorOptions = {}) {
+  let emulator: Emulator | undefined;
   const cores: ProviderCore[] = [];
   const notices: string[] = [];
-  const core = (face: "dynamic" | "native") => {
-    const made = new ProviderCore({
-      face,
-      notify: (message) => notices.push(message),
-      env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
-    });
-    cores.push(made);
-    return made;
-  };
   beforeEach(async () => {
-    service = await startEmulator({ accessToken: TOKEN });
+    emulator = await startEmulator({ accessToken: TOKEN, ...options });
     notices.length = 0;
   });
   afterEach(async () => {
     await Promise.all(cores.splice(0).map((made) => made.close()));
-    await service.close();
+    await emulator?.close();
   });
+  const service = (): Emulator => emulator!;
+  const core = (face: "dynamic" | "native") => {
+    const made = new ProviderCore({
+      face,
+      notify: (message) => notices.push(message),
+      env: { WEBHOOKS_BASE_URL: service().url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
+    });
+    cores.push(made);
+    return made;
+  };
+  return { core, notices, service };
+}
+
+describe("secrets one resource showed the provider stay out of another resource's reads and messages", () => {
+  const { core, notices, service } = providerProcesses();
 
   for (const face of ["dynamic", "native"] as const) {
     it(`${face}: refresh refuses an endpoint renamed to hold another resource's secret name or signing secret, and prints neither`, async () => {
@@ -56,8 +66,8 @@ describe("secrets one resource showed the provider stay out of another resource'
         STACK,
       );
       const signSecret = a.state.signSecret;
-      service.updateRecord(Number(b.id), { webhook_name: `copy-${SECRET_NAME.toUpperCase()}` });
-      service.updateRecord(Number(c.id), { webhook_name: `c-${signSecret}` });
+      service().updateRecord(Number(b.id), { webhook_name: `copy-${SECRET_NAME.toUpperCase()}` });
+      service().updateRecord(Number(c.id), { webhook_name: `c-${signSecret}` });
 
       // One provider process for the refresh: a's read comes first and shows it a's secrets.
       const refresh = core(face);
@@ -89,26 +99,7 @@ describe("secrets one resource showed the provider stay out of another resource'
 });
 
 describe("a secret another resource showed, echoed in escapes a reader decodes, is still that secret", () => {
-  let service: Emulator;
-  const cores: ProviderCore[] = [];
-  const notices: string[] = [];
-  beforeEach(async () => {
-    service = await startEmulator({ accessToken: TOKEN, maxNameLength: 1000 });
-    notices.length = 0;
-  });
-  afterEach(async () => {
-    await Promise.all(cores.splice(0).map((made) => made.close()));
-    await service.close();
-  });
-  const core = (face: "dynamic" | "native") => {
-    const made = new ProviderCore({
-      face,
-      notify: (message) => notices.push(message),
-      env: { WEBHOOKS_BASE_URL: service.url, WEBHOOKS_ACCESS_TOKEN: TOKEN },
-    });
-    cores.push(made);
-    return made;
-  };
+  const { core, notices, service } = providerProcesses({ maxNameLength: 1000 });
 
   for (const face of ["dynamic", "native"] as const) {
     it(`${face}: refresh refuses an endpoint whose name holds the secret name or signing secret split by an escaped hidden character`, async () => {
@@ -129,7 +120,7 @@ describe("a secret another resource showed, echoed in escapes a reader decodes, 
           NO_TAINT,
           STACK,
         );
-        service.updateRecord(Number(made.id), { webhook_name: `copy-${echo}` });
+        service().updateRecord(Number(made.id), { webhook_name: `copy-${echo}` });
         others.push(made.state);
       }
       const refresh = core(face);
