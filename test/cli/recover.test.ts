@@ -107,6 +107,8 @@ function setup(
       (r.outputs.provenance as { how?: string } | undefined)?.how === "created",
   );
   const extra = principal === "known" && !showsPrincipal ? [EARLIER()] : [];
+  // A test that sets up twice leaves no directory of the first behind.
+  stack?.cleanup();
   stack = new FakeStack(exportText([...baseResources(), ...extra, ...resources], pending));
   machine = new FakeProcesses(stack.events);
   if (lock !== "none")

@@ -258,7 +258,6 @@ const RAW_PATTERN = new RegExp(`"${RAW_PREFIX}([^"@]*)@@"`, "g");
 const jsonText = (value: Json) => (JSON.stringify(value) ?? "").replace(RAW_PATTERN, "$1");
 
 const TRACE = "0123456789abcdef0123456789abcdef";
-const NOW = Date.now();
 const hex32 = fc.stringMatching(/^[0-9a-f]{32}$/);
 /** Terminal escape sequences, C0 and C1 controls, invisible and reordering characters. */
 const controlText = fc.constantFrom(
@@ -1327,7 +1326,11 @@ describe("create (with the listings before it and after an ambiguous answer) aga
           "https://example.com/hooks/b",
           "https://example.com/hooks/a/x",
         ),
-        created: fc.constantFrom(0, NOW - 600_000, NOW - 1000, NOW + 3_600_000),
+        // Relative to the moment the case is generated, just before it runs: the epoch, long before the
+        // create, within the clock-skew allowance before it, and far after it (however long the file runs).
+        created: fc
+          .constantFrom(undefined, -600_000, -1000, 3_600_000)
+          .map((offset) => (offset === undefined ? 0 : Date.now() + offset)),
         creatorId: fc.constantFrom(1, 2),
         creator: fc.constantFrom("c", TOKEN, "\u001b[31mroot\u001b[0m", "p".repeat(200)),
       })
@@ -1355,8 +1358,9 @@ describe("create (with the listings before it and after an ambiguous answer) aga
       );
   /** A full page of other forms of the endpoint: create's refusal then names five, at length. */
   const crowdPage = (name: string) =>
-    fc.constantFrom(name.toUpperCase(), fullWidth(name)).map((form) =>
-      pageOf("lookalike-crowd", {
+    fc.constantFrom(name.toUpperCase(), fullWidth(name)).map((form) => {
+      const now = Date.now();
+      return pageOf("lookalike-crowd", {
         code: "200",
         msg: "SUCCESS",
         trace_id: TRACE,
@@ -1368,14 +1372,14 @@ describe("create (with the listings before it and after an ambiguous answer) aga
             sign_secret: "s",
             creator_id: 2,
             creator_name: "p".repeat(200),
-            create_time: NOW,
+            create_time: now,
             operator_id: 2,
             operator_name: "p",
-            operate_time: NOW,
+            operate_time: now,
           })),
         },
-      }),
-    );
+      });
+    });
   const listResponses = (name: string) =>
     fc.array(
       fc.oneof(
