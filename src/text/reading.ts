@@ -263,16 +263,21 @@ interface Decoded {
   readonly ends: readonly number[];
 }
 
+/** The first characters of the escapes and markup a reader may decode. */
+const ESCAPE_KINDS = "%&\\<";
+
 /**
- * With `markup`, a tag or comment reads as nothing (the longest reading at its `<`); without, its `<`
- * is itself: the longest reading of `<TOK...>` is one tag, which would hide a secret written inside
- * it from a search of that reading alone.
+ * `text` as a reader reads it who decodes the escapes that start with one of `kinds` (the longest
+ * at each position) and no other: to a reader that decodes percent escapes only, `&#x200B;` is text
+ * it sees, and `%0c` swallows the `c` after it only for a reader that decodes it. Hidden characters
+ * are dropped in every reading. Without `<`, markup is text: the longest reading of `<TOK...>` is
+ * one tag, which would hide a secret written inside it from a search of that reading alone.
  */
-function decodedWithSources(text: string, markup = true): Decoded {
+function decodedWithSources(text: string, kinds = ESCAPE_KINDS): Decoded {
   let current: Decoded | undefined;
   let currentText = text;
   for (let round = 0; round < 4 && !PLAIN.test(currentText); round++) {
-    const next = decodeRound(currentText, markup);
+    const next = decodeRound(currentText, kinds);
     if (next.text === currentText) break;
     // Composed with the rounds before: each unit stands for what its source units stood for.
     const before = current;
@@ -289,18 +294,18 @@ function decodedWithSources(text: string, markup = true): Decoded {
   return current ?? { text, starts: [], ends: [] };
 }
 
-function decodeRound(input: string, markup: boolean): Decoded {
+function decodeRound(input: string, kinds: string): Decoded {
   let out = "";
   const starts: number[] = [];
   const ends: number[] = [];
   let pos = 0;
   while (pos < input.length) {
+    const at = input.charAt(pos);
     // The longest reading; of two as long, the later (an escape's or a character's plain form).
-    const longest = readingsAt(input, pos).reduce((best, reading) =>
-      reading.end >= best.end && (markup || reading.char !== "" || input.charAt(pos) !== "<")
-        ? reading
-        : best,
-    );
+    const longest =
+      ESCAPE_KINDS.includes(at) && !kinds.includes(at)
+        ? { char: at, end: pos + 1 }
+        : readingsAt(input, pos).reduce((best, reading) => (reading.end >= best.end ? reading : best));
     if (!HIDDEN_READING.test(longest.char)) {
       out += longest.char;
       for (let unit = 0; unit < longest.char.length; unit++) {
@@ -323,10 +328,7 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
   const wanted = sought(secret);
   if (wanted === undefined || wanted.digits || PLAIN.test(text)) return [];
   const spans: [number, number][] = [];
-  // Both readings of markup (see decodedWithSources): `<TOK...>` is a tag to one, text to the other.
-  for (const reading of text.includes("<")
-    ? [foldedReading(text), foldedReading(text, false)]
-    : [foldedReading(text)])
+  for (const reading of foldedReadings(text))
     for (
       let at = reading.text.indexOf(wanted.folded);
       at >= 0;
@@ -340,22 +342,21 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
 
 /**
  * Whether `text` may hold a secret, given as {@link foldedSecret} folds it: its characters are in the
- * text as it is or in its {@link decodedReading} (one pass over the text, then one substring test per
- * secret), or it holds an escape's first character (`%`, `&`, `\\`), which another reading than
- * those two may make (`ab%41` in `ab%2541`). True for every secret {@link secretSpans} finds: it picks
- * the few of many (the signing secrets a listing saw, those a process remembers) to search exactly.
+ * text as it is or in one of the readings a reader makes (every escape decoded, one kind alone, none:
+ * a pass over the text each, then one substring test per secret), or it holds an escape's first
+ * character (`%`, `&`, `<`, `\\`), which a reading decoded once may make (`ab%41` in `ab%2541`).
+ * True wherever a reader reads the secret: it picks the few of many (the signing secrets a listing
+ * saw, those a process remembers) for {@link secretSpans} and {@link decodedSpans} to search exactly.
  */
 export function mayHold(text: string): (folded: string) => boolean {
   if (text === "") return () => false;
   const plain = PLAIN.test(text);
   const literal = plain || ASCII.test(text) ? text.toLowerCase() : [...text].map(fold).join("");
-  const decoded = plain ? literal : foldedReading(text).text;
-  const unmarked = text.includes("<") ? foldedReading(text, false).text : decoded;
+  const readings = plain ? [] : foldedReadings(text).map((reading) => reading.text);
   return (folded) =>
     folded !== "" &&
     (literal.includes(folded) ||
-      (decoded !== literal && decoded.includes(folded)) ||
-      (unmarked !== decoded && unmarked.includes(folded)) ||
+      readings.some((reading) => reading.includes(folded)) ||
       folded.includes("%") ||
       folded.includes("&") ||
       folded.includes("<") ||
@@ -411,14 +412,33 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
 }
 
 /**
- * The last text's {@link decodedReading}, case-folded, with its sources: a value is searched for
- * several secrets in turn.
+ * The readings of `text` a reader makes, case-folded, with their sources: every escape decoded;
+ * without markup; each kind of escape the text holds, alone; none (only hidden characters unseen).
+ * One kind's escape may swallow a character another reader sees (`%0cTOK` is `TOK` to a reader of
+ * character references), so no one reading stands for the others.
  */
-const lastReadings: { source: string; markup: boolean; reading: Decoded }[] = [];
-function foldedReading(text: string, markup = true): Decoded {
-  let last = lastReadings.find((kept) => kept.source === text && kept.markup === markup);
+function foldedReadings(text: string): Decoded[] {
+  // Every kind, even one the text does not hold: an escape may decode to another's first character.
+  const present = [...ESCAPE_KINDS].filter((kind) => text.includes(kind));
+  const variants = new Set([
+    ESCAPE_KINDS,
+    text.includes("<") ? ESCAPE_KINDS.replace("<", "") : ESCAPE_KINDS,
+    ...present,
+    "",
+  ]);
+  return [...variants].map((kinds) => foldedReading(text, kinds));
+}
+
+/**
+ * The last texts' readings, case-folded, with their sources: a value is searched for several
+ * secrets in turn.
+ */
+const lastReadings: { source: string; kinds: string; reading: Decoded }[] = [];
+const KEPT_READINGS = 2 * (ESCAPE_KINDS.length + 2);
+function foldedReading(text: string, kinds: string): Decoded {
+  let last = lastReadings.find((kept) => kept.source === text && kept.kinds === kinds);
   if (last === undefined) {
-    const decoded = decodedWithSources(text, markup);
+    const decoded = decodedWithSources(text, kinds);
     let folded = "";
     const starts: number[] = [];
     const ends: number[] = [];
@@ -435,9 +455,9 @@ function foldedReading(text: string, markup = true): Decoded {
       }
       unit += char.length;
     }
-    last = { source: text, markup, reading: { text: folded, starts, ends } };
+    last = { source: text, kinds, reading: { text: folded, starts, ends } };
     lastReadings.unshift(last);
-    lastReadings.length = Math.min(lastReadings.length, 2);
+    lastReadings.length = Math.min(lastReadings.length, KEPT_READINGS);
   }
   return last.reading;
 }

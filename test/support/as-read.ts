@@ -18,29 +18,16 @@ const NAMED: Record<string, string> = {
   ThickSpace: "\u205f\u200a",
 };
 
-/**
- * `text` decoded by each reader in turn, again while that changes it (a URL written inside a page:
- * `&#37;4E` is `%4E` to the page's reader, then `N` to the URL's), then without what no one sees, in
- * lower case.
- */
-export function asRead(text: string): string {
-  let out = text;
-  for (let round = 0; round < 6; round++) {
-    const next = decodeOnce(out);
-    if (next === out) break;
-    out = next;
-  }
-  // What no one sees dropped first: NFKC makes a space of some of it.
-  return out.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
-}
+/** A reader of one format: what it decodes. */
+type Reader = (text: string) => string;
 
-function decodeOnce(text: string): string {
-  let out = text;
+/** A URL's reader: percent-escapes. */
+const url: Reader = (text) => {
   try {
-    out = decodeURIComponent(out);
+    return decodeURIComponent(text);
   } catch {
     // Not a whole URL component: its escapes one by one.
-    out = out.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
       try {
         return decodeURIComponent(run);
       } catch {
@@ -48,31 +35,65 @@ function decodeOnce(text: string): string {
       }
     });
   }
-  return (
-    out
-      .replace(/&#x([0-9a-f]+);?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-      .replace(/&#([0-9]+);?/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
-      .replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole)
-      // The legacy names a page's reader takes without their `;`, whatever follows.
-      .replace(/&(shy|amp)(?!;)/g, (_m, name: string) => NAMED[name]!)
-      .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-      .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-      // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z).
-      .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
-      .replace(/\\([A-Za-z_-])/g, "$1")
-      // What a browser renders as nothing between two letters (the HTML tokenizer's tags, comments,
-      // abrupt and bogus comments); a compatibility character is mapped as a URL's parser maps it
-      // (NFKC) at the end.
-      .replace(
-        /<!--(?:>|->|[^]*?-->)|<[?!][^>]*>|<\/[^A-Za-z>][^>]*>|<\/?[A-Za-z](?:[^>"']|"[^"]*"|'[^']*')*>/g,
-        "",
-      )
-  );
+};
+
+/** A page's reader: character references. */
+const page: Reader = (text) =>
+  text
+    .replace(/&#x([0-9a-f]+);?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/&#([0-9]+);?/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
+    .replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole)
+    // The legacy names a page's reader takes without their `;`, whatever follows.
+    .replace(/&(shy|amp)(?!;)/g, (_m, name: string) => NAMED[name]!);
+
+/** A JSON or source code reader: its backslash escapes. */
+const source: Reader = (text) =>
+  text
+    .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z).
+    .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
+    .replace(/\\([A-Za-z_-])/g, "$1");
+
+/** A browser: markup between two letters. */
+const markup: Reader = (text) =>
+  text
+    // What a browser renders as nothing between two letters (the HTML tokenizer's tags, comments,
+    // abrupt and bogus comments); a compatibility character is mapped as a URL's parser maps it
+    // (NFKC) at the end.
+    .replace(
+      /<!--(?:>|->|[^]*?-->)|<[?!][^>]*>|<\/[^A-Za-z>][^>]*>|<\/?[A-Za-z](?:[^>"']|"[^"]*"|'[^']*')*>/g,
+      "",
+    );
+
+const READERS = [url, page, source, markup];
+
+/**
+ * `text` decoded by `readers` in turn (all of them unless told), again while that changes it (a URL
+ * written inside a page: `&#37;4E` is `%4E` to the page's reader, then `N` to the URL's), then
+ * without what no one sees, in lower case.
+ */
+export function asRead(text: string, readers: readonly Reader[] = READERS): string {
+  let out = text;
+  for (let round = 0; round < 6; round++) {
+    const next = readers.reduce((decoded, reader) => reader(decoded), out);
+    if (next === out) break;
+    out = next;
+  }
+  // What no one sees dropped first: NFKC makes a space of some of it.
+  return out.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
 }
 
-/** Whether a person reading `text` (see {@link asRead}) reads `secret` in it, in any letter case. */
+/**
+ * Whether a person reads `secret` in `text`, in any letter case: as every reader decodes it in
+ * turn, as one reader alone decodes it (to a page's reader `%0c` is text, whose `c` a URL's reader
+ * would take for an escape), or undecoded (only what no one sees dropped).
+ */
 export function readsSecret(text: string, secret: string): boolean {
-  return asRead(text).includes(secret.toLowerCase());
+  const wanted = secret.toLowerCase();
+  return [READERS, ...READERS.map((reader) => [reader]), []].some((readers) =>
+    asRead(text, readers).includes(wanted),
+  );
 }
 
 const code = (text: string): number => text.codePointAt(0)!;
@@ -115,6 +136,21 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a custom element with a long name", `${head}<my-very-long-custom-element-name>${tail}`],
     ["an attribute holding >", `${head}<span title="a>b">${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
+    // A first character a URL's or a source reader would take into an escape before it: to the
+    // other readers, and to a person reading the text undecoded, it is the secret's.
+    ...(/^[0-9a-f]/i.test(secret)
+      ? ([
+          ["after %0, split by a hidden character", `%0${head}\u{e0041}${tail}`],
+          ["after %0, split by a page's &#x200B;", `%0${head}&#x200B;${tail}`],
+          ["after \\x0, split by a URL's %E2%80%8B", `\\x0${head}%E2%80%8B${tail}`],
+        ] as [string, string][])
+      : []),
+    ...(/^[nrtbfv]/i.test(secret)
+      ? ([["after a backslash, split by a URL's %E2%80%8B", `\\${head}%E2%80%8B${tail}`]] as [
+          string,
+          string,
+        ][])
+      : []),
     ...(/^[A-Za-z_-]/.test(tail) && !/^[nrtbfvuxU]/.test(tail)
       ? [["a JavaScript identity escape", `${head}\\${tail}`] as [string, string]]
       : []),
