@@ -15,6 +15,7 @@ import { runAdopt, type AdoptFormat } from "../../src/cli/commands/adopt";
 import { memorySink } from "../../src/cli/output/output";
 import { shellQuote } from "../../src/text/shell";
 import { readAdoptYaml, readTsDeclarations, runShellCommands } from "./consumers";
+import { propertySeed } from "../support/seed";
 import { TOKEN } from "./helpers";
 import { emulatorHolding, expectedTreatment, hostileEndpoint, hostileText } from "./hostile";
 
@@ -184,7 +185,22 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           await emulator.close();
         }
       }),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        seed: propertySeed("ADOPT_SEED", 20_261_127),
+        // Once drawn: `%0` takes the token's first letter into an escape for a URL's reader only.
+        examples: [
+          [
+            [
+              {
+                name: "orders-",
+                url: `https://example.com/hooks/%0${TOKEN.slice(0, 5)}\u{E0041}${TOKEN.slice(5)}`,
+              },
+              { name: "", url: "" },
+            ],
+          ],
+        ],
+      },
     );
     expect(seen.declared).toBeGreaterThan(RUNS / 2);
     expect(seen.token).toBeGreaterThan(0);
@@ -257,7 +273,7 @@ describe("adopt's declarations, read back by their consumers, yield exactly the 
           expect(runShellCommands(script)).toEqual(words.map((word) => [word]));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 60, seed: propertySeed("ADOPT_SEED", 20_261_128) },
     );
   });
 });
