@@ -247,10 +247,11 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
 
 /**
  * `text` as most readers read it, in one reading: every escape decoded (the longest at each
- * position, so `%2541` is `A`), hidden characters and their escapes dropped, again while that changes
- * something (an escape written in escapes: `&#37;4E` is `%4E`, then `N`). Not every reading (`%2541`
- * is also `%41` to a reader that decodes once: {@link secretSpans} sees them all), but the one
- * that holds, as plain text, whatever the usual readers decode in turn.
+ * position, so `%2541` is `A`), again while that changes something (an escape written in escapes:
+ * `&#37;4E` is `%4E`, then `N`), then without the hidden characters no one sees. Not every reading
+ * (`%2541` is also `%41` to a reader that decodes once: {@link secretSpans} sees them all; a
+ * reader of some kinds of escape only: {@link foldedReadings}), but the one that holds, as plain
+ * text, whatever the usual readers decode in turn.
  */
 export function decodedReading(text: string): string {
   return decodedWithSources(text).text;
@@ -273,12 +274,14 @@ const ESCAPE_KINDS = "%&\\<";
  * are dropped in every reading. Without `<`, markup is text: the longest reading of `<TOK...>` is
  * one tag, which would hide a secret written inside it from a search of that reading alone.
  */
-function decodedWithSources(text: string, kinds = ESCAPE_KINDS): Decoded {
+function decodedWithSources(text: string, kinds = ESCAPE_KINDS, made?: Set<string>): Decoded {
   let current: Decoded | undefined;
   let currentText = text;
   for (let round = 0; round < 4 && !PLAIN.test(currentText); round++) {
     const next = decodeRound(currentText, kinds);
     if (next.text === currentText) break;
+    // The first characters of escapes the decoding wrote (`&#37;` writes a `%`).
+    for (const kind of ESCAPE_KINDS) if (next.text.includes(kind)) made?.add(kind);
     // Composed with the rounds before: each unit stands for what its source units stood for.
     const before = current;
     current =
@@ -291,7 +294,7 @@ function decodedWithSources(text: string, kinds = ESCAPE_KINDS): Decoded {
           };
     currentText = next.text;
   }
-  return current ?? { text, starts: [], ends: [] };
+  return withoutHidden(current ?? { text, starts: [], ends: [] });
 }
 
 function decodeRound(input: string, kinds: string): Decoded {
@@ -303,20 +306,64 @@ function decodeRound(input: string, kinds: string): Decoded {
     const at = input.charAt(pos);
     // The longest reading; of two as long, the later (an escape's or a character's plain form).
     const longest =
-      ESCAPE_KINDS.includes(at) && !kinds.includes(at)
-        ? { char: at, end: pos + 1 }
-        : readingsAt(input, pos).reduce((best, reading) => (reading.end >= best.end ? reading : best));
-    if (!HIDDEN_READING.test(longest.char)) {
-      out += longest.char;
-      for (let unit = 0; unit < longest.char.length; unit++) {
-        starts.push(pos);
-        ends.push(longest.end);
-      }
+      ESCAPE_KINDS.includes(at) && !kinds.includes(at) ? { char: at, end: pos + 1 } : longestAt(input, pos);
+    out += longest.char;
+    for (let unit = 0; unit < longest.char.length; unit++) {
+      starts.push(pos);
+      ends.push(longest.end);
     }
     pos = longest.end;
   }
   return { text: out, starts, ends };
 }
+
+/**
+ * `decoded` without the characters no one sees, each unit still standing for its source: dropped
+ * once all rounds are done, as a person reads the decoder's output (`%0` then a zero-width space
+ * then `c` is no escape to a decoder, and `%0c` to the person).
+ */
+function withoutHidden(decoded: Decoded): Decoded {
+  let text = "";
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let unit = 0; unit < decoded.text.length;) {
+    const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
+    if (!HIDDEN_CHAR.test(char)) {
+      text += char;
+      for (let k = unit; k < unit + char.length; k++) {
+        starts.push(decoded.starts[k] ?? k);
+        ends.push(decoded.ends[k] ?? k + 1);
+      }
+    }
+    unit += char.length;
+  }
+  return { text, starts, ends };
+}
+
+/**
+ * The longest reading at `pos` of `input` (of two as long, the later: an escape's or a character's
+ * plain form), kept for the last few texts: every reader's reading of a text walks its positions.
+ */
+function longestAt(input: string, pos: number): Reading {
+  const code = input.charCodeAt(pos);
+  // A plain ASCII character reads as itself only.
+  if (code < 0x80 && !ESCAPE_KINDS.includes(input.charAt(pos)))
+    return { char: input.charAt(pos), end: pos + 1 };
+  let kept = LONGEST.get(input);
+  if (kept === undefined) {
+    kept = new Map();
+    if (LONGEST.size >= KEPT_TEXTS) LONGEST.delete(LONGEST.keys().next().value!);
+    LONGEST.set(input, kept);
+  }
+  let longest = kept.get(pos);
+  if (longest === undefined) {
+    longest = readingsAt(input, pos).reduce((best, reading) => (reading.end >= best.end ? reading : best));
+    kept.set(pos, longest);
+  }
+  return longest;
+}
+const KEPT_TEXTS = 4;
+const LONGEST = new Map<string, Map<number, Reading>>();
 
 /**
  * Where `secret` stands in the {@link decodedReading} of `text`, as spans of `text`: a secret written
@@ -412,33 +459,43 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
 }
 
 /**
- * The readings of `text` a reader makes, case-folded, with their sources: every escape decoded;
- * without markup; each kind of escape the text holds, alone; none (only hidden characters unseen).
- * One kind's escape may swallow a character another reader sees (`%0cTOK` is `TOK` to a reader of
- * character references), so no one reading stands for the others.
+ * The readings of `text` readers make, case-folded, with their sources: one for each set of the
+ * kinds of escape (and markup) a reader may decode, none included (only hidden characters
+ * unseen). One kind's escape may swallow a character another reader sees (`%0cTOK` is `TOK` to a
+ * reader of character references), and a reader of two kinds decodes an escape of one written in
+ * the other (`&#37;E2%80%8B`) that neither reads alone: no one reading stands for the others. The
+ * kinds are those the text holds and those its decoding writes (`&#37;` writes a `%`).
  */
 function foldedReadings(text: string): Decoded[] {
-  // Every kind, even one the text does not hold: an escape may decode to another's first character.
-  const present = [...ESCAPE_KINDS].filter((kind) => text.includes(kind));
-  const variants = new Set([
-    ESCAPE_KINDS,
-    text.includes("<") ? ESCAPE_KINDS.replace("<", "") : ESCAPE_KINDS,
-    ...present,
-    "",
-  ]);
-  return [...variants].map((kinds) => foldedReading(text, kinds));
+  const kinds = new Set([...ESCAPE_KINDS].filter((kind) => text.includes(kind)));
+  const readings = new Map<string, Decoded>();
+  for (let size = -1; size < kinds.size;) {
+    size = kinds.size;
+    for (const set of kindSets([...kinds]))
+      if (!readings.has(set)) readings.set(set, foldedReading(text, set, kinds));
+  }
+  return [...readings.values()];
+}
+
+/** Every set of `kinds`, each written in {@link ESCAPE_KINDS}' order. */
+function kindSets(kinds: readonly string[]): string[] {
+  const ordered = [...ESCAPE_KINDS].filter((kind) => kinds.includes(kind));
+  return Array.from({ length: 2 ** ordered.length }, (_, bits) =>
+    ordered.filter((_kind, i) => (bits >> i) & 1).join(""),
+  );
 }
 
 /**
  * The last texts' readings, case-folded, with their sources: a value is searched for several
  * secrets in turn.
  */
-const lastReadings: { source: string; kinds: string; reading: Decoded }[] = [];
-const KEPT_READINGS = 2 * (ESCAPE_KINDS.length + 2);
-function foldedReading(text: string, kinds: string): Decoded {
+const lastReadings: { source: string; kinds: string; reading: Decoded; made: string }[] = [];
+const KEPT_READINGS = 2 * 2 ** ESCAPE_KINDS.length;
+function foldedReading(text: string, kinds: string, made: Set<string>): Decoded {
   let last = lastReadings.find((kept) => kept.source === text && kept.kinds === kinds);
   if (last === undefined) {
-    const decoded = decodedWithSources(text, kinds);
+    const wrote = new Set<string>();
+    const decoded = decodedWithSources(text, kinds, wrote);
     let folded = "";
     const starts: number[] = [];
     const ends: number[] = [];
@@ -455,10 +512,11 @@ function foldedReading(text: string, kinds: string): Decoded {
       }
       unit += char.length;
     }
-    last = { source: text, kinds, reading: { text: folded, starts, ends } };
+    last = { source: text, kinds, reading: { text: folded, starts, ends }, made: [...wrote].join("") };
     lastReadings.unshift(last);
     lastReadings.length = Math.min(lastReadings.length, KEPT_READINGS);
   }
+  for (const kind of last.made) made.add(kind);
   return last.reading;
 }
 

@@ -51,6 +51,7 @@ const source: Reader = (text) =>
   text
     .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
     .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/\\x([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z).
     .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
     .replace(/\\([A-Za-z_-])/g, "$1");
@@ -84,16 +85,20 @@ export function asRead(text: string, readers: readonly Reader[] = READERS): stri
   return out.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
 }
 
+/** Every set of the readers, the empty one included. */
+const READER_SETS = Array.from({ length: 2 ** READERS.length }, (_, bits) =>
+  READERS.filter((_reader, i) => (bits >> i) & 1),
+);
+
 /**
- * Whether a person reads `secret` in `text`, in any letter case: as every reader decodes it in
- * turn, as one reader alone decodes it (to a page's reader `%0c` is text, whose `c` a URL's reader
- * would take for an escape), or undecoded (only what no one sees dropped).
+ * Whether a person reads `secret` in `text`, in any letter case: as some set of readers decodes it
+ * in turn (to a page's reader `%0c` is text, whose `c` a URL's reader would take for an escape; a
+ * page then a URL reader decode `&#37;E2%80%8B`, which neither reads alone), or undecoded (only
+ * what no one sees dropped).
  */
 export function readsSecret(text: string, secret: string): boolean {
   const wanted = secret.toLowerCase();
-  return [READERS, ...READERS.map((reader) => [reader]), []].some((readers) =>
-    asRead(text, readers).includes(wanted),
-  );
+  return READER_SETS.some((readers) => asRead(text, readers).includes(wanted));
 }
 
 const code = (text: string): number => text.codePointAt(0)!;
@@ -143,13 +148,17 @@ export function escapedSplits(secret: string): [string, string][] {
           ["after %0, split by a hidden character", `%0${head}\u{e0041}${tail}`],
           ["after %0, split by a page's &#x200B;", `%0${head}&#x200B;${tail}`],
           ["after \\x0, split by a URL's %E2%80%8B", `\\x0${head}%E2%80%8B${tail}`],
+          // Split by an escape of one kind written in another: only a reader of both decodes it.
+          ["after %0, split by a page's escape of a JSON escape", `%0${head}&#92;u200b${tail}`],
+          ["after \\x0, split by a page's escape of a URL's", `\\x0${head}&#37;E2%80%8B${tail}`],
+          ["after &#x0, split by a JSON escape of a URL's", `&#x0${head}\\x25E2%80%8B${tail}`],
         ] as [string, string][])
       : []),
     ...(/^[nrtbfv]/i.test(secret)
-      ? ([["after a backslash, split by a URL's %E2%80%8B", `\\${head}%E2%80%8B${tail}`]] as [
-          string,
-          string,
-        ][])
+      ? ([
+          ["after a backslash, split by a URL's %E2%80%8B", `\\${head}%E2%80%8B${tail}`],
+          ["after a backslash, split by a page's escape of a URL's", `\\${head}&#37;E2%80%8B${tail}`],
+        ] as [string, string][])
       : []),
     ...(/^[A-Za-z_-]/.test(tail) && !/^[nrtbfvuxU]/.test(tail)
       ? [["a JavaScript identity escape", `${head}\\${tail}`] as [string, string]]
