@@ -32,7 +32,15 @@ export {
   type SecretMarker,
   type ShownSecrets,
 } from "./policy";
-export { NUMBER_SECRET_DIGITS, SEARCHED_CHARS, decodedReading, foldedSecret, mayHold } from "./reading";
+export {
+  MAX_PENDING,
+  MAX_READINGS,
+  NUMBER_SECRET_DIGITS,
+  SEARCHED_CHARS,
+  decodedReading,
+  foldedSecret,
+  mayHold,
+} from "./reading";
 export { MIN_NODE, unsupportedNode } from "./runtime";
 export { serviceOf } from "./service";
 export { shellQuote } from "./shell";

@@ -182,6 +182,9 @@ function sought(secret: string): Sought | undefined {
   return found.folded === "" ? undefined : found;
 }
 
+/** Most prefixes of one secret under way at one position (see {@link secretSpans}). */
+export const MAX_PENDING = 32;
+
 /**
  * Fewest digits of a secret of digits only that is looked for inside a longer number too. A shorter
  * one (a principalId `1001`, a port) is looked for only where it stands as a number (`1001` in
@@ -231,6 +234,13 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
       pos = Math.max(pos, next.index);
     }
     pending.delete(pos);
+    if (states !== undefined && states.size > MAX_PENDING) {
+      // A secret a text matches in this many overlapping ways (a run of one letter, chosen by a
+      // service that chose the secrets too) is not searched further: the text is withheld from
+      // the earliest of them on, so the search costs the text's length times this bound at most.
+      spans.push([Math.min(...states.values()), text.length]);
+      break;
+    }
     for (const reading of readingsAt(text, pos)) {
       const char = fold(reading.char);
       const hidden = HIDDEN_READING.test(reading.char);
@@ -274,27 +284,27 @@ const ESCAPE_KINDS = "%&\\<";
  * are dropped in every reading. Without `<`, markup is text: the longest reading of `<TOK...>` is
  * one tag, which would hide a secret written inside it from a search of that reading alone.
  */
-function decodedWithSources(text: string, kinds = ESCAPE_KINDS, made?: Set<string>): Decoded {
+function decodedWithSources(text: string, kinds = ESCAPE_KINDS): Decoded {
   let current: Decoded | undefined;
   let currentText = text;
   for (let round = 0; round < 4 && !PLAIN.test(currentText); round++) {
     const next = decodeRound(currentText, kinds);
     if (next.text === currentText) break;
-    // The first characters of escapes the decoding wrote (`&#37;` writes a `%`).
-    for (const kind of ESCAPE_KINDS) if (next.text.includes(kind)) made?.add(kind);
-    // Composed with the rounds before: each unit stands for what its source units stood for.
-    const before = current;
-    current =
-      before === undefined
-        ? next
-        : {
-            text: next.text,
-            starts: next.starts.map((start) => before.starts[start]!),
-            ends: next.ends.map((end) => before.ends[end - 1]!),
-          };
+    current = composed(current, next);
     currentText = next.text;
   }
   return withoutHidden(current ?? { text, starts: [], ends: [] });
+}
+
+/** `next`, decoded from `before`'s text, with each unit standing for what its source units stood for. */
+function composed(before: Decoded | undefined, next: Decoded): Decoded {
+  return before === undefined
+    ? next
+    : {
+        text: next.text,
+        starts: next.starts.map((start) => before.starts[start]!),
+        ends: next.ends.map((end) => before.ends[end - 1]!),
+      };
 }
 
 function decodeRound(input: string, kinds: string): Decoded {
@@ -306,7 +316,11 @@ function decodeRound(input: string, kinds: string): Decoded {
     const at = input.charAt(pos);
     // The longest reading; of two as long, the later (an escape's or a character's plain form).
     const longest =
-      ESCAPE_KINDS.includes(at) && !kinds.includes(at) ? { char: at, end: pos + 1 } : longestAt(input, pos);
+      ESCAPE_KINDS.includes(at) && !kinds.includes(at)
+        ? { char: at, end: pos + 1 }
+        : kinds === "\\" && at === "\\" && !STRICT_IDENTITY.test(input.charAt(pos + 1))
+          ? strictBackslashAt(input, pos)
+          : longestAt(input, pos);
     out += longest.char;
     for (let unit = 0; unit < longest.char.length; unit++) {
       starts.push(pos);
@@ -315,6 +329,21 @@ function decodeRound(input: string, kinds: string): Decoded {
     pos = longest.end;
   }
   return { text: out, starts, ends };
+}
+
+/**
+ * Characters a strict reader of backslash escapes (JSON's, most languages') takes as themselves
+ * after a backslash; JavaScript's reader takes any. The pass of backslash escapes alone reads
+ * strictly: JavaScript's `\\&` would end `\\&#117;200b`, which a page's reader then makes `\\u200b`.
+ */
+const STRICT_IDENTITY = /^[A-Za-z0-9_\-\\"'/]?$/;
+
+/** The longest reading at a backslash for a strict reader (see {@link STRICT_IDENTITY}). */
+function strictBackslashAt(input: string, pos: number): Reading {
+  const next = input.charAt(pos + 1);
+  return readingsAt(input, pos)
+    .filter((reading) => !(reading.end === pos + 2 && reading.char === next))
+    .reduce((best, reading) => (reading.end >= best.end ? reading : best));
 }
 
 /**
@@ -366,16 +395,19 @@ const KEPT_TEXTS = 4;
 const LONGEST = new Map<string, Map<number, Reading>>();
 
 /**
- * Where `secret` stands in the {@link decodedReading} of `text`, as spans of `text`: a secret written
- * in escapes of escapes (`&#37;4E`), which {@link secretSpans} does not read, is redacted where it
- * stands. A secret of fewer than {@link NUMBER_SECRET_DIGITS} digits is left to secretSpans, which
- * knows where it stands as a number.
+ * Where `secret` stands in the readings of `text` ({@link foldedReadings}), as spans of `text`: a
+ * secret written in escapes of escapes (`&#37;4E`), which {@link secretSpans} does not read, is
+ * redacted where it stands; a text of more readings than are searched, whole. A secret of fewer
+ * than {@link NUMBER_SECRET_DIGITS} digits is left to secretSpans, which knows where it stands as a
+ * number.
  */
 export function decodedSpans(text: string, secret: string): [number, number][] {
   const wanted = sought(secret);
   if (wanted === undefined || wanted.digits || PLAIN.test(text)) return [];
+  const { readings, complete } = foldedReadings(text);
+  if (!complete) return [[0, text.length]];
   const spans: [number, number][] = [];
-  for (const reading of foldedReadings(text))
+  for (const reading of readings)
     for (
       let at = reading.text.indexOf(wanted.folded);
       at >= 0;
@@ -389,9 +421,10 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
 
 /**
  * Whether `text` may hold a secret, given as {@link foldedSecret} folds it: its characters are in the
- * text as it is or in one of the readings a reader makes (every escape decoded, one kind alone, none:
- * a pass over the text each, then one substring test per secret), or it holds an escape's first
- * character (`%`, `&`, `<`, `\\`), which a reading decoded once may make (`ab%41` in `ab%2541`).
+ * text as it is or in one of the readings readers make ({@link foldedReadings}: a pass over the text
+ * each, then one substring test per secret; every secret when they are more than are searched), or
+ * it holds an escape's first character (`%`, `&`, `<`, `\\`), which a reading decoded once may make
+ * (`ab%41` in `ab%2541`).
  * True wherever a reader reads the secret: it picks the few of many (the signing secrets a listing
  * saw, those a process remembers) for {@link secretSpans} and {@link decodedSpans} to search exactly.
  */
@@ -399,7 +432,9 @@ export function mayHold(text: string): (folded: string) => boolean {
   if (text === "") return () => false;
   const plain = PLAIN.test(text);
   const literal = plain || ASCII.test(text) ? text.toLowerCase() : [...text].map(fold).join("");
-  const readings = plain ? [] : foldedReadings(text).map((reading) => reading.text);
+  const read = plain ? { readings: [], complete: true } : foldedReadings(text);
+  if (!read.complete) return (folded) => folded !== "";
+  const readings = read.readings.map((reading) => reading.text);
   return (folded) =>
     folded !== "" &&
     (literal.includes(folded) ||
@@ -442,6 +477,8 @@ const ASCII = /^[\x00-\x7f]*$/;
  * redaction and the text policy.
  */
 export function readSpans(text: string, secrets: readonly string[], firstOnly = false): [number, number][] {
+  // A text of more readings than are searched is withheld whole (see MAX_READINGS), unsearched.
+  if (secrets.length > 0 && !PLAIN.test(text) && !foldedReadings(text).complete) return [[0, text.length]];
   const spans: [number, number][] = [];
   for (const secret of secretsPossiblyIn(text, secrets)) {
     spans.push(...secretSpans(text, secret, { firstOnly }));
@@ -459,65 +496,94 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
 }
 
 /**
- * The readings of `text` readers make, case-folded, with their sources: one for each set of the
- * kinds of escape (and markup) a reader may decode, none included (only hidden characters
- * unseen). One kind's escape may swallow a character another reader sees (`%0cTOK` is `TOK` to a
- * reader of character references), and a reader of two kinds decodes an escape of one written in
- * the other (`&#37;E2%80%8B`) that neither reads alone: no one reading stands for the others. The
- * kinds are those the text holds and those its decoding writes (`&#37;` writes a `%`).
+ * Most readings of a text searched: past this many, the text is withheld whole wherever a secret
+ * is sought in it (a text of escapes of every kind nested in every order is no name or message).
  */
-function foldedReadings(text: string): Decoded[] {
-  const kinds = new Set([...ESCAPE_KINDS].filter((kind) => text.includes(kind)));
-  const readings = new Map<string, Decoded>();
-  for (let size = -1; size < kinds.size;) {
-    size = kinds.size;
-    for (const set of kindSets([...kinds]))
-      if (!readings.has(set)) readings.set(set, foldedReading(text, set, kinds));
-  }
-  return [...readings.values()];
+export const MAX_READINGS = 64;
+
+/** The readings of a text, and whether they are all of them (see {@link MAX_READINGS}). */
+interface Readings {
+  readonly readings: readonly Decoded[];
+  readonly complete: boolean;
 }
 
-/** Every set of `kinds`, each written in {@link ESCAPE_KINDS}' order. */
-function kindSets(kinds: readonly string[]): string[] {
-  const ordered = [...ESCAPE_KINDS].filter((kind) => kinds.includes(kind));
-  return Array.from({ length: 2 ** ordered.length }, (_, bits) =>
-    ordered.filter((_kind, i) => (bits >> i) & 1).join(""),
-  );
+/**
+ * The readings of `text` readers make, case-folded, with their sources. A reader decodes one kind
+ * of escape (or markup) at a time, in any order, as often as that changes the text: a URL's reader
+ * then a page's (`&#9%30;` is `&#90;`, then `Z`), a page's then a URL's (`&#37;E2%80%8B`), one kind
+ * alone (to a page's reader `%0c` is text, whose `c` a URL's reader takes into an escape), none
+ * (only hidden characters unseen); and every kind at once, the longest escape at each position
+ * ({@link decodedReading}), with markup and without (`<TOK...>` is a tag to one, text to the other).
+ * No one reading stands for the others.
+ */
+function foldedReadings(text: string): Readings {
+  let kept = lastReadings.find((last) => last.source === text);
+  if (kept === undefined) {
+    const found = new Map<string, Decoded>();
+    const add = (decoded: Decoded): void => {
+      const visible = withoutHidden(decoded);
+      if (!found.has(visible.text)) found.set(visible.text, folded(visible));
+    };
+    add(decodedWithSources(text));
+    if (text.includes("<")) add(decodedWithSources(text, ESCAPE_KINDS.replace("<", "")));
+    // Every sequence of one-kind passes, breadth first; a text reached twice is read once.
+    const seen = new Set([text]);
+    let layer: { text: string; decoded: Decoded | undefined }[] = [{ text, decoded: undefined }];
+    add({ text, starts: [], ends: [] });
+    let complete = true;
+    for (let depth = 0; depth < MAX_PASSES && layer.length > 0; depth++) {
+      const next: typeof layer = [];
+      for (const from of layer)
+        for (const kind of ESCAPE_KINDS) {
+          if (!from.text.includes(kind)) continue;
+          const pass = decodeRound(from.text, kind);
+          if (seen.has(pass.text)) continue;
+          if (seen.size >= MAX_READINGS) complete = false;
+          else {
+            seen.add(pass.text);
+            const decoded = composed(from.decoded, pass);
+            add(decoded);
+            next.push({ text: pass.text, decoded });
+          }
+        }
+      layer = next;
+    }
+    if (layer.length > 0) complete = false;
+    kept = { source: text, readings: { readings: [...found.values()], complete } };
+    lastReadings.unshift(kept);
+    lastReadings.length = Math.min(lastReadings.length, KEPT_TEXTS);
+  }
+  return kept.readings;
 }
+
+/** Most one-kind passes in a row: escapes of escapes of escapes, each kind twice over. */
+const MAX_PASSES = 2 * ESCAPE_KINDS.length;
 
 /**
  * The last texts' readings, case-folded, with their sources: a value is searched for several
  * secrets in turn.
  */
-const lastReadings: { source: string; kinds: string; reading: Decoded; made: string }[] = [];
-const KEPT_READINGS = 2 * 2 ** ESCAPE_KINDS.length;
-function foldedReading(text: string, kinds: string, made: Set<string>): Decoded {
-  let last = lastReadings.find((kept) => kept.source === text && kept.kinds === kinds);
-  if (last === undefined) {
-    const wrote = new Set<string>();
-    const decoded = decodedWithSources(text, kinds, wrote);
-    let folded = "";
-    const starts: number[] = [];
-    const ends: number[] = [];
-    for (let unit = 0; unit < decoded.text.length;) {
-      const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
-      // A text that needed no decoding stands for itself, unit by unit.
-      const start = decoded.starts[unit] ?? unit;
-      const end = decoded.ends[unit + char.length - 1] ?? unit + char.length;
-      const foldedChar = fold(char);
-      folded += foldedChar;
-      for (let k = 0; k < foldedChar.length; k++) {
-        starts.push(start);
-        ends.push(end);
-      }
-      unit += char.length;
+const lastReadings: { source: string; readings: Readings }[] = [];
+
+/** `decoded` case-folded, each unit still standing for its source. */
+function folded(decoded: Decoded): Decoded {
+  let text = "";
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let unit = 0; unit < decoded.text.length;) {
+    const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
+    // A text that needed no decoding stands for itself, unit by unit.
+    const start = decoded.starts[unit] ?? unit;
+    const end = decoded.ends[unit + char.length - 1] ?? unit + char.length;
+    const foldedChar = fold(char);
+    text += foldedChar;
+    for (let k = 0; k < foldedChar.length; k++) {
+      starts.push(start);
+      ends.push(end);
     }
-    last = { source: text, kinds, reading: { text: folded, starts, ends }, made: [...wrote].join("") };
-    lastReadings.unshift(last);
-    lastReadings.length = Math.min(lastReadings.length, KEPT_READINGS);
+    unit += char.length;
   }
-  for (const kind of last.made) made.add(kind);
-  return last.reading;
+  return { text, starts, ends };
 }
 
 /**

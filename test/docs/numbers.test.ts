@@ -8,6 +8,8 @@ import {
   MIN_SECRET_CHARS,
   NUMBER_SECRET_DIGITS,
   SEARCHED_CHARS,
+  MAX_PENDING,
+  MAX_READINGS,
   SECRET_MARKER,
   unsupportedNode,
 } from "../../src/text";
@@ -291,6 +293,13 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
     expectAllStated(/A secret is looked for by its first (\d+) characters/, String(SEARCHED_CHARS), [
       "docs/client.md",
     ]);
+  });
+
+  it("the bounds of the search a service could make costly (docs/client.md)", () => {
+    expectAllStated(/matches one secret in more than (\d+)\s+overlapping ways/, String(MAX_PENDING), [
+      "docs/client.md",
+    ]);
+    expectAllStated(/a text of more than (\d+) readings/, String(MAX_READINGS), ["docs/client.md"]);
   });
 
   it("the fewest digits of a numeric secret looked for inside longer numbers (the CLI's and the client's rule)", () => {

@@ -52,9 +52,10 @@ const source: Reader = (text) =>
     .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
     .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     .replace(/\\x([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z).
+    // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z; `\\x` and `\\u`
+    // without their digits are no escape, but an error).
     .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
-    .replace(/\\([A-Za-z_-])/g, "$1");
+    .replace(/\\(?![xuU])([A-Za-z_-])/g, "$1");
 
 /** A browser: markup between two letters. */
 const markup: Reader = (text) =>
@@ -85,20 +86,23 @@ export function asRead(text: string, readers: readonly Reader[] = READERS): stri
   return out.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
 }
 
-/** Every set of the readers, the empty one included. */
-const READER_SETS = Array.from({ length: 2 ** READERS.length }, (_, bits) =>
-  READERS.filter((_reader, i) => (bits >> i) & 1),
-);
+/** Every sequence of distinct readers (each set in every order), the empty one included. */
+const READER_SEQUENCES: Reader[][] = (function sequences(left: readonly Reader[]): Reader[][] {
+  return [
+    [],
+    ...left.flatMap((first, i) => sequences(left.filter((_r, j) => j !== i)).map((rest) => [first, ...rest])),
+  ];
+})(READERS);
 
 /**
- * Whether a person reads `secret` in `text`, in any letter case: as some set of readers decodes it
- * in turn (to a page's reader `%0c` is text, whose `c` a URL's reader would take for an escape; a
- * page then a URL reader decode `&#37;E2%80%8B`, which neither reads alone), or undecoded (only
- * what no one sees dropped).
+ * Whether a person reads `secret` in `text`, in any letter case: as some readers decode it, each in
+ * turn in some order (to a page's reader `%0c` is text, whose `c` a URL's reader would take for an
+ * escape; a page then a URL reader decode `&#37;E2%80%8B`, which neither reads alone; a JSON then a
+ * page reader `&#5\x35;`), or undecoded (only what no one sees dropped).
  */
 export function readsSecret(text: string, secret: string): boolean {
   const wanted = secret.toLowerCase();
-  return READER_SETS.some((readers) => asRead(text, readers).includes(wanted));
+  return READER_SEQUENCES.some((readers) => asRead(text, readers).includes(wanted));
 }
 
 const code = (text: string): number => text.codePointAt(0)!;
@@ -106,6 +110,7 @@ const code = (text: string): number => text.codePointAt(0)!;
 const fullWidth = (char: string): string =>
   char > " " && char <= "~" ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char;
 const hex = (text: string): string => code(text).toString(16);
+const dec = (text: string): string => String(code(text));
 
 /**
  * The spellings of `secret` split by an escaped hidden character, by each reader's escape, and of
@@ -130,6 +135,24 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a page's reference written in a URL's escapes", `${head}%26%23${code(tail)}%3B${tail.slice(1)}`],
     ["a page's &amp; before a reference", `${head}&amp;#${code(tail)};${tail.slice(1)}`],
     ["a page's &ThickSpace; (two characters no one sees)", `${head}&ThickSpace;${tail}`],
+    // One kind's escape with a character written in another's: only a reader of both, in that order, decodes it.
+    [
+      "a reference whose last digit is a URL's escape",
+      `${head}&#${dec(tail).slice(0, -1)}%3${dec(tail).slice(-1)};${tail.slice(1)}`,
+    ],
+    [
+      "a reference whose last digit is a JSON escape",
+      `${head}&#${dec(tail).slice(0, -1)}\\x3${dec(tail).slice(-1)};${tail.slice(1)}`,
+    ],
+    ["a reference whose ; is a URL's escape", `${head}&#${dec(tail)}%3b${tail.slice(1)}`],
+    [
+      "a JSON \\x escape whose x is a URL's escape",
+      `${head}\\%78${hex(tail).padStart(2, "0")}${tail.slice(1)}`,
+    ],
+    [
+      "a JSON \\x escape whose x is a page's reference",
+      `${head}\\&#120;${hex(tail).padStart(2, "0")}${tail.slice(1)}`,
+    ],
     ["a tag a browser renders as nothing", `${head}<wbr>${tail}`],
     ["a comment a browser renders as nothing", `${head}<!---->${tail}`],
     ["the blank braille pattern", `${head}\u2800${tail}`],

@@ -186,3 +186,30 @@ describe("text with characters outside the BMP", () => {
     expect(holdsSecretShown("tok-A-\u{e0041}0123456789abcdef", [token])).toBe(true);
   });
 });
+
+describe("secrets a service chose to be costly to look for", () => {
+  it("sixty-four secrets that are runs of one letter with one other: a name holding them all is withheld, never shown", () => {
+    // Each secret is 300 characters: `a` repeated, one `b`, `a` again; the first 256 differ.
+    const secrets = Array.from({ length: 64 }, (_, k) => `${"a".repeat(4 * k)}b${"a".repeat(299 - 4 * k)}`);
+    const name = `team-${"a".repeat(1800)}b${"a".repeat(2000)}%`;
+    const shown = redactShown(name, secrets);
+    // The text before the run is kept; from inside the run on, nothing of it is shown.
+    expect(shown.startsWith("team-")).toBe(true);
+    expect(shown).toContain("[REDACTED]");
+    for (const secret of secrets) expect(holdsSecretShown(shown, [secret])).toBe(false);
+  });
+});
+
+describe("a text of more readings than are searched", () => {
+  it("is withheld whole wherever a secret is sought in it, and left as it is where none is", () => {
+    // Each reading of backslash escapes halves the run: more than the readings searched.
+    const text = `team ${"\\".repeat(1024)} ops`;
+    expect(redactShown(text, ["sekrit-name"])).toBe("[REDACTED]");
+    expect(holdsSecretShown(text, ["sekrit-name"])).toBe(true);
+    expect(redactShown(text, [])).toBe(text);
+    // A few layers are read, not withheld.
+    expect(redactShown("team \\\\\\\\server\\\\share ops", ["sekrit-name"])).toBe(
+      "team \\\\\\\\server\\\\share ops",
+    );
+  });
+});
