@@ -316,11 +316,13 @@ function decodeRound(input: string, kinds: string): Decoded {
     const at = input.charAt(pos);
     // The longest reading; of two as long, the later (an escape's or a character's plain form).
     const longest =
-      ESCAPE_KINDS.includes(at) && !kinds.includes(at)
-        ? { char: at, end: pos + 1 }
-        : kinds === "\\" && at === "\\" && !STRICT_IDENTITY.test(input.charAt(pos + 1))
-          ? strictBackslashAt(input, pos)
-          : longestAt(input, pos);
+      kinds === PERCENT_ONCE
+        ? ((at === "%" ? percentOnce(input, pos) : undefined) ?? { char: input.charAt(pos), end: pos + 1 })
+        : ESCAPE_KINDS.includes(at) && !kinds.includes(at)
+          ? { char: at, end: pos + 1 }
+          : kinds === "\\" && at === "\\" && !STRICT_IDENTITY.test(input.charAt(pos + 1))
+            ? strictBackslashAt(input, pos)
+            : longestAt(input, pos);
     out += longest.char;
     for (let unit = 0; unit < longest.char.length; unit++) {
       starts.push(pos);
@@ -499,7 +501,7 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
  * Most readings of a text searched: past this many, the text is withheld whole wherever a secret
  * is sought in it (a text of escapes of every kind nested in every order is no name or message).
  */
-export const MAX_READINGS = 64;
+export const MAX_READINGS = 256;
 
 /** The readings of a text, and whether they are all of them (see {@link MAX_READINGS}). */
 interface Readings {
@@ -531,15 +533,18 @@ function foldedReadings(text: string): Readings {
     let layer: { text: string; decoded: Decoded | undefined }[] = [{ text, decoded: undefined }];
     add({ text, starts: [], ends: [] });
     let complete = true;
-    for (let depth = 0; depth < MAX_PASSES && layer.length > 0; depth++) {
+    explore: for (let depth = 0; depth <= MAX_PASSES && layer.length > 0; depth++) {
       const next: typeof layer = [];
       for (const from of layer)
-        for (const kind of ESCAPE_KINDS) {
-          if (!from.text.includes(kind)) continue;
+        for (const kind of PASSES) {
+          if (!from.text.includes(kind.charAt(0))) continue;
           const pass = decodeRound(from.text, kind);
           if (seen.has(pass.text)) continue;
-          if (seen.size >= MAX_READINGS) complete = false;
-          else {
+          // A new text past the last pass, or past the most readings: not all are read.
+          if (depth === MAX_PASSES || seen.size >= MAX_READINGS) {
+            complete = false;
+            break explore;
+          } else {
             seen.add(pass.text);
             const decoded = composed(from.decoded, pass);
             add(decoded);
@@ -548,7 +553,6 @@ function foldedReadings(text: string): Readings {
         }
       layer = next;
     }
-    if (layer.length > 0) complete = false;
     kept = { source: text, readings: { readings: [...found.values()], complete } };
     lastReadings.unshift(kept);
     lastReadings.length = Math.min(lastReadings.length, KEPT_TEXTS);
@@ -556,8 +560,16 @@ function foldedReadings(text: string): Readings {
   return kept.readings;
 }
 
-/** Most one-kind passes in a row: escapes of escapes of escapes, each kind twice over. */
-const MAX_PASSES = 2 * ESCAPE_KINDS.length;
+/**
+ * The one-kind passes: each kind of escape, the longest at each position (`%2541` is `A`), and
+ * percent-escapes decoded once (`%2541` is `%41`, as `decodeURIComponent` and a URL's parser
+ * decode; `%u0041` is no escape to them).
+ */
+const PERCENT_ONCE = "%1";
+const PASSES = [...ESCAPE_KINDS, PERCENT_ONCE];
+
+/** Most one-kind passes in a row: escapes of escapes of escapes, each layer a pass. */
+const MAX_PASSES = 12;
 
 /**
  * The last texts' readings, case-folded, with their sources: a value is searched for several
@@ -724,6 +736,27 @@ function utf8From(text: string, lead: number, after: number): Reading | undefine
   }
   const decoded = Buffer.from(bytes).toString("utf8");
   return decoded.includes("\ufffd") ? undefined : { char: decoded, end };
+}
+
+/**
+ * `%XX` decoded once, as `decodeURIComponent` decodes it: a UTF-8 sequence of plain `%XX` bytes,
+ * no `%25` read further, no `%uXXXX`.
+ */
+function percentOnce(text: string, pos: number): Reading | undefined {
+  const lead = hexAt(text, pos + 1, 2);
+  if (lead === undefined) return undefined;
+  const length = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+  const bytes = [lead];
+  let end = pos + 3;
+  while (bytes.length < length) {
+    const next = text.charAt(end) === "%" ? hexAt(text, end + 1, 2) : undefined;
+    if (next === undefined || (next & 0xc0) !== 0x80) return undefined;
+    bytes.push(next);
+    end += 3;
+  }
+  if (length === 0) return undefined;
+  const char = Buffer.from(bytes).toString("utf8");
+  return char.includes("\ufffd") ? undefined : { char, end };
 }
 
 /** HTML character references: `&#8203;`, `&#x200b;` (the `;` may be missing, as browsers allow), `&shy;`. */

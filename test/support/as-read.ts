@@ -82,8 +82,12 @@ export function asRead(text: string, readers: readonly Reader[] = READERS): stri
     if (next === out) break;
     out = next;
   }
-  // What no one sees dropped first: NFKC makes a space of some of it.
-  return out.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
+  return visible(out);
+}
+
+/** `text` without what no one sees (dropped first: NFKC makes a space of some of it), in lower case. */
+function visible(text: string): string {
+  return text.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
 }
 
 /** Every sequence of distinct readers (each set in every order), the empty one included. */
@@ -96,13 +100,27 @@ const READER_SEQUENCES: Reader[][] = (function sequences(left: readonly Reader[]
 
 /**
  * Whether a person reads `secret` in `text`, in any letter case: as some readers decode it, each in
- * turn in some order (to a page's reader `%0c` is text, whose `c` a URL's reader would take for an
+ * turn in some order, stopping after any of them (to a page's reader `%0c` is text, whose `c` a URL's reader would take for an
  * escape; a page then a URL reader decode `&#37;E2%80%8B`, which neither reads alone; a JSON then a
  * page reader `&#5\x35;`), or undecoded (only what no one sees dropped).
  */
 export function readsSecret(text: string, secret: string): boolean {
   const wanted = secret.toLowerCase();
-  return READER_SEQUENCES.some((readers) => asRead(text, readers).includes(wanted));
+  const seen = (decoded: string) => visible(decoded).includes(wanted);
+  return READER_SEQUENCES.some((readers) => {
+    // What a person sees after any of the decodings too: a URL decoded once, then shown as a page.
+    let out = text;
+    if (seen(out)) return true;
+    for (let round = 0; round < 6; round++) {
+      const before = out;
+      for (const reader of readers) {
+        out = reader(out);
+        if (seen(out)) return true;
+      }
+      if (out === before) break;
+    }
+    return false;
+  });
 }
 
 const code = (text: string): number => text.codePointAt(0)!;
@@ -175,12 +193,15 @@ export function escapedSplits(secret: string): [string, string][] {
           ["after %0, split by a page's escape of a JSON escape", `%0${head}&#92;u200b${tail}`],
           ["after \\x0, split by a page's escape of a URL's", `\\x0${head}&#37;E2%80%8B${tail}`],
           ["after &#x0, split by a JSON escape of a URL's", `&#x0${head}\\x25E2%80%8B${tail}`],
+          // A URL decoded once leaves `%26#x0` text; decoded twice, a page's reader takes the letter.
+          ["after a URL's escape of a page's &#x0, split the same way", `%2526#x0${head}%26#8203;${tail}`],
         ] as [string, string][])
       : []),
     ...(/^[nrtbfv]/i.test(secret)
       ? ([
           ["after a backslash, split by a URL's %E2%80%8B", `\\${head}%E2%80%8B${tail}`],
           ["after a backslash, split by a page's escape of a URL's", `\\${head}&#37;E2%80%8B${tail}`],
+          ["after a URL's escape of a backslash, split the same way", `%255C${head}%5Cu00ad${tail}`],
         ] as [string, string][])
       : []),
     ...(/^[A-Za-z_-]/.test(tail) && !/^[nrtbfvuxU]/.test(tail)
