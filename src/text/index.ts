@@ -33,6 +33,7 @@ export {
   type ShownSecrets,
 } from "./policy";
 export {
+  MAX_PASSES,
   MAX_PENDING,
   MAX_READINGS,
   NUMBER_SECRET_DIGITS,

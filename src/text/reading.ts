@@ -14,6 +14,7 @@
  */
 
 import { HIDDEN_SOURCE } from "./hidden";
+import { LEGACY_REFERENCES, NAMED_REFERENCES, NUMERIC_REPLACEMENTS } from "./named-references";
 
 /** One reading of the text at a position: the character a reader sees and where its writing ends. */
 interface Reading {
@@ -47,91 +48,12 @@ export const SEARCHED_CHARS = 256;
 const HEX = /^[0-9a-fA-F]+$/;
 
 /**
- * Named character references a page's reader decodes: the hidden characters', and those of the
- * punctuation a token or a URL holds. Those marked legacy are decoded without their `;` too.
+ * Named character references a page's reader decodes: all of the HTML standard's (a mathematical
+ * `&fopf;` is an `f` to a URL's parser, `&fflig;` is `ff`, `&ee;` is `e`). Those marked legacy are
+ * decoded without their `;` too.
  */
-const NAMED: Record<string, number | string> = {
-  ZeroWidthSpace: 0x200b,
-  // Two characters each: a ligature of two letters, and a space and a hair space (both unseen).
-  fjlig: "fj",
-  ThickSpace: "\u205f\u200a",
-  NegativeVeryThinSpace: 0x200b,
-  NegativeThinSpace: 0x200b,
-  NegativeMediumSpace: 0x200b,
-  NegativeThickSpace: 0x200b,
-  zwnj: 0x200c,
-  zwj: 0x200d,
-  lrm: 0x200e,
-  rlm: 0x200f,
-  NoBreak: 0x2060,
-  InvisibleTimes: 0x2062,
-  it: 0x2062,
-  InvisibleComma: 0x2063,
-  ic: 0x2063,
-  ApplyFunction: 0x2061,
-  af: 0x2061,
-  shy: 0xad,
-  nbsp: 0xa0,
-  NonBreakingSpace: 0xa0,
-  ensp: 0x2002,
-  emsp: 0x2003,
-  emsp13: 0x2004,
-  emsp14: 0x2005,
-  numsp: 0x2007,
-  puncsp: 0x2008,
-  thinsp: 0x2009,
-  ThinSpace: 0x2009,
-  hairsp: 0x200a,
-  VeryThinSpace: 0x200a,
-  MediumSpace: 0x205f,
-  Tab: 0x09,
-  NewLine: 0x0a,
-  amp: 0x26,
-  AMP: 0x26,
-  lt: 0x3c,
-  LT: 0x3c,
-  gt: 0x3e,
-  GT: 0x3e,
-  quot: 0x22,
-  QUOT: 0x22,
-  apos: 0x27,
-  num: 0x23,
-  percnt: 0x25,
-  lowbar: 0x5f,
-  UnderBar: 0x5f,
-  period: 0x2e,
-  sol: 0x2f,
-  bsol: 0x5c,
-  colon: 0x3a,
-  semi: 0x3b,
-  equals: 0x3d,
-  quest: 0x3f,
-  commat: 0x40,
-  plus: 0x2b,
-  comma: 0x2c,
-  excl: 0x21,
-  dollar: 0x24,
-  ast: 0x2a,
-  midast: 0x2a,
-  lpar: 0x28,
-  rpar: 0x29,
-  lsqb: 0x5b,
-  rsqb: 0x5d,
-  lcub: 0x7b,
-  rcub: 0x7d,
-  verbar: 0x7c,
-  tilde: 0x2dc,
-  vert: 0x7c,
-  VerticalLine: 0x7c,
-  lbrack: 0x5b,
-  rbrack: 0x5d,
-  lbrace: 0x7b,
-  rbrace: 0x7d,
-  DiacriticalGrave: 0x60,
-  grave: 0x60,
-  Hat: 0x5e,
-};
-const LEGACY_NAMED = new Set(["shy", "nbsp", "amp", "AMP", "lt", "LT", "gt", "GT", "quot", "QUOT"]);
+const NAMED: Readonly<Record<string, string>> = NAMED_REFERENCES;
+const LEGACY_NAMED = new Set(LEGACY_REFERENCES);
 
 /** The single-character escapes of JSON and source code, by the letter after the backslash. */
 const BACKSLASHED: Record<string, string> = {
@@ -501,7 +423,7 @@ export function secretsPossiblyIn(text: string, secrets: readonly string[]): str
  * Most readings of a text searched: past this many, the text is withheld whole wherever a secret
  * is sought in it (a text of escapes of every kind nested in every order is no name or message).
  */
-export const MAX_READINGS = 256;
+export const MAX_READINGS = 128;
 
 /** The readings of a text, and whether they are all of them (see {@link MAX_READINGS}). */
 interface Readings {
@@ -569,7 +491,7 @@ const PERCENT_ONCE = "%1";
 const PASSES = [...ESCAPE_KINDS, PERCENT_ONCE];
 
 /** Most one-kind passes in a row: escapes of escapes of escapes, each layer a pass. */
-const MAX_PASSES = 12;
+export const MAX_PASSES = 12;
 
 /**
  * The last texts' readings, case-folded, with their sources: a value is searched for several
@@ -765,8 +687,9 @@ function referenceReadings(text: string, pos: number): Reading[] {
   const numeric = NUMERIC_REFERENCE.exec(text);
   if (numeric !== null) {
     const { hex, dec } = numeric.groups!;
-    const code = hex !== undefined ? parseInt(hex, 16) : Number(dec);
-    const char = characterOf(code);
+    const written = hex !== undefined ? parseInt(hex, 16) : Number(dec);
+    // A page's reader puts Windows-1252's characters for 0x80 to 0x9F (`&#153;` is ™).
+    const char = characterOf(NUMERIC_REPLACEMENTS[written] ?? written);
     return char === undefined ? [] : [{ char, end: pos + numeric[0].length }];
   }
   NAMED_REFERENCE.lastIndex = pos;
@@ -787,8 +710,7 @@ function referenceReadings(text: string, pos: number): Reading[] {
 const NUMERIC_REFERENCE = /&#(?:[xX]0*(?<hex>[0-9a-fA-F]{1,8})|0*(?<dec>[0-9]{1,10}));?/y;
 const NAMED_REFERENCE = /&([A-Za-z][A-Za-z0-9]{0,30})(;?)/y;
 function namedCharacter(name: string): string {
-  const value = NAMED[name]!;
-  return typeof value === "string" ? value : String.fromCodePoint(value);
+  return NAMED[name]!;
 }
 
 const LEGACY_LONGEST_FIRST = [...LEGACY_NAMED].sort((a, b) => b.length - a.length);

@@ -8,6 +8,7 @@ import {
   MIN_SECRET_CHARS,
   NUMBER_SECRET_DIGITS,
   SEARCHED_CHARS,
+  MAX_PASSES,
   MAX_PENDING,
   MAX_READINGS,
   SECRET_MARKER,
@@ -300,6 +301,7 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
       "docs/client.md",
     ]);
     expectAllStated(/a text of more than (\d+) readings/, String(MAX_READINGS), ["docs/client.md"]);
+    expectAllStated(/nested more than (\d+) layers deep/, String(MAX_PASSES), ["docs/client.md"]);
   });
 
   it("the fewest digits of a numeric secret looked for inside longer numbers (the CLI's and the client's rule)", () => {

@@ -16,6 +16,10 @@ const NAMED: Record<string, string> = {
   amp: "&",
   fjlig: "fj",
   ThickSpace: "\u205f\u200a",
+  // Letters a URL's parser maps to plain ones (NFKC): a ligature, double-struck italic e and d.
+  fflig: "\ufb00",
+  ee: "\u2147",
+  dd: "\u2146",
 };
 
 /** A reader of one format: what it decodes. */
@@ -42,6 +46,10 @@ const page: Reader = (text) =>
   text
     .replace(/&#x([0-9a-f]+);?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
     .replace(/&#([0-9]+);?/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
+    // The double-struck small letters (U+1D552 on, no gaps): `&fopf;` is 𝕗.
+    .replace(/&([a-z])opf;/g, (_m, letter: string) =>
+      String.fromCodePoint(0x1d552 + letter.charCodeAt(0) - 97),
+    )
     .replace(/&([A-Za-z]+);/g, (whole, name: string) => NAMED[name] ?? whole)
     // The legacy names a page's reader takes without their `;`, whatever follows.
     .replace(/&(shy|amp)(?!;)/g, (_m, name: string) => NAMED[name]!);
@@ -129,6 +137,11 @@ const fullWidth = (char: string): string =>
   char > " " && char <= "~" ? String.fromCodePoint(char.codePointAt(0)! + 0xfee0) : char;
 const hex = (text: string): string => code(text).toString(16);
 const dec = (text: string): string => String(code(text));
+/** Where the first small letter after the eighth character is, if there is one. */
+const letterAfterHead = (secret: string): number[] => {
+  const at = secret.slice(8).search(/[a-z]/);
+  return at < 0 ? [] : [8 + at];
+};
 
 /**
  * The spellings of `secret` split by an escaped hidden character, by each reader's escape, and of
@@ -182,6 +195,11 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a custom element with a long name", `${head}<my-very-long-custom-element-name>${tail}`],
     ["an attribute holding >", `${head}<span title="a>b">${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
+    // A letter as the page's reference to its double-struck form, which NFKC maps back.
+    ...letterAfterHead(secret).map((i): [string, string] => [
+      "a letter as a page's double-struck letter (&fopf;)",
+      `${secret.slice(0, i)}&${secret.charAt(i)}opf;${secret.slice(i + 1)}`,
+    ]),
     // A first character a URL's or a source reader would take into an escape before it: to the
     // other readers, and to a person reading the text undecoded, it is the secret's.
     ...(/^[0-9a-f]/i.test(secret)
