@@ -237,10 +237,16 @@ function decodeRound(input: string, kinds: string): Decoded {
   while (pos < input.length) {
     const at = input.charAt(pos);
     // The longest reading; of two as long, the later (an escape's or a character's plain form).
-    const longest =
-      kinds === PERCENT_ONCE
-        ? ((at === "%" ? percentOnce(input, pos) : undefined) ?? { char: input.charAt(pos), end: pos + 1 })
-        : ESCAPE_KINDS.includes(at) && !kinds.includes(at)
+    // A character that starts no escape is itself: NFKC is the person's, after the last decoding
+    // (a decoder leaves `&ｎot` as it is, whose `ｎ` would otherwise end an escape).
+    const longest = !ESCAPE_KINDS.includes(at)
+      ? {
+          char: String.fromCodePoint(input.codePointAt(pos)!),
+          end: pos + (input.codePointAt(pos)! > 0xffff ? 2 : 1),
+        }
+      : kinds === PERCENT_ONCE
+        ? ((at === "%" ? percentOnce(input, pos) : undefined) ?? { char: at, end: pos + 1 })
+        : !kinds.includes(at)
           ? { char: at, end: pos + 1 }
           : kinds === "\\" && at === "\\" && !STRICT_IDENTITY.test(input.charAt(pos + 1))
             ? strictBackslashAt(input, pos)
@@ -271,9 +277,10 @@ function strictBackslashAt(input: string, pos: number): Reading {
 }
 
 /**
- * `decoded` without the characters no one sees, each unit still standing for its source: dropped
- * once all rounds are done, as a person reads the decoder's output (`%0` then a zero-width space
- * then `c` is no escape to a decoder, and `%0c` to the person).
+ * `decoded` as a person sees it, each unit still standing for its source: without the characters no
+ * one sees, and a compatibility character in its plain form (NFKC: a full-width or mathematical
+ * letter is that letter to a URL's parser). Done once all rounds are, as a person reads the decoder's
+ * output (`%0` then a zero-width space then `c` is no escape to a decoder, and `%0c` to the person).
  */
 function withoutHidden(decoded: Decoded): Decoded {
   let text = "";
@@ -281,12 +288,13 @@ function withoutHidden(decoded: Decoded): Decoded {
   const ends: number[] = [];
   for (let unit = 0; unit < decoded.text.length;) {
     const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
-    if (!HIDDEN_CHAR.test(char)) {
-      text += char;
-      for (let k = unit; k < unit + char.length; k++) {
-        starts.push(decoded.starts[k] ?? k);
-        ends.push(decoded.ends[k] ?? k + 1);
-      }
+    const shown = HIDDEN_CHAR.test(char) ? "" : (compatibilityReadings(char, 0)[0]?.char ?? char);
+    const start = decoded.starts[unit] ?? unit;
+    const end = decoded.ends[unit + char.length - 1] ?? unit + char.length;
+    text += shown;
+    for (let k = 0; k < shown.length; k++) {
+      starts.push(start);
+      ends.push(end);
     }
     unit += char.length;
   }
@@ -346,11 +354,10 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
 /**
  * Whether `text` may hold a secret, given as {@link foldedSecret} folds it: its characters are in the
  * text as it is or in one of the readings readers make ({@link foldedReadings}: a pass over the text
- * each, then one substring test per secret; every secret when they are more than are searched), or
- * it holds an escape's first character (`%`, `&`, `<`, `\\`), which a reading decoded once may make
- * (`ab%41` in `ab%2541`).
+ * each, then one substring test per secret; every secret when they are more than are searched).
  * True wherever a reader reads the secret: it picks the few of many (the signing secrets a listing
  * saw, those a process remembers) for {@link secretSpans} and {@link decodedSpans} to search exactly.
+ * A secret holding `%` or `&` is not searched in every text for that: the readings hold each layer.
  */
 export function mayHold(text: string): (folded: string) => boolean {
   if (text === "") return () => false;
@@ -360,13 +367,7 @@ export function mayHold(text: string): (folded: string) => boolean {
   if (!read.complete) return (folded) => folded !== "";
   const readings = read.readings.map((reading) => reading.text);
   return (folded) =>
-    folded !== "" &&
-    (literal.includes(folded) ||
-      readings.some((reading) => reading.includes(folded)) ||
-      folded.includes("%") ||
-      folded.includes("&") ||
-      folded.includes("<") ||
-      folded.includes("\\"));
+    folded !== "" && (literal.includes(folded) || readings.some((reading) => reading.includes(folded)));
 }
 
 /** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */

@@ -211,6 +211,11 @@ export function escapedSplits(secret: string): [string, string][] {
           ["after %0, split by a page's escape of a JSON escape", `%0${head}&#92;u200b${tail}`],
           ["after \\x0, split by a page's escape of a URL's", `\\x0${head}&#37;E2%80%8B${tail}`],
           ["after &#x0, split by a JSON escape of a URL's", `&#x0${head}\\x25E2%80%8B${tail}`],
+          // A full-width first letter is no hex digit to a URL's decoder, and a letter to the person.
+          [
+            "after %0, its first letter full-width, its last in a page's escape of a URL's",
+            `%0${fullWidth(secret.charAt(0))}${secret.slice(1, -1)}&#37;${hex(secret.slice(-1))}`,
+          ],
           // A URL decoded once leaves `%26#x0` text; decoded twice, a page's reader takes the letter.
           ["after a URL's escape of a page's &#x0, split the same way", `%2526#x0${head}%26#8203;${tail}`],
         ] as [string, string][])
