@@ -246,11 +246,15 @@ function decodeRound(input: string, kinds: string): Decoded {
         }
       : kinds === PERCENT_ONCE
         ? ((at === "%" ? percentOnce(input, pos) : undefined) ?? { char: at, end: pos + 1 })
-        : !kinds.includes(at)
-          ? { char: at, end: pos + 1 }
-          : kinds === "\\" && at === "\\" && !STRICT_IDENTITY.test(input.charAt(pos + 1))
-            ? strictBackslashAt(input, pos)
-            : longestAt(input, pos);
+        : kinds === UNICODE_ESCAPES || kinds === BYTE_ESCAPES
+          ? at === "\\"
+            ? backslashOfKind(input, pos, kinds)
+            : { char: at, end: pos + 1 }
+          : !kinds.includes(at)
+            ? { char: at, end: pos + 1 }
+            : kinds === "\\" && at === "\\" && !STRICT_IDENTITY.test(input.charAt(pos + 1))
+              ? strictBackslashAt(input, pos)
+              : longestAt(input, pos);
     out += longest.char;
     for (let unit = 0; unit < longest.char.length; unit++) {
       starts.push(pos);
@@ -489,7 +493,24 @@ function foldedReadings(text: string): Readings {
  * decode; `%u0041` is no escape to them).
  */
 const PERCENT_ONCE = "%1";
-const PASSES = [...ESCAPE_KINDS, PERCENT_ONCE];
+/**
+ * Backslash escapes of one family only: `\\u` (and JSON's one-letter escapes), as a reader that
+ * leaves `\\x0c` as text reads them (Java's properties, a "unicode unescape"); `\\x` and octal, as a
+ * reader of bytes that leaves `\\u` as text reads them (Python's bytes literals).
+ */
+const UNICODE_ESCAPES = "\\u";
+const BYTE_ESCAPES = "\\x";
+const PASSES = [...ESCAPE_KINDS, PERCENT_ONCE, UNICODE_ESCAPES, BYTE_ESCAPES];
+
+/** The longest reading at a backslash for a reader of one family of backslash escapes. */
+function backslashOfKind(input: string, pos: number, kind: string): Reading {
+  const next = input.charAt(pos + 1);
+  const single = Object.hasOwn(BACKSLASHED, next);
+  const ours =
+    kind === UNICODE_ESCAPES ? next === "u" || single : next === "x" || /[0-7]/.test(next) || single;
+  if (!ours) return { char: "\\", end: pos + 1 };
+  return STRICT_IDENTITY.test(next) ? longestAt(input, pos) : strictBackslashAt(input, pos);
+}
 
 /** Most one-kind passes in a row: escapes of escapes of escapes, each layer a pass. */
 export const MAX_PASSES = 12;

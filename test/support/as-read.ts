@@ -78,6 +78,18 @@ const markup: Reader = (text) =>
 
 const READERS = [url, page, source, markup];
 
+/** A reader of `\\u` escapes only, which leaves `\\x0c` as text (Java's properties, a "unicode unescape"). */
+const unicodeOnly: Reader = (text) =>
+  text
+    .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+/** A reader of bytes' escapes only (`\\x`, octal), which leaves `\\u` as text (Python's bytes literals). */
+const bytesOnly: Reader = (text) =>
+  text
+    .replace(/\\x([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+
 /**
  * `text` decoded by `readers` in turn (all of them unless told), again while that changes it (a URL
  * written inside a page: `&#37;4E` is `%4E` to the page's reader, then `N` to the URL's), then
@@ -98,13 +110,27 @@ function visible(text: string): string {
   return text.replace(UNSEEN, "").normalize("NFKC").toLowerCase();
 }
 
-/** Every sequence of distinct readers (each set in every order), the empty one included. */
-const READER_SEQUENCES: Reader[][] = (function sequences(left: readonly Reader[]): Reader[][] {
+/** Every sequence of distinct readers of `from`, at most `longest` of them, the empty one included. */
+function sequences(from: readonly Reader[], longest: number): Reader[][] {
+  if (longest === 0) return [[]];
   return [
     [],
-    ...left.flatMap((first, i) => sequences(left.filter((_r, j) => j !== i)).map((rest) => [first, ...rest])),
+    ...from.flatMap((first, i) =>
+      sequences(
+        from.filter((_r, j) => j !== i),
+        longest - 1,
+      ).map((rest) => [first, ...rest]),
+    ),
   ];
-})(READERS);
+}
+
+/** The four readers in every order, and up to three of them with the two of one escape family. */
+const READER_SEQUENCES: Reader[][] = [
+  ...sequences(READERS, READERS.length),
+  ...sequences([...READERS, unicodeOnly, bytesOnly], 3).filter(
+    (sequence) => sequence.includes(unicodeOnly) || sequence.includes(bytesOnly),
+  ),
+];
 
 /**
  * Whether a person reads `secret` in `text`, in any letter case: as some readers decode it, each in
@@ -211,6 +237,8 @@ export function escapedSplits(secret: string): [string, string][] {
           ["after %0, split by a page's escape of a JSON escape", `%0${head}&#92;u200b${tail}`],
           ["after \\x0, split by a page's escape of a URL's", `\\x0${head}&#37;E2%80%8B${tail}`],
           ["after &#x0, split by a JSON escape of a URL's", `&#x0${head}\\x25E2%80%8B${tail}`],
+          // `\\x0c` is text to a reader of `\\u` escapes only, which reads the split.
+          ["after \\x0, split by a page's escape of a \\u escape", `\\x0${head}&#92;u200b${tail}`],
           // A full-width first letter is no hex digit to a URL's decoder, and a letter to the person.
           [
             "after %0, its first letter full-width, its last in a page's escape of a URL's",
