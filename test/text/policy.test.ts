@@ -213,3 +213,33 @@ describe("a text of more readings than are searched", () => {
     );
   });
 });
+
+describe("readers that decode one family of escapes and leave the rest as text", () => {
+  // Each text reads as the secret only to one reader; every other reading swallows its first letters.
+  it.each([
+    ["a reader of \\u escapes only (\\x0c stays text)", "\\x0cli_tok&#92;u200b_7d41aa9e", "cli_tok_7d41aa9e"],
+    [
+      "a reader of bytes' escapes only (\\u00c0 stays text)",
+      "\\u00c0ffee&#92;xad4d2b7a91e3",
+      "c0ffee4d2b7a91e3",
+    ],
+    [
+      "a URL decoded once, a split of three bytes (%25 then 12 stay text)",
+      "%251234%E2%80%8Babcd9f",
+      "1234abcd9f",
+    ],
+    [
+      "a URL decoded once, then a page (%26#x0 stays text)",
+      "%2526#x0cli_tok%26#8203;_7d41aa9e",
+      "cli_tok_7d41aa9e",
+    ],
+  ])("%s", (_reader, text, secret) => {
+    expect(holdsSecretShown(text, [secret])).toBe(true);
+    expect(redactShown(`ops ${text} end`, [secret])).not.toContain(text);
+  });
+
+  it("a broken UTF-8 sequence is no character to a URL decoded once", () => {
+    // %E2%41 is no sequence: the token's letters around it stay apart, and nothing is withheld.
+    expect(redactShown("cli_tok%E2%41_7d41aa9e", ["cli_tok_7d41aa9e"])).toBe("cli_tok%E2%41_7d41aa9e");
+  });
+});
