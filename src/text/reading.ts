@@ -186,7 +186,7 @@ export function secretSpans(text: string, secret: string, search: SpanSearch = {
  * text, whatever the usual readers decode in turn.
  */
 export function decodedReading(text: string): string {
-  return decodedWithSources(text).text;
+  return withoutHidden(decodedWithSources(text)).text;
 }
 
 /** A decoded text and, for each of its UTF-16 units, the `[start, end)` of the original text it stands for. */
@@ -203,7 +203,7 @@ const ESCAPE_KINDS = "%&\\<";
  * `text` as a reader reads it who decodes the escapes that start with one of `kinds` (the longest
  * at each position) and no other: to a reader that decodes percent escapes only, `&#x200B;` is text
  * it sees, and `%0c` swallows the `c` after it only for a reader that decodes it. Hidden characters
- * are dropped in every reading. Without `<`, markup is text: the longest reading of `<TOK...>` is
+ * are still there: {@link withoutHidden} drops them. Without `<`, markup is text: the longest reading of `<TOK...>` is
  * one tag, which would hide a secret written inside it from a search of that reading alone.
  */
 function decodedWithSources(text: string, kinds = ESCAPE_KINDS): Decoded {
@@ -215,7 +215,7 @@ function decodedWithSources(text: string, kinds = ESCAPE_KINDS): Decoded {
     current = composed(current, next);
     currentText = next.text;
   }
-  return withoutHidden(current ?? { text, starts: [], ends: [] });
+  return current ?? { text, starts: [], ends: [] };
 }
 
 /** `next`, decoded from `before`'s text, with each unit standing for what its source units stood for. */
@@ -287,16 +287,27 @@ function strictBackslashAt(input: string, pos: number): Reading {
  * output (`%0` then a zero-width space then `c` is no escape to a decoder, and `%0c` to the person).
  */
 function withoutHidden(decoded: Decoded): Decoded {
+  return eachCharacter(decoded, (char) =>
+    HIDDEN_CHAR.test(char) ? "" : (compatibilityReadings(char, 0)[0]?.char ?? char),
+  );
+}
+
+/**
+ * `decoded` with each character replaced by `as(character)` (none, one or several), each unit of
+ * what replaces it standing for the character's source. A text that needed no decoding stands for
+ * itself, unit by unit.
+ */
+function eachCharacter(decoded: Decoded, as: (char: string) => string): Decoded {
   let text = "";
   const starts: number[] = [];
   const ends: number[] = [];
   for (let unit = 0; unit < decoded.text.length;) {
     const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
-    const shown = HIDDEN_CHAR.test(char) ? "" : (compatibilityReadings(char, 0)[0]?.char ?? char);
     const start = decoded.starts[unit] ?? unit;
     const end = decoded.ends[unit + char.length - 1] ?? unit + char.length;
-    text += shown;
-    for (let k = 0; k < shown.length; k++) {
+    const replaced = as(char);
+    text += replaced;
+    for (let k = 0; k < replaced.length; k++) {
       starts.push(start);
       ends.push(end);
     }
@@ -523,23 +534,7 @@ const lastReadings: { source: string; readings: Readings }[] = [];
 
 /** `decoded` case-folded, each unit still standing for its source. */
 function folded(decoded: Decoded): Decoded {
-  let text = "";
-  const starts: number[] = [];
-  const ends: number[] = [];
-  for (let unit = 0; unit < decoded.text.length;) {
-    const char = String.fromCodePoint(decoded.text.codePointAt(unit)!);
-    // A text that needed no decoding stands for itself, unit by unit.
-    const start = decoded.starts[unit] ?? unit;
-    const end = decoded.ends[unit + char.length - 1] ?? unit + char.length;
-    const foldedChar = fold(char);
-    text += foldedChar;
-    for (let k = 0; k < foldedChar.length; k++) {
-      starts.push(start);
-      ends.push(end);
-    }
-    unit += char.length;
-  }
-  return { text, starts, ends };
+  return eachCharacter(decoded, fold);
 }
 
 /**
