@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
-import { LOADED_FROM } from "../src/dynamic/stored-provider.js";
+import { LOADED_FROM, STACK } from "../src/dynamic/stored-provider.js";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
@@ -25,7 +25,7 @@ writeStoredProvider();
 /**
  * The text every WebhookEndpoint stores in `__provider` (twice per resource, and sent in every
  * engine call): src/dynamic/stored-provider.js minified, with a map back to it. shim.ts writes the
- * install path over the placeholder, so the placeholder must be there, once, as a JSON string.
+ * install path and the stack over their placeholders, so each must be there, once, as a JSON string.
  */
 function writeStoredProvider() {
   const source = join(repo, "src", "dynamic", "stored-provider.js");
@@ -42,11 +42,11 @@ function writeStoredProvider() {
     sourcesContent: false,
   });
   if (warnings.length > 0) throw new Error(`esbuild warned on ${source}: ${JSON.stringify(warnings)}`);
-  const placeholders = code.split(JSON.stringify(LOADED_FROM)).length - 1;
-  if (placeholders !== 1)
-    throw new Error(
-      `the minified ${source} holds its LOADED_FROM placeholder ${placeholders} times, not once`,
-    );
+  for (const [name, placeholder] of Object.entries({ LOADED_FROM, STACK })) {
+    const placeholders = code.split(JSON.stringify(placeholder)).length - 1;
+    if (placeholders !== 1)
+      throw new Error(`the minified ${source} holds its ${name} placeholder ${placeholders} times, not once`);
+  }
   writeFileSync(out, code.trimEnd());
   writeFileSync(`${out}.map`, map);
 }

@@ -74,6 +74,13 @@ export type TuningSetting = {
 export const TUNING_SETTINGS = SETTING_NAMES.filter(
   (name): name is TuningSetting => (SETTINGS[name] as { tuning?: boolean }).tuning === true,
 );
+/**
+ * The settings secret wherever they are set (`secret: true`): the provider keeps their values out of
+ * every message whether or not the stack holds them with `--secret`.
+ */
+export const ALWAYS_SECRET_SETTINGS = SETTING_NAMES.filter(
+  (name) => (SETTINGS[name] as { secret?: boolean }).secret === true,
+);
 /** The config namespace of both faces: the Pulumi package's name. */
 export const CONFIG_NAMESPACE = PACKAGE;
 /** `webhooks:baseUrl`, ... */

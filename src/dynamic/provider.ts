@@ -3,9 +3,10 @@ import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { EndpointCreatedButFailedError } from "../core/errors";
 import type { WebhookEndpointInputs } from "../core/inputs";
 import { ProviderCore, driftNotice } from "../core/provider-core";
-import { configKey, retiredSettingsInUse, stackConfig, type SettingName } from "../core/settings";
+import { configKey, retiredSettingsInUse, stackConfig } from "../core/settings";
+import { ALWAYS_SECRET_SETTINGS } from "../core/settings-table";
 import { laterOutputs, type WebhookEndpointOutputs } from "../core/state";
-import { resourceReference } from "../core/wire";
+import { resourceReference, rootStackUrn } from "../core/wire";
 import { scrubbed, type Taint } from "../core/taint";
 
 /**
@@ -18,18 +19,25 @@ export type DynamicWebhookProvider = Required<
   dynamic.ResourceProvider<WebhookEndpointInputs, WebhookEndpointOutputs>
 >;
 
-/** Builds a dynamic provider over its own core (one per provider-host process, see `provider`). */
+/** Whether the retired settings in use were named already: once per provider-host process. */
+let warned = false;
+
+/**
+ * Builds a dynamic provider over its own core (one per provider-host process, see `provider`).
+ * `programStack` is the stack of the program whose stored text calls it ({@link providerFor}); a
+ * provider without one takes the stack from its inputs' `__stack`, as earlier releases' programs set it.
+ */
 export function createDynamicProvider(
   core: ProviderCore = new ProviderCore({ face: "dynamic" }),
+  programStack?: string,
 ): DynamicWebhookProvider {
-  let warned = false;
   let config: (key: string) => string | undefined = () => undefined;
   /**
-   * The stack the program runs as (`__stack`, from the last call that carried inputs): the
-   * dynamic-provider host tells `read` neither the resource's URN nor its inputs. One provider host
-   * serves one stack's run.
+   * The stack the program runs as: the stored text's, else `__stack` from the last call that carried
+   * inputs (the dynamic-provider host tells `read` neither the resource's URN nor its inputs). One
+   * provider host serves one stack's run.
    */
-  let stack: string | undefined;
+  let stack = programStack;
   const stackOf = (inputs: Partial<WebhookEndpointInputs>): string | undefined => {
     if (typeof inputs.__stack === "string") stack = inputs.__stack;
     return stack;
@@ -137,7 +145,7 @@ function callTaint(
         if (typeof value === "string" && value !== "") values.add(value);
     }
   }
-  for (const name of ["accessToken"] satisfies SettingName[]) {
+  for (const name of ALWAYS_SECRET_SETTINGS) {
     const value = config(configKey(name));
     if (value) values.add(value);
   }
@@ -183,8 +191,25 @@ function stored(state: WebhookEndpointOutputs, taint: Taint): WebhookEndpointOut
   return { ...outs, stackRoot: resourceReference(outs.stackRoot) as unknown as string };
 }
 
-/** The provider every serialized shim reaches: one per provider-host process. */
-export const provider: DynamicWebhookProvider = createDynamicProvider();
+/** The core every provider of this provider-host process runs on. */
+const core = new ProviderCore({ face: "dynamic" });
+
+/** The provider the stored texts of earlier releases reach (their programs set `__stack`). */
+export const provider: DynamicWebhookProvider = createDynamicProvider(core);
+
+const forStack = new Map<string, DynamicWebhookProvider>();
+
+/**
+ * The provider the stored text of a program that runs as `stack` reaches (stored-provider.js), over
+ * the process's one core. A text whose stack was never written in (not `<project>/<stack>`) reaches
+ * {@link provider}.
+ */
+export function providerFor(stack: string): DynamicWebhookProvider {
+  if (rootStackUrn(stack) === undefined) return provider;
+  let found = forStack.get(stack);
+  if (found === undefined) forStack.set(stack, (found = createDynamicProvider(core, stack)));
+  return found;
+}
 
 export { EndpointCreatedButFailedError };
 export type { WebhookEndpointOutputs };

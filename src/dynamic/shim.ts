@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { LOADED_FROM } from "./stored-provider";
+import { LOADED_FROM, STACK } from "./stored-provider";
 
 /** The file scripts/build.mjs writes next to this module's compiled form: stored-provider.js minified. */
 export const STORED_PROVIDER_FILE = "stored-provider.min.js";
@@ -22,19 +22,27 @@ function readMinified(): string {
 
 /**
  * The text Pulumi stores in every WebhookEndpoint's `__provider` for a package installed at
- * `packageDir`: stored-provider.js (where the text's behaviour is written and explained) as the build
- * minified it, with the one value it embeds written in, where the program loaded the package from.
+ * `packageDir`, in a program that runs as `stack` (`<project>/<stack>`): stored-provider.js (where the
+ * text's behaviour is written and explained) as the build minified it, with the two values it embeds
+ * written in, where the program loaded the package from and the stack.
  */
-export function providerText(packageDir: string): string {
+export function providerText(packageDir: string, stack: string): string {
   minified ??= readMinified();
-  const loadedFrom = JSON.stringify(resolve(packageDir, "dist", "dynamic", "provider.js"));
-  // A function, so that `$` in the path is not read as a replacement pattern.
-  return minified.replace(JSON.stringify(LOADED_FROM), () => loadedFrom);
+  const values: [string, string][] = [
+    [LOADED_FROM, resolve(packageDir, "dist", "dynamic", "provider.js")],
+    [STACK, stack],
+  ];
+  // A function, so that `$` in a value is not read as a replacement pattern.
+  return values.reduce(
+    (text, [placeholder, value]) => text.replace(JSON.stringify(placeholder), () => JSON.stringify(value)),
+    minified,
+  );
 }
 
-let own: string | undefined;
+let own: { stack: string; text: string } | undefined;
 
 /** The text for the package this module belongs to (dist/dynamic/shim.js → the package's root). */
-export function ownProviderText(): string {
-  return (own ??= providerText(resolve(__dirname, "..", "..")));
+export function ownProviderText(stack: string): string {
+  if (own?.stack !== stack) own = { stack, text: providerText(resolve(__dirname, "..", ".."), stack) };
+  return own.text;
 }

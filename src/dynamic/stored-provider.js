@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The source of the text Pulumi stores in every WebhookEndpoint's `__provider` (twice per
- * resource: inputs and outputs) and sends in every engine call. The dynamic-provider host evaluates
+ * resource: inputs and outputs) and sends in every engine call. It holds two values, written in by
+ * `providerText`: where the program loaded the package from, and the program's stack. The dynamic-provider host evaluates
  * that text as a CommonJS module with an empty file name and calls its `handler()` for the provider
  * object. scripts/build.mjs minifies this file into dist/dynamic/stored-provider.min.js, and
  * `providerText` (shim.ts) writes into it where the program loaded the package from. Written by hand
@@ -45,14 +46,29 @@ const PACKAGE = "pulumi-webhook-endpoints";
  */
 const LOADED_FROM = "(where the program loaded the package from)";
 
-/** The package's entry that exports the provider, and the key the process keeps the provider under. */
+/**
+ * The stack (`<project>/<stack>`) of the program that wrote the text: `providerText` writes it over
+ * this placeholder. The provider records it in the provenance of an endpoint it creates (the
+ * dynamic-provider host does not tell the provider which stack it runs for).
+ */
+const STACK = "(the stack the program runs as)";
+
+/** The package's entry that exports the provider. */
 const ENTRY = `${PACKAGE}/provider`;
 
-/** Where the provider found is kept: on the process, shared by every resource's text. */
-const PROCESS_WIDE = /** @type {Record<symbol, Provider>} */ (/** @type {unknown} */ (globalThis));
+/**
+ * Where the entry's module, once found, is kept: on the process, shared by every resource's text (the
+ * texts of earlier releases keep theirs under `Symbol.for(ENTRY)`).
+ */
+const PROCESS_WIDE = /** @type {Record<symbol, Entry>} */ (/** @type {unknown} */ (globalThis));
 
 /** @typedef {"configure" | "check" | "diff" | "create" | "read" | "update" | "delete"} Method */
 /** @typedef {Record<Method, (...args: unknown[]) => unknown>} Provider */
+/**
+ * The entry's exports: `providerFor`, the provider for one stack's program (from 0.3.0); `provider`,
+ * the one that takes the stack from its inputs (what earlier releases' texts call).
+ * @typedef {{ provider: Provider, providerFor?: (stack: string) => Provider }} Entry
+ */
 
 /**
  * The file of the package's `./provider` entry in the first usable copy, else `loadedFrom` if it
@@ -104,14 +120,15 @@ function locateProvider(workingDir, loadedFrom) {
 }
 
 /**
- * The package's provider, found from the working directory and loaded on the process's first call.
+ * The package's provider for this text's stack, found from the working directory and loaded on the
+ * process's first call (a package without `providerFor` gives its one provider).
  * @returns {Provider}
  */
 function loadProvider() {
-  // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
-  // prettier-ignore
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
-  return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
+  const entry = (PROCESS_WIDE[Symbol.for(`${ENTRY}#entry`)] ||= /** @type {Entry} */ (
+    require(locateProvider(process.cwd(), LOADED_FROM))
+  ));
+  return entry.providerFor ? entry.providerFor(STACK) : entry.provider;
 }
 
 /**
@@ -136,4 +153,4 @@ function handler() {
   return forwarding;
 }
 
-module.exports = { LOADED_FROM, locateProvider, handler };
+module.exports = { LOADED_FROM, STACK, locateProvider, handler };

@@ -7,7 +7,7 @@ import {
   SECRET_CAPABLE_INPUTS,
   TYPE_TOKENS,
 } from "../core/resource";
-import { SETTING_NAMES, configKey } from "../core/settings-table";
+import { ALWAYS_SECRET_SETTINGS, SETTING_NAMES, configKey } from "../core/settings-table";
 import type { Provenance } from "../core/state";
 import { ownProviderText } from "./shim";
 
@@ -119,19 +119,22 @@ export class WebhookEndpoint extends pulumi.CustomResource {
    *   `additionalSecretOutputs` whatever is passed here.
    */
   constructor(name: string, args: WebhookEndpointArgs, opts: pulumi.CustomResourceOptions = {}) {
+    // Every property registered costs the program a few promises, each with the stack trace the SDK
+    // records, per resource: what the provider needs and the program does not read is registered only
+    // when it holds something.
+    const secretInputs = secretInputNames(args);
     const props: pulumi.Inputs = {
       webhookName: args.webhookName ?? name,
       webhookUrl: args.webhookUrl,
       adoptWebhookId: args.adoptWebhookId,
-      connection: args.connection === undefined ? undefined : pulumi.secret(args.connection),
+      ...(args.connection === undefined ? {} : { connection: pulumi.secret(args.connection) }),
       ...OUTPUTS_ONLY,
       // Which inputs the program marked secret: the dynamic-provider host hands the provider plain
       // values, and this is how it keeps them out of its messages.
-      __secretInputs: secretInputNames(args),
-      // The stack an endpoint it creates enters (its provenance); the dynamic-provider host is not told.
-      __stack: `${pulumi.getProject()}/${pulumi.getStack()}`,
-      // What the dynamic-provider host runs for this resource (see stored-provider.js).
-      __provider: ownProviderText(),
+      ...(secretInputs === undefined ? {} : { __secretInputs: secretInputs }),
+      // What the dynamic-provider host runs for this resource (see stored-provider.js), with the stack
+      // an endpoint it creates enters (its provenance), which the host does not tell the provider.
+      __provider: ownProviderText(`${pulumi.getProject()}/${pulumi.getStack()}`),
     };
     // Forced whatever the caller passed: signSecret (and the connection with its token) are
     // secret in state and outputs, always; so are the remembered declared and created addresses
@@ -157,19 +160,25 @@ export class WebhookEndpoint extends pulumi.CustomResource {
 const OUTPUTS_ONLY: pulumi.Inputs = Object.fromEntries(
   OUTPUT_NAMES.filter((name) => !(name in INPUTS)).map((name) => [name, undefined]),
 );
-/** The stack config keys the provider reads: any of them may be set with `--secret`. */
-const SECRET_CAPABLE_CONFIG = SETTING_NAMES.map(configKey);
+/**
+ * The stack config keys the provider reads that are not secret wherever they are set: any of them may
+ * be set with `--secret`.
+ */
+const SECRET_CAPABLE_CONFIG = SETTING_NAMES.filter((name) => !ALWAYS_SECRET_SETTINGS.includes(name)).map(
+  configKey,
+);
 
 /**
- * Which of the resource's inputs, and which `webhooks:*` config keys, the program marked secret. Only an
+ * Which of the resource's inputs, and which `webhooks:*` config keys, the program marked secret;
+ * undefined when none is (the access token is secret to the provider wherever it is set). Only an
  * Output can be secret, so with none among the inputs (the usual declaration) the list is known at once
  * and is given as a plain array: an Output costs the program an await of each of its parts when the SDK
  * serializes the inputs (measured under the SDK's mocks: 0.3-0.5 ms a resource of 8).
  */
-function secretInputNames(args: WebhookEndpointArgs): pulumi.Input<string[]> {
+function secretInputNames(args: WebhookEndpointArgs): pulumi.Input<string[]> | undefined {
   const config = SECRET_CAPABLE_CONFIG.filter(configIsSecret);
   const outputs = SECRET_CAPABLE_INPUTS.filter((name) => pulumi.Output.isInstance<unknown>(args[name]));
-  if (outputs.length === 0) return config;
+  if (outputs.length === 0) return config.length === 0 ? undefined : config;
   const marked = outputs.map(async (name) =>
     (await pulumi.isSecret(args[name] as pulumi.Output<unknown>)) ? [name] : [],
   );

@@ -163,14 +163,18 @@ describe("supported versions: stated in the docs as package.json and the scripts
 });
 
 describe("the provider text stored in state", () => {
-  it("is the size the docs give: the text without the install path it embeds, within 0.05 KB", () => {
+  it("is the size the docs give: the text without the install path and stack it embeds, within 0.05 KB", () => {
     const found = stated(/shim of about (\d+(?:\.\d+)?) KB plus the install path/);
     expect(found.length).toBe(1);
     const packageDir = "/home/ci/project/node_modules/pulumi-webhook-endpoints";
-    const text = providerText(packageDir);
-    const embedded = JSON.stringify(resolve(packageDir, "dist", "dynamic", "provider.js"));
-    expect(text).toContain(embedded);
-    const withoutPath = Buffer.byteLength(text) - Buffer.byteLength(embedded);
+    const stack = "payments/production";
+    const text = providerText(packageDir, stack);
+    const embedded = [
+      JSON.stringify(resolve(packageDir, "dist", "dynamic", "provider.js")),
+      JSON.stringify(stack),
+    ];
+    for (const value of embedded) expect(text).toContain(value);
+    const withoutPath = Buffer.byteLength(text) - Buffer.byteLength(embedded.join(""));
     expect(Math.abs(withoutPath / 1000 - Number(found[0]!.value))).toBeLessThanOrEqual(0.05);
   });
 });

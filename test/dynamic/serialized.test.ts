@@ -22,11 +22,15 @@ describe("the serialized provider", () => {
   let emulator: Emulator;
   let registered: Registered[];
   let loaded: string[];
+  let properties: Record<string, string[]>;
   const SECRET_MARKER = "4dabf18193072939515e22adb298388d";
 
   beforeAll(async () => {
     emulator = await startEmulator({ accessToken: TOKEN });
-    ({ registered, loaded } = declareUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url }));
+    ({ registered, loaded, properties } = declareUnderMocks({
+      FIXTURE_TOKEN: TOKEN,
+      FIXTURE_BASE_URL: emulator.url,
+    }));
   });
   afterAll(async () => {
     await emulator.close();
@@ -45,13 +49,39 @@ describe("the serialized provider", () => {
     expect(byName["with-connection"]).toMatchObject({ webhookName: "with-connection" });
   });
 
+  it("registers the resource's outputs and nothing else the program does not need", () => {
+    // Each property the program registers costs it promises with recorded stack traces, per resource
+    // (docs/performance.md): the outputs the docs list, the provider text, and only when it holds
+    // something, the connection and the list of inputs marked secret.
+    const outputs = [
+      "webhookId",
+      "webhookName",
+      "webhookUrl",
+      "signSecret",
+      "creatorId",
+      "creatorName",
+      "createTime",
+      "operatorId",
+      "operatorName",
+      "operateTime",
+      "adoptWebhookId",
+      "provenance",
+    ];
+    const always = [...outputs, "__provider", "id", "urn"];
+    expect(properties["caller-options"]).toEqual([...always].sort());
+    expect(properties["with-connection"]).toEqual([...always, "connection"].sort());
+    expect(properties["secret-name"]).toEqual([...always, "__secretInputs"].sort());
+  });
+
   it("is small, identical for every resource, holds no token and only requires the package", () => {
     const texts = new Set(registered.map((r) => r.inputs.__provider));
     expect(texts.size).toBe(1);
     const text = [...texts][0]!;
     // Stored twice per resource and sent in every engine call: smaller than what Pulumi's closure
     // serializer makes of even a no-op provider (about 1.8 KB), and written compact.
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1300);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1400);
+    // The one other value it holds: the program's stack, which an endpoint's provenance records.
+    expect(text).toContain(JSON.stringify("serialize-test/dev"));
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
     // It loads the installed package by name (require.resolve from the program's directory and
@@ -72,7 +102,8 @@ describe("the serialized provider", () => {
   it("tells the provider which inputs the program marked secret, from plain values and from Outputs", () => {
     // Plain values cannot be secret: the list is known at once (no config key is secret here).
     const inputsOf = (name: string) => registered.find((r) => r.name === name)!.inputs;
-    expect(inputsOf("caller-options").__secretInputs).toEqual([]);
+    // None marked (the access token is kept out of every message wherever it is set): no list at all.
+    expect(inputsOf("caller-options")).not.toHaveProperty("__secretInputs");
     // An Output's secrecy is awaited: the secret name is listed, the plain Output URL is not.
     expect(inputsOf("secret-name").__secretInputs).toEqual(["webhookName"]);
   });

@@ -31,7 +31,8 @@ describe("the built stored text in Pulumi's dynamic-provider host", () => {
   });
 
   it("is the text a program stores, and round-trips a create and a read against the service", async () => {
-    const text = builtProviderText(REPO);
+    // The fixture's program runs under the mocks as project "serialize-test", stack "dev".
+    const text = builtProviderText(REPO, "serialize-test/dev");
     expect(
       registerUnderMocks({ FIXTURE_TOKEN: TOKEN, FIXTURE_BASE_URL: emulator.url })[0]!.inputs.__provider,
     ).toBe(text);
@@ -47,6 +48,8 @@ describe("the built stored text in Pulumi's dynamic-provider host", () => {
       webhookUrl: "https://example.com/contract",
       signSecret: record!.sign_secret,
       __provider: text,
+      // The stack the text names, which the host does not tell the provider.
+      provenance: { how: "created", stack: "serialize-test/dev" },
     });
 
     const read = await host.read(created.id, URN, created.properties);

@@ -26,11 +26,11 @@ const REPO = resolve(__dirname, "../..");
 const requireFromString = createRequire(
   join(REPO, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"),
 )("require-from-string") as (code: string) => unknown;
-const { handler, locateProvider } = requireFromString(
+const { handler, locateProvider, STACK } = requireFromString(
   readFileSync(join(REPO, "src/dynamic/stored-provider.js"), "utf8"),
 ) as typeof import("../../src/dynamic/stored-provider");
 const PACKAGE = "pulumi-webhook-endpoints";
-const FOUND = Symbol.for(`${PACKAGE}/provider`);
+const FOUND = Symbol.for(`${PACKAGE}/provider#entry`);
 
 let root: string;
 beforeEach(() => {
@@ -191,6 +191,24 @@ describe("the provider object the host gets", () => {
     });
     expect(await handler().check({}, { webhookName: "c" })).toEqual({
       inputs: { webhookName: "c", copy: "first" },
+    });
+  });
+
+  it("reaches the provider for the text's stack where the package gives one, its one provider where not", async () => {
+    const program = join(root, "program");
+    const copy = join(program, "node_modules", PACKAGE);
+    copyAt(copy, "one");
+    // This release's package: providerFor(stack) beside the provider earlier releases' texts reach.
+    writeFileSync(
+      join(copy, "lib", "provider.js"),
+      [
+        "exports.provider = { check: async (olds, news) => ({ inputs: { ...news, copy: 'one' } }) };",
+        "exports.providerFor = (stack) => ({ check: async (olds, news) => ({ inputs: { ...news, stack } }) });",
+      ].join("\n"),
+    );
+    process.chdir(program);
+    expect(await handler().check({}, { webhookName: "a" })).toEqual({
+      inputs: { webhookName: "a", stack: STACK },
     });
   });
 

@@ -12,13 +12,14 @@ export interface Registered {
 
 /**
  * `providerText` of the built package (dist/dynamic/shim.js): the text every WebhookEndpoint stores
- * is src/dynamic/stored-provider.js as the build minified it, with `packageDir`'s install path in it.
+ * is src/dynamic/stored-provider.js as the build minified it, with `packageDir`'s install path and
+ * the program's stack (`<project>/<stack>`) in it.
  */
-export function builtProviderText(packageDir: string): string {
+export function builtProviderText(packageDir: string, stack = "project/dev"): string {
   const shim = createRequire(__filename)(
     join(REPO, "dist", "dynamic", "shim.js"),
   ) as typeof import("../../src/dynamic/shim");
-  return shim.providerText(packageDir);
+  return shim.providerText(packageDir, stack);
 }
 
 /** Declares resources under Pulumi's mocks in a plain node process and returns what was registered. */
@@ -33,13 +34,19 @@ export function registerUnderMocks(env: Record<string, string>): Registered[] {
 export function declareUnderMocks(env: Record<string, string>): {
   registered: Registered[];
   loaded: string[];
+  /** By resource name, the Output properties the SDK made on the resource object, sorted. */
+  properties: Record<string, string[]>;
 } {
   const out = execFileSync(process.execPath, [join(REPO, "test/dynamic/fixtures/serialize-provider.cjs")], {
     cwd: LINKED_DIR,
     env: { ...process.env, ...env, NODE_PATH: join(LINKED_DIR, "node_modules") },
     encoding: "utf8",
   });
-  return JSON.parse(out) as { registered: Registered[]; loaded: string[] };
+  return JSON.parse(out) as {
+    registered: Registered[];
+    loaded: string[];
+    properties: Record<string, string[]>;
+  };
 }
 
 /** Loads a serialized provider the way the dynamic-provider host does: from text, in LINKED_DIR. */
