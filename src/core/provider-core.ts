@@ -45,6 +45,7 @@ import {
   type WebhookEndpointOutputs,
 } from "./state";
 import { SeenSecrets } from "./seen-secrets";
+import { ALWAYS_SECRET_SETTINGS, configKey } from "./settings-table";
 import { NO_TAINT, scrubbed, scrubbedError, type Taint } from "./taint";
 
 /**
@@ -378,6 +379,9 @@ export class ProviderCore {
       this.face === "dynamic" &&
       JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
     if (connectionChanged) updates.push("connection");
+    // Refresh and destroy know what the program holds secret only from the list the outputs keep:
+    // a list that changed (a config key set with --secret since) is written there by an update.
+    if (this.face === "dynamic" && markedSecretChanged(olds, news)) updates.push("__secretInputs");
     // The new connection input, absent included (settings then come from config and the
     // environment); the old one only while the new one, or any setting in it, is not known yet (the
     // engine's marker must never be sent as a token or used as a URL). A replacement needs no
@@ -819,6 +823,22 @@ function declaredChanges(
   if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
   else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
   return { replaces, updates };
+}
+
+/**
+ * Whether the program marks other inputs or config keys secret than the outputs record (dynamic face,
+ * `__secretInputs`; absent is none). The settings secret wherever they are set are not compared: the
+ * provider keeps them out of its messages either way, and earlier releases listed them. A list not
+ * known yet changes nothing.
+ */
+function markedSecretChanged(olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>): boolean {
+  if (news.__secretInputs !== undefined && !Array.isArray(news.__secretInputs)) return false;
+  const always = new Set(ALWAYS_SECRET_SETTINGS.map(configKey));
+  const marked = (list: unknown): Set<unknown> =>
+    new Set((Array.isArray(list) ? list : []).filter((name) => !always.has(name as string)));
+  const before = marked(olds.__secretInputs);
+  const after = marked(news.__secretInputs);
+  return before.size !== after.size || [...after].some((name) => !before.has(name));
 }
 
 /** Whether a value and, for an object, each of its fields is known (not the engine's unknown marker). */

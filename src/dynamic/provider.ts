@@ -19,27 +19,22 @@ export type DynamicWebhookProvider = Required<
   dynamic.ResourceProvider<WebhookEndpointInputs, WebhookEndpointOutputs>
 >;
 
-/** Whether the retired settings in use were named already: once per provider-host process. */
-let warned = false;
-
-/**
- * Builds a dynamic provider over its own core (one per provider-host process, see `provider`).
- * `programStack` is the stack of the program whose stored text calls it ({@link providerFor}); a
- * provider without one takes the stack from its inputs' `__stack`, as earlier releases' programs set it.
- */
+/** Builds a dynamic provider over its own core (one per provider-host process, see `provider`). */
 export function createDynamicProvider(
   core: ProviderCore = new ProviderCore({ face: "dynamic" }),
-  programStack?: string,
 ): DynamicWebhookProvider {
+  let warned = false;
   let config: (key: string) => string | undefined = () => undefined;
   /**
-   * The stack the program runs as: the stored text's, else `__stack` from the last call that carried
-   * inputs (the dynamic-provider host tells `read` neither the resource's URN nor its inputs). One
-   * provider host serves one stack's run.
+   * The stack the program runs as (`__stack`, from the last call that carried the program's inputs:
+   * the stored text adds it to them, earlier releases' programs registered it): the dynamic-provider
+   * host tells `read` neither the resource's URN nor its inputs. One provider host serves one stack's
+   * run. A value not of the form `<project>/<stack>` (a text whose stack was never written in) is none.
    */
-  let stack = programStack;
+  let stack: string | undefined;
   const stackOf = (inputs: Partial<WebhookEndpointInputs>): string | undefined => {
-    if (typeof inputs.__stack === "string") stack = inputs.__stack;
+    if (typeof inputs.__stack === "string" && rootStackUrn(inputs.__stack) !== undefined)
+      stack = inputs.__stack;
     return stack;
   };
   const taintOf = (...props: (Partial<WebhookEndpointInputs> | undefined)[]): Taint =>
@@ -68,7 +63,9 @@ export function createDynamicProvider(
     async check(_olds, news) {
       stackOf(news);
       const { failures } = core.check(news as unknown as Record<string, unknown>, taintOf(news));
-      return failures.length > 0 ? { inputs: news, failures } : { inputs: news };
+      // The stack the stored text added is not stored: the text adds it to every call again.
+      const { __stack: _stack, ...inputs } = news;
+      return failures.length > 0 ? { inputs, failures } : { inputs };
     },
 
     async create(inputs) {
@@ -191,25 +188,8 @@ function stored(state: WebhookEndpointOutputs, taint: Taint): WebhookEndpointOut
   return { ...outs, stackRoot: resourceReference(outs.stackRoot) as unknown as string };
 }
 
-/** The core every provider of this provider-host process runs on. */
-const core = new ProviderCore({ face: "dynamic" });
-
-/** The provider the stored texts of earlier releases reach (their programs set `__stack`). */
-export const provider: DynamicWebhookProvider = createDynamicProvider(core);
-
-const forStack = new Map<string, DynamicWebhookProvider>();
-
-/**
- * The provider the stored text of a program that runs as `stack` reaches (stored-provider.js), over
- * the process's one core. A text whose stack was never written in (not `<project>/<stack>`) reaches
- * {@link provider}.
- */
-export function providerFor(stack: string): DynamicWebhookProvider {
-  if (rootStackUrn(stack) === undefined) return provider;
-  let found = forStack.get(stack);
-  if (found === undefined) forStack.set(stack, (found = createDynamicProvider(core, stack)));
-  return found;
-}
+/** The provider every serialized shim reaches: one per provider-host process. */
+export const provider: DynamicWebhookProvider = createDynamicProvider();
 
 export { EndpointCreatedButFailedError };
 export type { WebhookEndpointOutputs };

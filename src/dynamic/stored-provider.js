@@ -48,27 +48,30 @@ const LOADED_FROM = "(where the program loaded the package from)";
 
 /**
  * The stack (`<project>/<stack>`) of the program that wrote the text: `providerText` writes it over
- * this placeholder. The provider records it in the provenance of an endpoint it creates (the
- * dynamic-provider host does not tell the provider which stack it runs for).
+ * this placeholder. Each call that carries the program's inputs hands it to the provider as `__stack`
+ * (see `handler`): the dynamic-provider host does not tell a provider which stack it runs for, and an
+ * endpoint's provenance records it.
  */
 const STACK = "(the stack the program runs as)";
 
-/** The package's entry that exports the provider. */
+/** The package's entry that exports the provider, and the key the process keeps the provider under. */
 const ENTRY = `${PACKAGE}/provider`;
 
-/**
- * Where the entry's module, once found, is kept: on the process, shared by every resource's text (the
- * texts of earlier releases keep theirs under `Symbol.for(ENTRY)`).
- */
-const PROCESS_WIDE = /** @type {Record<symbol, Entry>} */ (/** @type {unknown} */ (globalThis));
+/** Where the provider found is kept: on the process, shared by every resource's text. */
+const PROCESS_WIDE = /** @type {Record<symbol, Provider>} */ (/** @type {unknown} */ (globalThis));
 
 /** @typedef {"configure" | "check" | "diff" | "create" | "read" | "update" | "delete"} Method */
 /** @typedef {Record<Method, (...args: unknown[]) => unknown>} Provider */
+
 /**
- * The entry's exports: `providerFor`, the provider for one stack's program (from 0.3.0); `provider`,
- * the one that takes the stack from its inputs (what earlier releases' texts call).
- * @typedef {{ provider: Provider, providerFor?: (stack: string) => Provider }} Entry
+ * The provider's methods, each with the argument that holds the program's inputs (with this text in
+ * their `__provider`), or -1: `check(olds, news)`, `diff(id, olds, news)`, `create(inputs)`,
+ * `update(id, olds, news)`. The other arguments, and `read`'s and `delete`'s, hold what the state
+ * recorded, whose text may be another stack's (a resource `pulumi state move` brought in keeps the
+ * text it was created with).
+ * @type {Record<Method, number>}
  */
+const METHODS = { configure: -1, check: 1, diff: 2, create: 0, read: -1, update: 2, delete: -1 };
 
 /**
  * The file of the package's `./provider` entry in the first usable copy, else `loadedFrom` if it
@@ -120,35 +123,30 @@ function locateProvider(workingDir, loadedFrom) {
 }
 
 /**
- * The package's provider for this text's stack, found from the working directory and loaded on the
- * process's first call (a package without `providerFor` gives its one provider).
+ * The package's provider, found from the working directory and loaded on the process's first call.
  * @returns {Provider}
  */
 function loadProvider() {
-  const entry = (PROCESS_WIDE[Symbol.for(`${ENTRY}#entry`)] ||= /** @type {Entry} */ (
-    require(locateProvider(process.cwd(), LOADED_FROM))
-  ));
-  return entry.providerFor ? entry.providerFor(STACK) : entry.provider;
+  // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
+  // prettier-ignore
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
+  return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
 }
 
 /**
  * What the dynamic-provider host calls on the evaluated text for the provider object: each method
  * finds and loads the package's provider when first called (never when the text is evaluated) and
- * forwards the call to it.
+ * forwards the call to it, with the program's stack in the program's inputs (`__stack`).
  * @returns {Provider}
  */
 function handler() {
   const forwarding = /** @type {Provider} */ ({});
-  for (const method of /** @type {Method[]} */ ([
-    "configure",
-    "check",
-    "diff",
-    "create",
-    "read",
-    "update",
-    "delete",
-  ])) {
-    forwarding[method] = (...args) => loadProvider()[method](...args);
+  for (const [method, at] of /** @type {[Method, number][]} */ (Object.entries(METHODS))) {
+    forwarding[method] = (...args) => {
+      const inputs = args[at];
+      if (typeof inputs === "object" && inputs !== null) args[at] = { ...inputs, __stack: STACK };
+      return loadProvider()[method](...args);
+    };
   }
   return forwarding;
 }

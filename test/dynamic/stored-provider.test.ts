@@ -30,7 +30,7 @@ const { handler, locateProvider, STACK } = requireFromString(
   readFileSync(join(REPO, "src/dynamic/stored-provider.js"), "utf8"),
 ) as typeof import("../../src/dynamic/stored-provider");
 const PACKAGE = "pulumi-webhook-endpoints";
-const FOUND = Symbol.for(`${PACKAGE}/provider#entry`);
+const FOUND = Symbol.for(`${PACKAGE}/provider`);
 
 let root: string;
 beforeEach(() => {
@@ -182,34 +182,41 @@ describe("the provider object the host gets", () => {
     ]);
     expect((globalThis as Record<symbol, unknown>)[FOUND]).toBeUndefined();
     expect(await provider.check({}, { webhookName: "a" })).toEqual({
-      inputs: { webhookName: "a", copy: "first" },
+      inputs: { webhookName: "a", __stack: STACK, copy: "first" },
     });
     // Found once: with the copy gone, this text and another resource's text still reach it.
     rmSync(copy, { recursive: true });
     expect(await provider.check({}, { webhookName: "b" })).toEqual({
-      inputs: { webhookName: "b", copy: "first" },
+      inputs: { webhookName: "b", __stack: STACK, copy: "first" },
     });
     expect(await handler().check({}, { webhookName: "c" })).toEqual({
-      inputs: { webhookName: "c", copy: "first" },
+      inputs: { webhookName: "c", __stack: STACK, copy: "first" },
     });
   });
 
-  it("reaches the provider for the text's stack where the package gives one, its one provider where not", async () => {
+  it("hands the provider the program's stack in the program's inputs, and nowhere else", async () => {
     const program = join(root, "program");
     const copy = join(program, "node_modules", PACKAGE);
     copyAt(copy, "one");
-    // This release's package: providerFor(stack) beside the provider earlier releases' texts reach.
+    // A provider that answers with the arguments it was given.
     writeFileSync(
       join(copy, "lib", "provider.js"),
-      [
-        "exports.provider = { check: async (olds, news) => ({ inputs: { ...news, copy: 'one' } }) };",
-        "exports.providerFor = (stack) => ({ check: async (olds, news) => ({ inputs: { ...news, stack } }) });",
-      ].join("\n"),
+      `exports.provider = Object.fromEntries(${JSON.stringify(["configure", "check", "diff", "create", "read", "update", "delete"])}.map((m) => [m, async (...args) => args]));`,
     );
     process.chdir(program);
-    expect(await handler().check({}, { webhookName: "a" })).toEqual({
-      inputs: { webhookName: "a", stack: STACK },
-    });
+    const provider = handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown[]>>;
+    const olds = { webhookName: "old", __provider: "old text" };
+    const news = { webhookName: "new", __provider: "this text" };
+    const withStack = { ...news, __stack: STACK };
+    expect(await provider.check!(olds, news)).toEqual([olds, withStack]);
+    expect(await provider.diff!("1", olds, news)).toEqual(["1", olds, withStack]);
+    expect(await provider.create!(news)).toEqual([withStack]);
+    expect(await provider.update!("1", olds, news)).toEqual(["1", olds, withStack]);
+    // What the state recorded may hold another stack's text (a resource moved in): left as it is.
+    expect(await provider.read!("1", olds)).toEqual(["1", olds]);
+    expect(await provider.delete!("1", olds)).toEqual(["1", olds]);
+    // The caller's objects are not changed.
+    expect(news).toEqual({ webhookName: "new", __provider: "this text" });
   });
 
   it("fails on the first call, not when the text is evaluated, when the package is nowhere", () => {
