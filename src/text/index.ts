@@ -40,6 +40,7 @@ export {
   SEARCHED_CHARS,
   decodedReading,
   foldedSecret,
+  HeldSecrets,
   mayHold,
 } from "./reading";
 export { MIN_NODE, unsupportedNode } from "./runtime";

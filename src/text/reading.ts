@@ -375,14 +375,97 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
  * A secret holding `%` or `&` is not searched in every text for that: the readings hold each layer.
  */
 export function mayHold(text: string): (folded: string) => boolean {
-  if (text === "") return () => false;
+  const held = heldTexts(text);
+  if (held === undefined) return (folded) => folded !== "";
+  return (folded) => folded !== "" && holds(held, folded);
+}
+
+/**
+ * The texts {@link mayHold} looks for a folded secret in: `text` as it is, folded, then its readings;
+ * undefined when they are more than are searched (every secret may be held).
+ */
+function heldTexts(text: string): string[] | undefined {
+  if (text === "") return [];
   const plain = PLAIN.test(text);
   const literal = plain || ASCII.test(text) ? text.toLowerCase() : [...text].map(fold).join("");
   const read = plain ? { readings: [], complete: true } : foldedReadings(text);
-  if (!read.complete) return (folded) => folded !== "";
-  const readings = read.readings.map((reading) => reading.text);
-  return (folded) =>
-    folded !== "" && (literal.includes(folded) || readings.some((reading) => reading.includes(folded)));
+  if (!read.complete) return undefined;
+  return [literal, ...read.readings.map((reading) => reading.text)];
+}
+
+/** Whether one of `held` holds `folded` (a loop, not a closure per test: it runs per secret per text). */
+function holds(held: readonly string[], folded: string): boolean {
+  for (const text of held) if (text.includes(folded)) return true;
+  return false;
+}
+
+/** The length of the ends a {@link HeldSecrets} indexes its secrets by. */
+const INDEXED_END = 4;
+
+/**
+ * Secrets kept by their folded form ({@link foldedSecret}), found in a text as {@link mayHold} finds
+ * them, at a cost that follows the text's length rather than how many are kept: each is indexed by
+ * the last characters of its folded form, and a text's readings are looked up at every position. A
+ * provider process tests every value it remembers (a signing secret per endpoint) on each read.
+ */
+export class HeldSecrets<T> {
+  /** The last INDEXED_END characters of each folded secret → the folded secrets ending so → their values. */
+  readonly #byEnd = new Map<string, Map<string, T>>();
+  /** Folded secrets shorter than INDEXED_END (a hidden character folded away), tested on every text. */
+  readonly #short = new Map<string, T>();
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  has(folded: string): boolean {
+    return (
+      (folded.length < INDEXED_END ? this.#short : this.#byEnd.get(folded.slice(-INDEXED_END)))?.has(
+        folded,
+      ) ?? false
+    );
+  }
+
+  set(folded: string, value: T): void {
+    if (folded === "" || this.has(folded)) return;
+    if (folded.length < INDEXED_END) this.#short.set(folded, value);
+    else {
+      const end = folded.slice(-INDEXED_END);
+      let bucket = this.#byEnd.get(end);
+      if (bucket === undefined) this.#byEnd.set(end, (bucket = new Map<string, T>()));
+      bucket.set(folded, value);
+    }
+    this.#size++;
+  }
+
+  delete(folded: string): void {
+    const bucket = folded.length < INDEXED_END ? this.#short : this.#byEnd.get(folded.slice(-INDEXED_END));
+    if (bucket?.delete(folded) === true) this.#size--;
+  }
+
+  /** The values of the secrets `text` may hold ({@link mayHold}), each once; all of them past MAX_READINGS. */
+  in(text: string): T[] {
+    if (this.#size === 0 || text === "") return [];
+    const held = heldTexts(text);
+    const found = new Set<T>();
+    if (held === undefined) {
+      for (const bucket of [this.#short, ...this.#byEnd.values()])
+        for (const value of bucket.values()) found.add(value);
+      return [...found];
+    }
+    this.#short.forEach((value, folded) => {
+      if (holds(held, folded)) found.add(value);
+    });
+    for (const text of held)
+      for (let at = INDEXED_END; at <= text.length; at++) {
+        const bucket = this.#byEnd.get(text.slice(at - INDEXED_END, at));
+        bucket?.forEach((value, folded) => {
+          if (!found.has(value) && holds(held, folded)) found.add(value);
+        });
+      }
+    return [...found];
+  }
 }
 
 /** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */

@@ -3,7 +3,8 @@
 // written from the formats: `%2541` is `%41` decoded once and `A` twice; `&#8203;` is U+200B;
 // `\u0041` is `A` in JSON.
 import { describe, expect, it } from "vitest";
-import { decodedReading } from "../../src/text";
+import { HeldSecrets, decodedReading, foldedSecret, mayHold } from "../../src/text";
+import { escapedSplits, readsSecret } from "../support/as-read";
 
 describe("decodedReading", () => {
   it.each([
@@ -24,5 +25,57 @@ describe("decodedReading", () => {
     ["a tag and a comment, which a browser renders as nothing", "to<wbr>k<!---->en<b></b>!", "token!"],
   ])("%s", (_what, text, expected) => {
     expect(decodedReading(text)).toBe(expected);
+  });
+});
+
+describe("HeldSecrets: the remembered secrets a text may hold, found by the text's length", () => {
+  // Signing secrets that all start alike (as a service's do) and end alike in groups: the index must
+  // find each by its text whatever the others look like.
+  const secrets = Array.from(
+    { length: 2_000 },
+    (_, i) => `whsec_${(i * 7919).toString(36).padStart(8, "0")}${["q7Zx", "Ab3d", "q7Zx"][i % 3]}`,
+  );
+  const held = new HeldSecrets<string>();
+  for (const secret of secrets) held.set(foldedSecret(secret), secret);
+
+  it("finds a secret as a reader reads it, in every spelling a reader decodes, and no other", () => {
+    const secret = secrets[1_234]!;
+    for (const [how, spelled] of [["as it is", secret], ...escapedSplits(secret)] as [string, string][]) {
+      const text = `https://hooks.example/${spelled}/x`;
+      expect(readsSecret(text, secret), how).toBe(true);
+      expect(held.in(text), how).toContain(secret);
+    }
+    expect(held.in("https://hooks.example/nothing-here")).toEqual([]);
+    // In any letter case, as the folded form is.
+    expect(held.in(`x ${secret.toUpperCase()} y`)).toEqual([secret]);
+  });
+
+  it("finds exactly what testing every secret would find", () => {
+    const texts = [
+      `a ${secrets[5]} b ${secrets[6]!.slice(2)}`,
+      `${secrets[9]!.slice(0, 8)}&#8203;${secrets[9]!.slice(8)} and ${secrets[10]}`,
+      secrets.slice(100, 140).join(","),
+      `%${[...secrets[77]!].map((c) => c.charCodeAt(0).toString(16)).join("%")}`,
+      "no secret at all, whsec_ and q7Zx alone",
+    ];
+    for (const text of texts) {
+      const may = mayHold(text);
+      const everyOne = secrets.filter((secret) => may(foldedSecret(secret)));
+      expect(new Set(held.in(text)), text.slice(0, 60)).toEqual(new Set(everyOne));
+    }
+  });
+
+  it("forgets what is deleted, and counts what it holds", () => {
+    const few = new HeldSecrets<string>();
+    few.set(foldedSecret("tok_abcdef"), "tok_abcdef");
+    few.set(foldedSecret("tok_abcdef"), "tok_abcdef");
+    few.set(foldedSecret("ab\u200bc"), "ab\u200bc");
+    expect(few.size).toBe(2);
+    // The short one (three characters once folded) is tested on every text.
+    expect(new Set(few.in("x tok_ABCDEF y ab c abc"))).toEqual(new Set(["tok_abcdef", "ab\u200bc"]));
+    few.delete(foldedSecret("tok_abcdef"));
+    expect(few.size).toBe(1);
+    // Only the short one, which "abc" in it is.
+    expect(few.in("x tok_abcdef y")).toEqual(["ab\u200bc"]);
   });
 });
