@@ -92,7 +92,14 @@ export function createDynamicProvider(
       return {
         id,
         props: stored(found.state, taintOf(props)),
-        inputs: found.inputs as WebhookEndpointOutputs,
+        // Inputs only where a refresh changes them (the service's name or URL changed, or an import):
+        // without them the engine keeps the state's, and the host sends no copy of the provider
+        // text back with each read.
+        ...(props !== undefined &&
+        found.inputs.webhookName === props.webhookName &&
+        found.inputs.webhookUrl === props.webhookUrl
+          ? {}
+          : { inputs: found.inputs as WebhookEndpointOutputs }),
       };
     },
 

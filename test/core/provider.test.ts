@@ -133,12 +133,13 @@ describe.each(PROFILES)("provider methods under emulator profile %s", (profile) 
     ]);
   });
 
-  it("read returns fresh outputs and inputs, matched by id", async () => {
+  it("read returns fresh outputs matched by id, and no inputs while the service holds the name and URL state does", async () => {
     const { id, outs } = await held();
     const result = await provider.read(id, outs);
     expect(result.id).toBe(id);
     expect(result.props).toEqual(outs);
-    expect(result.inputs).toEqual({ webhookName: "orders", webhookUrl: "https://example.com/hooks/orders" });
+    // The engine then keeps the state's inputs (and the host sends no second copy of the provider text).
+    expect(result).not.toHaveProperty("inputs");
   });
 
   it("refresh's read then diff make one list call between them, not two", async () => {

@@ -72,11 +72,20 @@ describe("the real dynamic-provider host, driven over gRPC like the engine drive
     });
   });
 
-  it("Read returns fresh outputs and inputs; Update keeps every output", async () => {
+  it("Read returns fresh outputs, and inputs only where the service changed them; Update keeps every output", async () => {
     const read = await host.read(id, URN("a"), state);
     expect(read.id).toBe(id);
     expect(read.properties).toEqual(state);
-    expect(read.inputs).toMatchObject(inputs);
+    // Held as the state records it: no inputs, so the engine keeps the state's.
+    expect(read.inputs).toBeUndefined();
+    // Renamed on the service: the refreshed inputs name it as the service does.
+    emulator.updateRecord(Number(id), { webhook_name: "host-orders-renamed" });
+    try {
+      const renamed = await host.read(id, URN("a"), state);
+      expect(renamed.inputs).toMatchObject({ ...inputs, webhookName: "host-orders-renamed" });
+    } finally {
+      emulator.updateRecord(Number(id), { webhook_name: String(state.webhookName) });
+    }
     const updated = await host.update(id, URN("a"), state, withProvider(inputs));
     expect(updated).toEqual(state);
   });
