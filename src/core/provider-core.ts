@@ -829,10 +829,13 @@ function declaredChanges(
  * Whether the program marks other inputs or config keys secret than the outputs record (dynamic face,
  * `__secretInputs`; absent is none). The settings secret wherever they are set are not compared: the
  * provider keeps them out of its messages either way, and earlier releases listed them. A list not
- * known yet changes nothing.
+ * known yet changes nothing, nor does one against the state of a release that recorded none.
  */
 function markedSecretChanged(olds: WebhookEndpointOutputs, news: Partial<WebhookEndpointInputs>): boolean {
   if (news.__secretInputs !== undefined && !Array.isArray(news.__secretInputs)) return false;
+  // 0.2.0 recorded neither a provenance nor the list: what it held secret is not known, and a stack it
+  // wrote previews with no changes.
+  if (olds.provenance === undefined) return false;
   const always = new Set(ALWAYS_SECRET_SETTINGS.map(configKey));
   const marked = (list: unknown): Set<unknown> =>
     new Set((Array.isArray(list) ? list : []).filter((name) => !always.has(name as string)));

@@ -105,6 +105,12 @@ describe("a config key set with --secret after the endpoint was created", () => 
     try {
       const earlier = { ...created.outs, __secretInputs: ["webhooks:accessToken"] };
       expect((await setup.provider.diff(created.id, earlier, INPUTS)).changes).toBe(false);
+      // 0.2.0 recorded no list (nor a provenance): what it held secret is not known, and it previews unchanged.
+      const { provenance: _none, ...of020 } = created.outs;
+      const marked = { ...INPUTS, __secretInputs: ["webhookName"] };
+      expect((await setup.provider.diff(created.id, of020 as WebhookEndpointOutputs, marked)).changes).toBe(
+        false,
+      );
       const both = { ...created.outs, __secretInputs: ["webhooks:accessToken", "webhookName"] };
       const news = { ...INPUTS, __secretInputs: ["webhookName"] };
       expect((await setup.provider.diff(created.id, both, news)).changes).toBe(false);
