@@ -30,7 +30,13 @@ writeStoredProvider();
 function writeStoredProvider() {
   const source = join(repo, "src", "dynamic", "stored-provider.js");
   const out = join(repo, "dist", "dynamic", "stored-provider.min.js");
-  const { code, map, warnings } = transformSync(readFileSync(source, "utf8"), {
+  // The host calls `handler` alone: what else the source exports (for this build, shim.ts and the
+  // tests) is not stored.
+  const exportsLine = "module.exports = { LOADED_FROM, STACK, locateProvider, handler };";
+  const text = readFileSync(source, "utf8");
+  if (text.split(exportsLine).length !== 2)
+    throw new Error(`${source} must end its exports with: ${exportsLine}`);
+  const { code, map, warnings } = transformSync(text.replace(exportsLine, "module.exports = { handler };"), {
     loader: "js",
     format: "cjs",
     // package.json's engines: the provider host runs on the user's Node.js.

@@ -83,14 +83,15 @@ const METHODS = { configure: -1, check: 1, diff: 2, create: 0, read: -1, update:
  */
 function locateProvider(workingDir, loadedFrom) {
   const installed = [];
-  const hoisted = [];
   for (let dir = workingDir; ; dir = dirname(dir)) {
     installed.push(join(dir, "node_modules", PACKAGE));
-    hoisted.push(join(dir, "node_modules", ".pnpm", "node_modules", PACKAGE));
     if (dirname(dir) === dir) break;
   }
   const unusable = [];
-  for (const copy of installed.concat(hoisted)) {
+  // Every node_modules first, then every pnpm store under them (`node_modules/.pnpm/node_modules`).
+  for (const copy of installed.concat(
+    installed.map((at) => join(dirname(at), ".pnpm", "node_modules", PACKAGE)),
+  )) {
     const manifest = join(copy, "package.json");
     if (!existsSync(manifest)) continue;
     /** @type {string} */
@@ -116,7 +117,7 @@ function locateProvider(workingDir, loadedFrom) {
   }
   if (existsSync(loadedFrom)) return loadedFrom;
   const error = new Error(
-    `the package ${PACKAGE}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${workingDir})${unusable.length ? `; copies found but unusable: ${unusable.join(", ")}` : ""}. Install it in the project and run the command again: npm install ${PACKAGE} (or pnpm add ${PACKAGE}, or yarn add ${PACKAGE})`,
+    `${PACKAGE} is not installed where the program runs (${workingDir})${unusable.length ? `; copies found but unusable: ${unusable.join(", ")}` : ""}: install it there (npm install ${PACKAGE}, pnpm add ${PACKAGE} or yarn add ${PACKAGE}) and run the command again`,
   );
   error.stack = error.message;
   throw error;
@@ -151,4 +152,6 @@ function handler() {
   return forwarding;
 }
 
+// The host needs `handler` alone: the build stores this line as `module.exports = { handler };`
+// (the rest is for the build, shim.ts and the tests).
 module.exports = { LOADED_FROM, STACK, locateProvider, handler };

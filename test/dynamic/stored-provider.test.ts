@@ -70,7 +70,7 @@ function copyAt(
 }
 
 const notInstalled = (workingDir: string, unusable = "") =>
-  `the package ${PACKAGE}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${workingDir})${unusable}. Install it in the project and run the command again: npm install ${PACKAGE} (or pnpm add ${PACKAGE}, or yarn add ${PACKAGE})`;
+  `${PACKAGE} is not installed where the program runs (${workingDir})${unusable}: install it there (npm install ${PACKAGE}, pnpm add ${PACKAGE} or yarn add ${PACKAGE}) and run the command again`;
 
 function thrown(run: () => unknown): Error {
   try {
@@ -139,7 +139,7 @@ describe("where the stored text looks for the package", () => {
     writeFileSync(join(broken, "package.json"), "{ not json");
     const error = thrown(() => locateProvider(program, join(root, "gone", "provider.js")));
     // JSON.parse's own words (they vary with Node's version) after the broken copy's SyntaxError.
-    const shown = error.message.replace(/\(SyntaxError: .+\)\. Install it/, "(SyntaxError). Install it");
+    const shown = error.message.replace(/\(SyntaxError: .+\): install it/, "(SyntaxError): install it");
     expect(shown).toBe(
       notInstalled(
         program,

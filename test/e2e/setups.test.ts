@@ -247,7 +247,7 @@ describe("every way Pulumi users work: package managers, module formats, workspa
       expect(result.code, command.join(" ")).not.toBe(0);
       const printed = result.stdout + result.stderr;
       expect(printed).toContain(
-        `the package ${PACKAGE_NAME}, which runs this stack's WebhookEndpoint resources, is not installed where the program runs (${realpathSync(dir)})`,
+        `${PACKAGE_NAME} is not installed where the program runs (${realpathSync(dir)})`,
       );
       expect(printed).toContain(addCommand(packageManager));
       expect(printed).not.toMatch(/MODULE_NOT_FOUND|Cannot find module|Require stack/);
