@@ -298,6 +298,10 @@ export class ProviderCore {
         ),
       ],
       old === undefined || typeof old.webhookId !== "number",
+      {
+        webhookName: ownSecretsElsewhere("webhookName", record, old, taint),
+        webhookUrl: ownSecretsElsewhere("webhookUrl", record, old, taint),
+      },
     );
     const stranger = old === undefined ? undefined : anotherEndpoint(id, old, record);
     if (stranger !== undefined)
@@ -412,7 +416,8 @@ export class ProviderCore {
       changes: replaces.length > 0 || updates.length > 0,
       replaces,
       updates,
-      ...(drift === undefined ? {} : { drift: drift.why }),
+      // Printed by the face: without a secret another resource showed this process either.
+      ...(drift === undefined ? {} : { drift: this.withoutRemembered(drift.why) }),
     };
   }
 
@@ -464,6 +469,15 @@ export class ProviderCore {
           : "webhookUrl",
       why: `endpoint ${id} was changed on the service to name ${shown(current.webhookName, "webhookName", taint, secrets)}, URL ${shown(current.webhookUrl, "webhookUrl", taint, secrets)}`,
     };
+  }
+
+  /**
+   * `text` with every secret value this process was shown by earlier calls (every resource's secret
+   * inputs and signing secret, {@link SeenSecrets}) that it holds, as a reader reads it, redacted: for
+   * what a face prints or stores from a service's text outside the core's own messages.
+   */
+  withoutRemembered(text: string): string {
+    return scrubbed(text, this.#seen.in(text));
   }
 
   /** How a fact names the endpoint's holder: by the endpoint's recorded name, unless the program holds it secret. */
@@ -777,21 +791,44 @@ function refuseShowingSecrets(
   record: WebhookEndpointRecord,
   secrets: readonly string[],
   importing: boolean,
+  own: Record<"webhookName" | "webhookUrl", readonly string[]> = { webhookName: [], webhookUrl: [] },
 ): void {
-  const why = pasteRefusal(
-    [
-      { label: "name", text: record.webhookName },
-      { label: "URL", text: record.webhookUrl },
-    ],
-    { inText: [...secrets, record.signSecret] },
-    "the access token this provider connects with, the endpoint's own signing secret, or a value this stack holds secret",
-  );
+  const what =
+    "the access token this provider connects with, the endpoint's own signing secret, or a value this stack holds secret";
+  const why =
+    pasteRefusal(
+      [{ label: "name", text: record.webhookName }],
+      { inText: [...secrets, ...own.webhookName, record.signSecret] },
+      what,
+    ) ??
+    pasteRefusal(
+      [{ label: "URL", text: record.webhookUrl }],
+      { inText: [...secrets, ...own.webhookUrl, record.signSecret] },
+      what,
+    );
   if (why === undefined) return;
   throw new ProviderError(
     importing
       ? `endpoint ${id} cannot be imported: ${why}`
       : `endpoint ${id} cannot be refreshed: ${why}. The state keeps what it held`,
   );
+}
+
+/**
+ * The resource's own secret values (its secret inputs, the secret settings of its call) that a field
+ * the service changed must not hold: the field's own value is secret in state as its input is, every
+ * other one would be stored in plain text there (a name changed on the service to hold the secret URL
+ * or base URL). A field the service did not change holds what the state already did.
+ */
+function ownSecretsElsewhere(
+  field: "webhookName" | "webhookUrl",
+  record: WebhookEndpointRecord,
+  old: Partial<WebhookEndpointOutputs> | undefined,
+  taint: Taint,
+): string[] {
+  if (old === undefined || record[field] === old[field]) return [];
+  const itsOwn = taint.names.includes(field) ? String(old[field]) : undefined;
+  return taint.values.filter((value) => value !== itsOwn);
 }
 
 /**

@@ -71,14 +71,14 @@ export function createDynamicProvider(
     async create(inputs) {
       try {
         const { id, state } = await core.create(inputs, taintOf(inputs), stackOf(inputs));
-        return { id, outs: stored(state, taintOf(inputs)) };
+        return { id, outs: stored(state, taintOf(inputs), core) };
       } catch (error) {
         if (error instanceof EndpointCreatedButFailedError) {
           // The engine records these properties as the resource's outputs: keep the provider
           // reference so later operations on it can run.
           const __provider = (inputs as unknown as Record<string, unknown>).__provider;
           throw new EndpointCreatedButFailedError(error.message, error.id, {
-            ...stored(error.properties as unknown as WebhookEndpointOutputs, taintOf(inputs)),
+            ...stored(error.properties as unknown as WebhookEndpointOutputs, taintOf(inputs), core),
             __provider,
           });
         }
@@ -91,7 +91,7 @@ export function createDynamicProvider(
       if (found === undefined) return { id: "" };
       return {
         id,
-        props: stored(found.state, taintOf(props)),
+        props: stored(found.state, taintOf(props), core),
         // Inputs only where a refresh changes them (the service's name or URL changed, or an import):
         // without them the engine keeps the state's, and the host sends no copy of the provider
         // text back with each read.
@@ -113,7 +113,7 @@ export function createDynamicProvider(
 
     async update(_id, olds, news) {
       stackOf(news);
-      return { outs: laterKeptSecret(stored(core.update(olds, news), taintOf(olds, news))) };
+      return { outs: laterKeptSecret(stored(core.update(olds, news), taintOf(olds, news), core)) };
     },
 
     async delete(id, props) {
@@ -183,12 +183,14 @@ const SERVICE_TEXT_OUTPUTS = ["creatorName", "operatorName"] as const;
  * outputs through as they are), which `pulumi stack rename` rewrites (see state.ts), and the
  * service's text outputs without the program's secrets.
  */
-function stored(state: WebhookEndpointOutputs, taint: Taint): WebhookEndpointOutputs {
+function stored(state: WebhookEndpointOutputs, taint: Taint, core: ProviderCore): WebhookEndpointOutputs {
   let outs = state;
   for (const key of SERVICE_TEXT_OUTPUTS) {
     const text = outs[key];
-    if (typeof text !== "string" || taint.values.length === 0) continue;
-    const shown = scrubbed(text, taint.values);
+    if (typeof text !== "string") continue;
+    // This call's secrets, and those other resources showed the process (another resource's secret
+    // name or signing secret echoed in this endpoint's operator name).
+    const shown = core.withoutRemembered(taint.values.length === 0 ? text : scrubbed(text, taint.values));
     if (shown !== text) outs = { ...outs, [key]: shown };
   }
   if (outs.stackRoot === undefined) return outs;

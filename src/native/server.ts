@@ -248,11 +248,14 @@ export class WebhooksProviderServer {
       const { id, state } = await this.#core.create(inputs, taint, stackOfUrn(urn), urn);
       const response = new providerPb.CreateResponse();
       response.setId(id);
-      response.setProperties(outputs(state, taint));
+      response.setProperties(outputs(state, taint, this.#core));
       return response;
     } catch (error) {
       if (error instanceof EndpointCreatedButFailedError)
-        throw new InitFailed(error, outputs(error.properties as unknown as WebhookEndpointOutputs, taint));
+        throw new InitFailed(
+          error,
+          outputs(error.properties as unknown as WebhookEndpointOutputs, taint, this.#core),
+        );
       throw error;
     }
   }
@@ -277,7 +280,7 @@ export class WebhooksProviderServer {
       return response;
     }
     response.setId(found.id);
-    response.setProperties(outputs(found.state, taint));
+    response.setProperties(outputs(found.state, taint, this.#core));
     const inputs: Record<string, unknown> = {
       webhookName: found.inputs.webhookName,
       webhookUrl: found.inputs.webhookUrl,
@@ -293,7 +296,7 @@ export class WebhooksProviderServer {
     const olds = unwrapSecrets(rawOlds) as WebhookEndpointOutputs;
     const news = unwrapSecrets(rawNews) as Partial<WebhookEndpointInputs>;
     const response = new providerPb.UpdateResponse();
-    response.setProperties(outputs(this.#core.update(olds, news), this.#taint(rawOlds, rawNews)));
+    response.setProperties(outputs(this.#core.update(olds, news), this.#taint(rawOlds, rawNews), this.#core));
     return response;
   }
 
@@ -392,7 +395,11 @@ function namesSecretPrincipal(key: string, value: unknown, taint: Taint): boolea
  * (the service's form of a secret URL, the remembered declared address, the service's base URL when
  * it is secret), and the signing secret always.
  */
-function tainted(properties: Record<string, unknown>, taint: Taint): Record<string, unknown> {
+function tainted(
+  properties: Record<string, unknown>,
+  taint: Taint,
+  core?: Pick<ProviderCore, "withoutRemembered">,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(properties)) {
     const secretNow =
@@ -402,7 +409,10 @@ function tainted(properties: Record<string, unknown>, taint: Taint): Record<stri
       (ALWAYS_SECRET.has(key) ||
         taint.names.includes(key) ||
         showsTainted(value, taint.values) ||
-        namesSecretPrincipal(key, value, taint));
+        namesSecretPrincipal(key, value, taint) ||
+        // A secret another resource showed the process, echoed here (another's secret name in
+        // this endpoint's operator name).
+        (core !== undefined && typeof value === "string" && core.withoutRemembered(value) !== value));
     out[key] = secretNow ? secret(value) : value;
   }
   return out;
@@ -413,10 +423,10 @@ function tainted(properties: Record<string, unknown>, taint: Taint): Record<stri
  * and `stackRoot` as a resource reference, never secret (a secret's ciphertext is not rewritten by
  * `pulumi stack rename`; it names only the stack, which every URN of the state names in plaintext).
  */
-function outputs(state: WebhookEndpointOutputs, taint: Taint): Struct {
+function outputs(state: WebhookEndpointOutputs, taint: Taint, core: ProviderCore): Struct {
   const { connection: _connection, stackRoot, ...out } = state;
   return struct({
-    ...tainted(out, taint),
+    ...tainted(out, taint, core),
     ...(stackRoot === undefined ? {} : { stackRoot: resourceReference(stackRoot) }),
   });
 }

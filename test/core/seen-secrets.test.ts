@@ -291,3 +291,68 @@ describe("a remembered secret in a service's answer that leaves a read undecided
       }
     });
 });
+
+describe("a drift or refresh the service causes shows no secret another resource, or the resource itself, holds", () => {
+  const { core, service } = providerProcesses();
+
+  for (const face of ["dynamic", "native"] as const) {
+    it(`${face}: a diff's drift reason holds neither another resource's secret name nor its signing secret`, async () => {
+      const secretName = { names: ["webhookName"], values: [SECRET_NAME] };
+      const made = core(face);
+      const a = await made.create(
+        { webhookName: SECRET_NAME, webhookUrl: "https://example.com/a" },
+        secretName,
+        STACK,
+      );
+      const c = await made.create({ webhookName: "c", webhookUrl: "https://example.com/c" }, NO_TAINT, STACK);
+      const d = await made.create({ webhookName: "d", webhookUrl: "https://example.com/d" }, NO_TAINT, STACK);
+      const signSecret = a.state.signSecret;
+      service().updateRecord(Number(c.id), { webhook_url: `https://example.com/c?k=${signSecret}` });
+      service().updateRecord(Number(d.id), {
+        webhook_url: `https://example.com/${SECRET_NAME.toUpperCase()}`,
+      });
+
+      // A preview in one provider process: a's diff comes first and shows it a's secrets.
+      const preview = core(face);
+      await preview.diff(
+        a.id,
+        a.state,
+        { webhookName: SECRET_NAME, webhookUrl: "https://example.com/a" },
+        secretName,
+        STACK,
+      );
+      for (const [resource, held] of [
+        ["c", c],
+        ["d", d],
+      ] as const) {
+        const declared = { webhookName: resource, webhookUrl: `https://example.com/${resource}` };
+        const outcome = await preview.diff(held.id, held.state, declared, NO_TAINT, STACK);
+        expect(outcome.replaces, resource).toEqual(["webhookUrl"]);
+        expect(outcome.drift).toContain("[REDACTED]");
+        expect(outcome.drift!.toLowerCase()).not.toContain(SECRET_NAME);
+        expect(outcome.drift).not.toContain(signSecret);
+      }
+    });
+
+    it(`${face}: refresh refuses a name the service changed to hold the resource's own secret URL`, async () => {
+      const url = "https://hooks.example.com/T0K3N-13-ab12cd34";
+      const secretUrl = { names: ["webhookUrl"], values: [url] };
+      const u = await core(face).create({ webhookName: "u", webhookUrl: url }, secretUrl, STACK);
+      // Its URL is secret in state, as its input is; its name is not, and must not come to hold the URL.
+      service().updateRecord(Number(u.id), { webhook_name: `u ${url}` });
+      const error = await core(face)
+        .read(u.id, u.state, secretUrl, STACK)
+        .then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+      expect(error).toBeInstanceOf(Error);
+      expect(error!.message).toContain("cannot be refreshed");
+      expect(error!.message).not.toContain("T0K3N-13");
+      // Its own field may hold its own secret: a URL changed on the service is still read.
+      service().updateRecord(Number(u.id), { webhook_name: "u", webhook_url: `${url}/v2` });
+      const read = await core(face).read(u.id, u.state, secretUrl, STACK);
+      expect(read?.state.webhookUrl).toBe(`${url}/v2`);
+    });
+  }
+});

@@ -119,3 +119,47 @@ describe("a config key set with --secret after the endpoint was created", () => 
     }
   });
 });
+
+describe("another resource's secret the service echoes in an endpoint's operator name", () => {
+  let service: Emulator;
+  beforeAll(async () => {
+    service = await startEmulator({ accessToken: TOKEN });
+  });
+  afterAll(async () => {
+    await service.close();
+  });
+
+  it("is stored redacted by a refresh that was shown it, as the endpoint's own secrets are", async () => {
+    const settings = { "webhooks:baseUrl": service.url, "webhooks:accessToken": TOKEN };
+    const SECRET_NAME = "hush-name-gamma-0042";
+    const setup = await dynamicProvider(settings);
+    let a: { id: string; outs: WebhookEndpointOutputs };
+    let c: { id: string; outs: WebhookEndpointOutputs };
+    try {
+      const made = await setup.provider.create({
+        webhookName: SECRET_NAME,
+        webhookUrl: "https://example.com/a",
+        __secretInputs: ["webhookName"],
+        __stack: STACK,
+      });
+      a = { id: made.id, outs: made.outs as WebhookEndpointOutputs };
+      const other = await setup.provider.create({ ...INPUTS, webhookName: "c" });
+      c = { id: other.id, outs: other.outs as WebhookEndpointOutputs };
+    } finally {
+      await setup.close();
+    }
+    service.updateRecord(Number(c.id), { operator_name: `ops ${SECRET_NAME} ${a.outs.signSecret}` });
+    // `pulumi refresh`: one provider host, a's read first.
+    const refresh = await dynamicProvider(settings);
+    try {
+      await refresh.provider.read(a.id, a.outs);
+      const read = await refresh.provider.read(c.id, c.outs);
+      const operatorName = (read.props as WebhookEndpointOutputs).operatorName;
+      expect(operatorName).toContain("[REDACTED]");
+      expect(operatorName).not.toContain(SECRET_NAME);
+      expect(operatorName).not.toContain(a.outs.signSecret);
+    } finally {
+      await refresh.close();
+    }
+  });
+});
