@@ -33,6 +33,7 @@ import {
 } from "./settings";
 import {
   createdAddress,
+  declaresRecord,
   declaredAddress,
   enteredStack,
   mayBeHeldEndpoint,
@@ -379,6 +380,14 @@ export class ProviderCore {
     stack: string,
   ): Promise<DiffOutcome> {
     const { replaces, updates } = declaredChanges(id, olds, news);
+    // The program now declares the name and URL a refresh saw the service change them to: an update
+    // that makes them the endpoint's address (state.ts, stateAfterUpdate), not a new endpoint.
+    const takesUpRecord = declaresRecord(olds, news);
+    if (takesUpRecord)
+      for (const field of ["webhookName", "webhookUrl"]) {
+        const at = replaces.indexOf(field);
+        if (at >= 0) updates.push(...replaces.splice(at, 1));
+      }
     const connectionChanged =
       this.face === "dynamic" &&
       JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
@@ -405,7 +414,9 @@ export class ProviderCore {
       refuseContradiction(connection, "nothing was sent to the service", taint);
     }
     const drift =
-      replaces.length === 0 ? await this.#drift(id, olds, taint, connection!, connectionChanged) : undefined;
+      replaces.length === 0
+        ? await this.#drift(id, olds, taint, connection!, connectionChanged, takesUpRecord)
+        : undefined;
     if (drift !== undefined) {
       // Ids are per service: another service's endpoint is replaced there, never taken.
       const at = updates.indexOf("connection");
@@ -432,6 +443,7 @@ export class ProviderCore {
     taint: Taint,
     connection: PerConnection,
     connectionChanged: boolean,
+    takesUpRecord = false,
   ): Promise<{ replace: string; why: string; stranger?: true } | undefined> {
     const seen = takeJustRead(connection, id);
     const lookup = seen
@@ -459,6 +471,8 @@ export class ProviderCore {
       return { replace: connectionChanged ? "connection" : "webhookId", why: stranger, stranger: true };
     }
     if (stillAsCreated(current, olds)) return undefined;
+    // Declared as the state's record holds it, and the service still holds it so.
+    if (takesUpRecord && sameEndpoint(current, olds)) return undefined;
     const created = createdAddress(olds);
     // The endpoint's own signing secret too: a name or URL changed to hold it is never printed.
     const secrets = [...connection.secrets, ...taint.values, current.signSecret];

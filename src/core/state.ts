@@ -194,7 +194,9 @@ export function laterOutputs(state: object): Record<string, unknown> {
 /**
  * The state after an update (no API call): the record, the remembered addresses and the provenance
  * kept (how an endpoint entered the stack does not change when `adoptWebhookId` is removed), as is
- * every output a later release wrote; inputs echoed anew.
+ * every output a later release wrote; inputs echoed anew. A program that now declares the name and
+ * URL the service holds (after a refresh saw them changed there: {@link declaresRecord}) makes them
+ * the endpoint's address from now on: what was declared and created before is forgotten.
  */
 export function stateAfterUpdate(
   old: WebhookEndpointOutputs,
@@ -208,7 +210,28 @@ export function stateAfterUpdate(
     ...kept
   } = old;
   const stackRoot = stackRootOf(storedRoot);
+  if (declaresRecord(old, inputs)) {
+    delete kept.declared;
+    delete kept.createdAs;
+    if (!strictlyEqual(old, inputs as EndpointAddress)) kept.declared = addressOf(inputs as EndpointAddress);
+  }
   return { ...kept, ...(stackRoot === undefined ? {} : { stackRoot }), ...echoedInputs(inputs) };
+}
+
+/**
+ * Whether `inputs` declare the name and URL the state's record holds (in a form the service may
+ * store), where they differ from what was declared before: the program took up a change the
+ * service made, which a refresh recorded. Nothing to create, and nothing drifted.
+ */
+export function declaresRecord(
+  state: Partial<WebhookEndpointOutputs>,
+  inputs: Partial<WebhookEndpointInputs>,
+): boolean {
+  if (typeof inputs.webhookName !== "string" || typeof inputs.webhookUrl !== "string") return false;
+  if (!isAddress(state)) return false;
+  const declared = declaredAddress(state);
+  const address = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl };
+  return sameEndpoint(address, state) && (declared === undefined || !sameEndpoint(address, declared));
 }
 
 function echoedInputs(
