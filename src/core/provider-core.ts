@@ -841,8 +841,14 @@ function ownSecretsElsewhere(
   taint: Taint,
 ): string[] {
   if (old === undefined || record[field] === old[field]) return [];
-  const itsOwn = taint.names.includes(field) ? String(old[field]) : undefined;
-  return taint.values.filter((value) => value !== itsOwn);
+  // The field's own values, in every form the state records, and the other field's where the program
+  // does not hold it secret (the remembered addresses are secret as a whole, a plain name in them too).
+  const forms = (of: "webhookName" | "webhookUrl") => [old[of], old.declared?.[of], old.createdAs?.[of]];
+  const other = field === "webhookName" ? "webhookUrl" : "webhookName";
+  const itsOwn = new Set([...forms(field), ...(taint.names.includes(other) ? [] : forms(other))].map(String));
+  // Numbers are left out: a secret setting's number (a principal's id, a retry count) may be any
+  // number a name or URL holds, as the field's own digits.
+  return taint.values.filter((value) => !itsOwn.has(value) && !/^\s*\d+\s*$/.test(value));
 }
 
 /**
