@@ -840,7 +840,8 @@ function ownSecretsElsewhere(
   old: Partial<WebhookEndpointOutputs> | undefined,
   taint: Taint,
 ): string[] {
-  if (old === undefined || record[field] === old[field]) return [];
+  // A field the program holds secret is secret in state whatever it holds.
+  if (old === undefined || record[field] === old[field] || taint.names.includes(field)) return [];
   // The field's own values, in every form the state records, and the other field's where the program
   // does not hold it secret (the remembered addresses are secret as a whole, a plain name in them too).
   const forms = (of: "webhookName" | "webhookUrl") => [old[of], old.declared?.[of], old.createdAs?.[of]];
@@ -848,7 +849,17 @@ function ownSecretsElsewhere(
   const itsOwn = new Set([...forms(field), ...(taint.names.includes(other) ? [] : forms(other))].map(String));
   // Numbers are left out: a secret setting's number (a principal's id, a retry count) may be any
   // number a name or URL holds, as the field's own digits.
-  return taint.values.filter((value) => !itsOwn.has(value) && !/^\s*\d+\s*$/.test(value));
+  // What the field held before the service changed it, the state holds already: a secret in it came
+  // from the program's own declaration, not from the change.
+  const before = forms(field)
+    .filter((form): form is string => typeof form === "string")
+    .map((form) => form.toLowerCase());
+  return taint.values.filter(
+    (value) =>
+      !itsOwn.has(value) &&
+      !/^\s*\d+\s*$/.test(value) &&
+      !before.some((form) => form.includes(value.toLowerCase())),
+  );
 }
 
 /**

@@ -1,7 +1,11 @@
 import { HeldSecrets, foldedSecret, recognisableInText } from "../text";
 
-/** Most secret values one provider process remembers (each resource adds its signing secret and its secret inputs). */
-const MAX_SEEN = 20_000;
+/**
+ * Most secret values one provider process remembers (each resource adds its signing secret and its
+ * secret inputs): past this, the oldest are forgotten (docs/reliability.md). Found through an index
+ * (HeldSecrets), so a read's cost does not grow with it.
+ */
+export const MAX_SEEN = 100_000;
 const NUMBER = /^\d+(?:\.\d+)?$/;
 
 /**

@@ -1,4 +1,4 @@
-import { sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
+import { maySameEndpoint, sameEndpoint, type EndpointAddress, type WebhookEndpointRecord } from "../client";
 import type { WebhookEndpointInputs } from "./inputs";
 import { OUTPUT_NAMES, type OutputName } from "./resource";
 import type { ConnectionInputs } from "./settings";
@@ -231,7 +231,8 @@ export function declaresRecord(
   if (!isAddress(state)) return false;
   const declared = declaredAddress(state);
   const address = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl };
-  return sameEndpoint(address, state) && (declared === undefined || !sameEndpoint(address, declared));
+  // Up to the forms a service may store (case, trailing slashes), as a create takes the form it stored.
+  return maySameEndpoint(address, state) && (declared === undefined || !sameEndpoint(address, declared));
 }
 
 function echoedInputs(

@@ -354,5 +354,30 @@ describe("a drift or refresh the service causes shows no secret another resource
       const read = await core(face).read(u.id, u.state, secretUrl, STACK);
       expect(read?.state.webhookUrl).toBe(`${url}/v2`);
     });
+
+    it(`${face}: refresh reads a change that brings no new secret into a plain field`, async () => {
+      // Name and URL both secret: the URL is secret in state whatever it holds.
+      const name = "orders-hook-prod-7q";
+      const both = { names: ["webhookName", "webhookUrl"], values: [name, `https://h.example/${name}`] };
+      const e = await core(face).create(
+        { webhookName: name, webhookUrl: `https://h.example/${name}` },
+        both,
+        STACK,
+      );
+      service().updateRecord(Number(e.id), { webhook_url: `https://h.example/${name}/v2` });
+      expect((await core(face).read(e.id, e.state, both, STACK))?.state.webhookUrl).toBe(
+        `https://h.example/${name}/v2`,
+      );
+      // A secret name inside the plain URL the program declared: the URL held it before the change.
+      const secretName = { names: ["webhookName"], values: ["payments-hush-9k"] };
+      const a = await core(face).create(
+        { webhookName: "payments-hush-9k", webhookUrl: "https://h.example/payments-hush-9k" },
+        secretName,
+        STACK,
+      );
+      service().updateRecord(Number(a.id), { webhook_url: "https://h.example/payments-hush-9k/v2" });
+      const read = await core(face).read(a.id, a.state, secretName, STACK);
+      expect(read?.state.webhookUrl).toBe("https://h.example/payments-hush-9k/v2");
+    });
   }
 });

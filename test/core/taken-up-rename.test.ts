@@ -5,6 +5,8 @@
 // refuse it), and later diffs see no change, until the service changes it again.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderCore } from "../../src/core/provider-core";
+import type { EndpointCreatedButFailedError } from "../../src/core/errors";
+import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { NO_TAINT } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { TOKEN } from "../support/helpers";
@@ -83,4 +85,28 @@ describe("declaring the name a refresh saw the service give an endpoint", () => 
       expect(drifted.drift).toContain("orders-3");
     });
   }
+
+  it("on a service that stores names in lower case, the program's own casing of the new name is taken up too", async () => {
+    await service.close();
+    service = await startEmulator({ accessToken: TOKEN, rewrite: { name: "lowercase" } });
+    for (const face of ["dynamic", "native"] as const) {
+      // The create is recorded with the service's form, and says so (the engine keeps that state).
+      const made = await process(face)
+        .create({ webhookName: `Orders-Hook-${face}`, webhookUrl: `${URL}/${face}` }, NO_TAINT, STACK)
+        .catch((error: unknown) => {
+          const failed = error as EndpointCreatedButFailedError;
+          return { id: failed.id, state: failed.properties as unknown as WebhookEndpointOutputs };
+        });
+      expect(made.state.webhookName).toBe(`orders-hook-${face}`);
+      service.updateRecord(Number(made.id), { webhook_name: `orders-hook-${face}-2` });
+      const state = (await process(face).read(made.id, made.state, NO_TAINT, STACK))!.state;
+      const news = { webhookName: `Orders-Hook-${face}-2`, webhookUrl: `${URL}/${face}` };
+      const taken = await process(face).diff(made.id, state, news, NO_TAINT, STACK);
+      expect(taken, face).toMatchObject({ changes: true, replaces: [] });
+      const updated = process(face).update(state, news);
+      expect(await process(face).diff(made.id, updated, news, NO_TAINT, STACK), face).toMatchObject({
+        changes: false,
+      });
+    }
+  });
 });

@@ -18,6 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
+import { MAX_SEEN } from "../../src/core/seen-secrets";
 import {
   BY_NAME_FIRST,
   BY_NAME_MAX_PAGES,
@@ -306,6 +307,7 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
     ]);
     expectAllStated(/a text of more than (\d+) readings/, String(MAX_READINGS), ["docs/client.md"]);
     expectAllStated(/nested more than (\d+) layers deep/, String(MAX_PASSES), ["docs/client.md"]);
+    expectAllStated(/remembers\s+at most (\d+) such values/, String(MAX_SEEN), ["docs/reliability.md"]);
   });
 
   it("the fewest digits of a numeric secret looked for inside longer numbers (the CLI's and the client's rule)", () => {
