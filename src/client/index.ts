@@ -28,4 +28,12 @@ export type * from "./types";
 // For the core, the faces and the CLI; not exported from the package's entry.
 export { CLIENT_DEFAULTS, baseUrlProblem } from "./options";
 export { oppositeOrder } from "./paging";
-export { maySameEndpoint, nameProblems, sameEndpoint, sameName, sameUrl, urlProblems, type EndpointAddress } from "./rules";
+export {
+  maySameEndpoint,
+  nameProblems,
+  sameEndpoint,
+  sameName,
+  sameUrl,
+  urlProblems,
+  type EndpointAddress,
+} from "./rules";
