@@ -149,13 +149,13 @@ export class ProviderCore {
     this.face = options.face;
     this.#envOverride = options.env;
     const notify = options.notify ?? ((message: string) => console.log(message));
-    this.#notify = (message) => notify(scrubbed(message, this.#seen.in(message)));
+    this.#notify = (message) => notify(this.withoutRemembered(message));
     // A face's own warn (the native plugin logs warnings apart) is kept out of what was seen too.
     const warn = options.warn;
     this.#warn =
       warn === undefined
         ? (message) => this.#notify(`warning: ${message}`)
-        : (message) => warn(scrubbed(message, this.#seen.in(message)));
+        : (message) => warn(this.withoutRemembered(message));
   }
 
   /** Replaces the provider configuration (stack config, or an explicit provider's arguments). */
@@ -379,15 +379,7 @@ export class ProviderCore {
     taint: Taint,
     stack: string,
   ): Promise<DiffOutcome> {
-    const { replaces, updates } = declaredChanges(id, olds, news);
-    // The program now declares the name and URL a refresh saw the service change them to: an update
-    // that makes them the endpoint's address (state.ts, stateAfterUpdate), not a new endpoint.
-    const takesUpRecord = declaresRecord(olds, news);
-    if (takesUpRecord)
-      for (const field of ["webhookName", "webhookUrl"]) {
-        const at = replaces.indexOf(field);
-        if (at >= 0) updates.push(...replaces.splice(at, 1));
-      }
+    const { replaces, updates, takesUpRecord } = declaredChanges(id, olds, news);
     const connectionChanged =
       this.face === "dynamic" &&
       JSON.stringify(news.connection ?? null) !== JSON.stringify(olds.connection ?? null);
@@ -487,11 +479,12 @@ export class ProviderCore {
 
   /**
    * `text` with every secret value this process was shown by earlier calls (every resource's secret
-   * inputs and signing secret, {@link SeenSecrets}) that it holds, as a reader reads it, redacted: for
-   * what a face prints or stores from a service's text outside the core's own messages.
+   * inputs and signing secret, {@link SeenSecrets}) that it holds, as a reader reads it, and each of
+   * `also` (the call's own secrets), redacted: for what a face prints or stores from a service's text
+   * outside the core's own messages.
    */
-  withoutRemembered(text: string): string {
-    return scrubbed(text, this.#seen.in(text));
+  withoutRemembered(text: string, also: readonly string[] = []): string {
+    return scrubbed(text, [...also, ...this.#seen.in(text)]);
   }
 
   /** How a fact names the endpoint's holder: by the endpoint's recorded name, unless the program holds it secret. */
@@ -842,56 +835,56 @@ function ownSecretsElsewhere(
 ): string[] {
   // A field the program holds secret is secret in state whatever it holds.
   if (old === undefined || record[field] === old[field] || taint.names.includes(field)) return [];
-  // The field's own values, in every form the state records, and the other field's where the program
-  // does not hold it secret (the remembered addresses are secret as a whole, a plain name in them too).
-  const forms = (of: "webhookName" | "webhookUrl") => [old[of], old.declared?.[of], old.createdAs?.[of]];
-  const other = field === "webhookName" ? "webhookUrl" : "webhookName";
-  const itsOwn = new Set([...forms(field), ...(taint.names.includes(other) ? [] : forms(other))].map(String));
-  // Numbers are left out: a secret setting's number (a principal's id, a retry count) may be any
-  // number a name or URL holds, as the field's own digits.
-  // What the field held before the service changed it, the state holds already: a secret in it came
-  // from the program's own declaration, not from the change.
-  const before = forms(field)
+  // What the field held before the service changed it, in every form the state records, the state
+  // holds already: a secret in it came from the program's own declaration, not from the change.
+  const before = [old[field], old.declared?.[field], old.createdAs?.[field]]
     .filter((form): form is string => typeof form === "string")
     .map((form) => form.toLowerCase());
   return taint.values.filter(
     (value) =>
-      !itsOwn.has(value) &&
-      !/^\s*\d+\s*$/.test(value) &&
-      !before.some((form) => form.includes(value.toLowerCase())),
+      // A secret setting's number (a principal's id, a retry count) may be any number a name or URL
+      // holds, as the field's own digits.
+      !/^\s*\d+\s*$/.test(value) && !before.some((form) => form.includes(value.toLowerCase())),
   );
 }
 
 /**
  * What the declaration changed: a name or URL not equivalent to what was declared (or not known
  * yet) is a replacement (there is no update call), as is another adoptWebhookId than the
- * endpoint's own; adding or removing the endpoint's own is bookkeeping.
+ * endpoint's own; adding or removing the endpoint's own is bookkeeping. So is a name or URL that
+ * now declares what a refresh saw the service change them to (`takesUpRecord`): an update that makes
+ * them the endpoint's address (state.ts, stateAfterUpdate), not a new endpoint.
  */
 function declaredChanges(
   id: string,
   olds: WebhookEndpointOutputs,
   news: Partial<WebhookEndpointInputs>,
-): { replaces: string[]; updates: string[] } {
+): { replaces: string[]; updates: string[]; takesUpRecord: boolean } {
   const replaces: string[] = [];
   const updates: string[] = [];
+  const takesUpRecord = declaresRecord(olds, news);
+  const changed = takesUpRecord ? updates : replaces;
   const declared = declaredAddress(olds);
   if (
     !isKnown(news.webhookName) ||
     declared === undefined ||
     !sameName(String(news.webhookName), declared.webhookName)
   )
-    replaces.push("webhookName");
+    changed.push("webhookName");
   if (
     !isKnown(news.webhookUrl) ||
     declared === undefined ||
     !sameUrl(String(news.webhookUrl), declared.webhookUrl)
   )
-    replaces.push("webhookUrl");
+    changed.push("webhookUrl");
   const adoptId = news.adoptWebhookId;
   if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
   else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
-  return { replaces, updates };
+  return { replaces, updates, takesUpRecord };
 }
+
+/** The config keys of the settings secret wherever they are set (`webhooks:accessToken`). */
+const ALWAYS_SECRET_CONFIG: ReadonlySet<string> = new Set(ALWAYS_SECRET_SETTINGS.map(configKey));
 
 /**
  * Whether the program marks other inputs or config keys secret than the outputs record (dynamic face,
@@ -904,9 +897,8 @@ function markedSecretChanged(olds: WebhookEndpointOutputs, news: Partial<Webhook
   // 0.2.0 recorded neither a provenance nor the list: what it held secret is not known, and a stack it
   // wrote previews with no changes.
   if (olds.provenance === undefined) return false;
-  const always = new Set(ALWAYS_SECRET_SETTINGS.map(configKey));
   const marked = (list: unknown): Set<unknown> =>
-    new Set((Array.isArray(list) ? list : []).filter((name) => !always.has(name as string)));
+    new Set((Array.isArray(list) ? list : []).filter((name) => !ALWAYS_SECRET_CONFIG.has(name as string)));
   const before = marked(olds.__secretInputs);
   const after = marked(news.__secretInputs);
   return before.size !== after.size || [...after].some((name) => !before.has(name));

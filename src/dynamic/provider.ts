@@ -190,7 +190,7 @@ function stored(state: WebhookEndpointOutputs, taint: Taint, core: ProviderCore)
     if (typeof text !== "string") continue;
     // This call's secrets, and those other resources showed the process (another resource's secret
     // name or signing secret echoed in this endpoint's operator name).
-    const shown = core.withoutRemembered(taint.values.length === 0 ? text : scrubbed(text, taint.values));
+    const shown = core.withoutRemembered(text, taint.values);
     if (shown !== text) outs = { ...outs, [key]: shown };
   }
   if (outs.stackRoot === undefined) return outs;

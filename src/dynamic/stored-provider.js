@@ -1,11 +1,11 @@
 // @ts-check
 /**
  * The source of the text Pulumi stores in every WebhookEndpoint's `__provider` (twice per
- * resource: inputs and outputs) and sends in every engine call. It holds two values, written in by
- * `providerText`: where the program loaded the package from, and the program's stack. The dynamic-provider host evaluates
+ * resource: inputs and outputs) and sends in every engine call. The dynamic-provider host evaluates
  * that text as a CommonJS module with an empty file name and calls its `handler()` for the provider
  * object. scripts/build.mjs minifies this file into dist/dynamic/stored-provider.min.js, and
- * `providerText` (shim.ts) writes into it where the program loaded the package from. Written by hand
+ * `providerText` (shim.ts) writes into it the two values it holds: where the program loaded the
+ * package from, and the program's stack. Written by hand
  * rather than produced by Pulumi's closure serializer: about 1.2 KB instead of 3.6 KB, a plain
  * string rather than an Output per resource, and no function parsed by the serializer in every
  * program run.

@@ -368,6 +368,14 @@ describe("a drift or refresh the service causes shows no secret another resource
       expect((await core(face).read(e.id, e.state, both, STACK))?.state.webhookUrl).toBe(
         `https://h.example/${name}/v2`,
       );
+      // Even with another of its secrets (a secret base URL's host) in it, new since the change.
+      const withBase = {
+        names: [...both.names, "webhooks:baseUrl"],
+        values: [...both.values, "gw-private-3c.example"],
+      };
+      const moved = `https://h.example/${name}/v3?via=gw-private-3c.example`;
+      service().updateRecord(Number(e.id), { webhook_url: moved });
+      expect((await core(face).read(e.id, e.state, withBase, STACK))?.state.webhookUrl).toBe(moved);
       // A secret name inside the plain URL the program declared: the URL held it before the change.
       const secretName = { names: ["webhookName"], values: ["payments-hush-9k"] };
       const a = await core(face).create(
