@@ -235,6 +235,7 @@ export function sameEndpoint(a: EndpointAddress, b: EndpointAddress): boolean {
  * slashes. Used only where a false "yes" is the safe answer.
  */
 export function maySameEndpoint(a: EndpointAddress, b: EndpointAddress): boolean {
+  if (a.webhookName === b.webhookName && a.webhookUrl === b.webhookUrl) return true;
   return (
     looseNameKey(a.webhookName) === looseNameKey(b.webhookName) &&
     looseUrlKey(a.webhookUrl) === looseUrlKey(b.webhookUrl)

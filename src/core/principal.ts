@@ -14,8 +14,11 @@
 export interface CreatorFact {
   webhookId: number;
   creatorId: number;
-  /** Names what holds it in a message: a resource's URN, or its endpoint name; "" when nothing may be shown. */
-  holder: string;
+  /**
+   * Names what holds it in a message: a resource's URN, or its endpoint name; "" when nothing may be
+   * shown. A function where naming it costs work (quoting service text) that only a refusal needs.
+   */
+  holder: string | (() => string);
 }
 
 /** The principal a configuration names for its own token, and where. */
@@ -72,7 +75,8 @@ export function principalsOf(claim: PrincipalClaim | undefined, facts: Iterable<
  * secret when principalId is): neither is named, and the fix sets the value with `--secret`.
  */
 export function contradictionMessage({ claim, fact }: Contradiction, done: string, secret = false): string {
-  const holder = fact.holder === "" ? "" : ` (${fact.holder})`;
+  const named = typeof fact.holder === "function" ? fact.holder() : fact.holder;
+  const holder = named === "" ? "" : ` (${named})`;
   const creator = secret
     ? "as created by another creator (held secret, as principalId is: `pulumi stack export --show-secrets` shows the endpoint's creatorId)"
     : `as created by creator ${fact.creatorId}`;

@@ -488,10 +488,13 @@ export class ProviderCore {
   }
 
   /** How a fact names the endpoint's holder: by the endpoint's recorded name, unless the program holds it secret. */
-  #holder(olds: Partial<WebhookEndpointOutputs>, connection: PerConnection, taint: Taint): string {
-    return typeof olds.webhookName === "string" && !taint.names.includes("webhookName")
-      ? `named ${quoteServiceText(olds.webhookName, [...connection.secrets, ...taint.values], 100)}`
-      : "";
+  #holder(olds: Partial<WebhookEndpointOutputs>, connection: PerConnection, taint: Taint): () => string {
+    const name = olds.webhookName;
+    if (typeof name !== "string" || taint.names.includes("webhookName")) return () => "";
+    // Quoted only if a refusal names it: every diff learns a fact, few are ever shown.
+    const { secrets } = connection;
+    const { values } = taint;
+    return () => `named ${quoteServiceText(name, [...secrets, ...values], 100)}`;
   }
 
   /**
@@ -862,9 +865,8 @@ function declaredChanges(
 ): { replaces: string[]; updates: string[]; takesUpRecord: boolean } {
   const replaces: string[] = [];
   const updates: string[] = [];
-  const takesUpRecord = declaresRecord(olds, news);
-  const changed = takesUpRecord ? updates : replaces;
   const declared = declaredAddress(olds);
+  const changed: string[] = [];
   if (
     !isKnown(news.webhookName) ||
     declared === undefined ||
@@ -877,6 +879,10 @@ function declaredChanges(
     !sameUrl(String(news.webhookUrl), declared.webhookUrl)
   )
     changed.push("webhookUrl");
+  // Only a changed name or URL can take up what a refresh recorded (declaresRecord is false when both
+  // are as declared): asked only then, as most diffs change neither.
+  const takesUpRecord = changed.length > 0 && declaresRecord(olds, news);
+  (takesUpRecord ? updates : replaces).push(...changed);
   const adoptId = news.adoptWebhookId;
   if (adoptId !== undefined && (!isKnown(adoptId) || adoptId !== Number(id))) replaces.push("adoptWebhookId");
   else if (adoptId !== olds.adoptWebhookId) updates.push("adoptWebhookId");
@@ -965,7 +971,7 @@ function learnFact(
   id: string,
   olds: Partial<WebhookEndpointOutputs>,
   stack: string,
-  holder: string,
+  holder: CreatorFact["holder"],
 ): void {
   const provenance = provenanceOf(olds);
   if (provenance?.how !== "created" || provenance.service !== serviceOf(connection.client.baseUrl)) return;

@@ -77,6 +77,19 @@ function fold(char: string): string {
 }
 
 /**
+ * `secret` with its hidden characters dropped and the rest case-folded. Printable ASCII (every
+ * signing secret, most tokens) holds no hidden character and folds as `toLowerCase` does.
+ */
+function foldedWhole(secret: string): string {
+  if (PRINTABLE_ASCII.test(secret)) return secret.toLowerCase();
+  return [...secret]
+    .filter((char) => !HIDDEN_CHAR.test(char))
+    .map(fold)
+    .join("");
+}
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
  * Secrets kept prepared (a pattern each). A refresh of 1,000 endpoints searches each read for the
  * secrets it holds and those the process remembers: a cache of 64 was rebuilt at every read.
  */
@@ -85,10 +98,7 @@ const SOUGHT = new Map<string, Sought>();
 function sought(secret: string): Sought | undefined {
   let found = SOUGHT.get(secret);
   if (found === undefined) {
-    const whole = [...secret]
-      .filter((char) => !HIDDEN_CHAR.test(char))
-      .map(fold)
-      .join("");
+    const whole = foldedWhole(secret);
     const folded = whole.slice(0, SEARCHED_CHARS);
     const first = folded === "" ? "" : String.fromCodePoint(folded.codePointAt(0)!);
     const literal = first.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
@@ -472,11 +482,7 @@ export class HeldSecrets<T> {
 export function foldedSecret(secret: string): string {
   let folded = FOLDED.get(secret);
   if (folded === undefined) {
-    folded = [...secret]
-      .filter((char) => !HIDDEN_CHAR.test(char))
-      .map(fold)
-      .join("")
-      .slice(0, SEARCHED_CHARS);
+    folded = foldedWhole(secret).slice(0, SEARCHED_CHARS);
     if (FOLDED.size >= MAX_FOLDED) FOLDED.clear();
     FOLDED.set(secret, folded);
   }

@@ -3,7 +3,7 @@
 // written from the formats: `%2541` is `%41` decoded once and `A` twice; `&#8203;` is U+200B;
 // `\u0041` is `A` in JSON.
 import { describe, expect, it } from "vitest";
-import { HeldSecrets, decodedReading, foldedSecret, mayHold } from "../../src/text";
+import { HIDDEN_SOURCE, HeldSecrets, decodedReading, foldedSecret, mayHold } from "../../src/text";
 import { escapedSplits, readsSecret } from "../support/as-read";
 
 describe("decodedReading", () => {
@@ -77,5 +77,20 @@ describe("HeldSecrets: the remembered secrets a text may hold, found by the text
     expect(few.size).toBe(1);
     // Only the short one, which "abc" in it is.
     expect(few.in("x tok_abcdef y")).toEqual(["ab\u200bc"]);
+  });
+});
+
+describe("foldedSecret", () => {
+  it("folds printable ASCII as lower case, and drops only hidden characters elsewhere", () => {
+    // No printable ASCII character is hidden (src/text/hidden.ts): a secret of them folds whole.
+    const printable = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join("");
+    expect(printable.match(new RegExp(HIDDEN_SOURCE, "gu"))).toBeNull();
+    expect(foldedSecret(printable)).toBe(printable.toLowerCase());
+    // A control character, a zero-width space and a soft hyphen are dropped; other letters fold.
+    expect(foldedSecret("Ab\tC\u200bD\u00adÉ")).toBe("abcdé");
+    expect(foldedSecret("AB\tCD\x7f")).toBe("abcd");
+    expect(foldedSecret("ΣTRASSE")).toBe("σtrasse");
+    // At most SEARCHED_CHARS characters are searched.
+    expect(foldedSecret("A".repeat(300))).toBe("a".repeat(256));
   });
 });
