@@ -14,6 +14,7 @@ import {
   WebhookAbortError,
   WebhookConnectionError,
   WebhookCreateUncertainError,
+  WebhookInvalidResponseError,
   WebhookTimeoutError,
   WebhooksClient,
 } from "../../src/client";
@@ -275,5 +276,126 @@ describe("a caller's undici dispatcher", () => {
     await client.close();
     expect(error).toBeInstanceOf(WebhookTimeoutError);
     expect((error as WebhookTimeoutError).requestSent).toBe(false);
+  });
+});
+
+/**
+ * A TCP server that answers the first request with a status line, headers and `sent` bytes of a
+ * body it announces as `announced` bytes long, then does what `then` says with the connection:
+ * holds it open, or drops it. Resolves to its port; `connections` counts what reached it.
+ */
+async function partialBodyServer(
+  sent: string,
+  announced: number,
+  then: "hold" | "drop",
+): Promise<{ port: number; connections: () => number; closed: () => boolean }> {
+  let connections = 0;
+  let closed = false;
+  const server = createServer((socket) => {
+    connections++;
+    sockets.push(socket);
+    socket.once("close", () => (closed = true));
+    socket.once("data", () => {
+      socket.write(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${announced}\r\n\r\n${sent}`,
+      );
+      if (then === "drop") socket.destroy();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    connections: () => connections,
+    closed: () => closed,
+  };
+}
+
+describe("the own connection's answer, read to its end (docs/client.md, Errors)", () => {
+  const PARTIAL = '{"code":"0","data":{"records":[';
+
+  it("a deadline while the body is still arriving is a timeout with the status it had, and the connection is closed", async () => {
+    const server = await partialBodyServer(PARTIAL, 4096, "hold");
+    const client = new WebhooksClient({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      accessToken: TOKEN,
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
+    const error = await captureError(client.list({}));
+    expect(error).toBeInstanceOf(WebhookTimeoutError);
+    expect(error).toMatchObject({ operation: "list", status: 200, requestSent: true });
+    // Given up on: the socket is not left to the keep-alive pool half read.
+    await waitUntil("the server sees its connection closed", server.closed);
+    await client.close();
+  });
+
+  it("a connection dropped in the middle of the body may have been processed, and says what the service answered", async () => {
+    const server = await partialBodyServer(PARTIAL, 4096, "drop");
+    const client = new WebhooksClient({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      accessToken: TOKEN,
+      maxRetries: 0,
+    });
+    const error = await captureError(client.list({}));
+    await client.close();
+    expect(error).toBeInstanceOf(WebhookConnectionError);
+    expect(error).toMatchObject({ operation: "list", status: 200, requestSent: true });
+  });
+
+  it("a caller's signal aborted before the call sends nothing", async () => {
+    const server = await partialBodyServer(PARTIAL, 4096, "hold");
+    const client = new WebhooksClient({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      accessToken: TOKEN,
+      maxRetries: 0,
+    });
+    const cancelled = new AbortController();
+    cancelled.abort();
+    const error = await captureError(client.create(HOOK, { signal: cancelled.signal }));
+    await client.close();
+    expect(error).toBeInstanceOf(WebhookAbortError);
+    expect(server.connections()).toBe(0);
+  });
+
+  it("a caller's cancel while the body is arriving stops it, and the client goes on serving", async () => {
+    const emulator = await startEmulator({ accessToken: TOKEN });
+    const server = await partialBodyServer(PARTIAL, 4096, "hold");
+    const client = new WebhooksClient({
+      baseUrl: `http://127.0.0.1:${server.port}`,
+      accessToken: TOKEN,
+      maxRetries: 0,
+    });
+    const fresh = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, maxRetries: 0 });
+    try {
+      const cancel = new AbortController();
+      const pending = client.list({}, { signal: cancel.signal, timeoutMs: 30_000 });
+      await waitUntil("the body has begun", () => server.connections() === 1);
+      cancel.abort();
+      const error = await captureError(pending);
+      expect(error).toBeInstanceOf(WebhookAbortError);
+      await waitUntil("the server sees its connection closed", server.closed);
+      await expect(fresh.list({})).resolves.toMatchObject({ records: [] });
+    } finally {
+      await Promise.all([client.close(), fresh.close(), emulator.close()]);
+    }
+  });
+
+  it("a body past 8 MB is refused as unusable, with its status", async () => {
+    const big = `{"code":"0","data":{"records":[],"pad":"${"x".repeat(9 * 1024 * 1024)}"}}`;
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(big);
+    });
+    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, maxRetries: 0 });
+    try {
+      const error = await captureError(client.list({}));
+      expect(error).toBeInstanceOf(WebhookInvalidResponseError);
+      expect((error as Error).message).toMatch(/larger than 8 MB/);
+      expect(error).toMatchObject({ operation: "list", status: 200 });
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
