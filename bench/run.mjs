@@ -9,6 +9,8 @@
 //     BENCH_RUNS=3                  runs per cell, each a fresh stack; the median is shown   quick: 1
 //     BENCH_LARGE_FROM=1000         sizes from this one up run at the first latency only,  quick: 20
 //     BENCH_LARGE_RUNS=3            this many times (N = 1000: up, preview, refresh, destroy vs the floor),  quick: 1
+//     BENCH_GRID_KINDS=ours,floor,lean which kinds the grid runs (the lean floor at latency 0 only); leaving one
+//                                   out makes a quicker run of the others, whose ratios to it are then blank
 //     BENCH_LARGE_CHECKPOINTS=0     with PULUMI_SKIP_CHECKPOINTS=true for both kinds: the file backend rewrites the
 //                                   whole state after every step, O(N²), minutes at N = 1000 for ours and the floor
 //                                   alike; 1 keeps the engine's default (intermediate checkpoints)
@@ -219,6 +221,7 @@ const settings = {
     runs: int("BENCH_PROFILE_RUNS", 1),
     kinds: kindList("BENCH_PROFILE_KINDS", "ours,lean"),
   },
+  gridKinds: kindList("BENCH_GRID_KINDS", "ours,floor,lean"),
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
   sea: {
@@ -294,6 +297,7 @@ function reproduceCommand() {
     `BENCH_CLIENT_OPS=${settings.clientOps}`,
     `BENCH_CLIENT_CONCURRENCY=${settings.clientConcurrency}`,
   ];
+  if (settings.gridKinds.length < 3) knobs.push(`BENCH_GRID_KINDS=${settings.gridKinds.join(",")}`);
   if (settings.parallel !== undefined) knobs.push(`BENCH_PARALLEL=${settings.parallel}`);
   if (settings.parallelDiff) knobs.push("BENCH_PARALLEL_DIFF=1");
   if (process.env.BENCH_PARTS) knobs.push(`BENCH_PARTS=${process.env.BENCH_PARTS}`);
@@ -425,7 +429,7 @@ async function engineBenchmark() {
             // run, so that none always goes first (a warm cache, or the previous run's leftovers); the
             // lean floor at latency 0 only (it makes no call, so latency changes nothing for it).
             /** @type {Kind[]} */
-            const kinds = latency === 0 ? ["ours", "floor", "lean"] : ["ours", "floor"];
+            const kinds = settings.gridKinds.filter((kind) => latency === 0 || kind !== "lean");
             for (const kind of kinds.map((_, i) => kinds[(i + r) % kinds.length] ?? "ours")) {
               const env = isLarge(n) && !settings.largeCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
               await run({ kind, n, latency, tag: "grid", prepare: emptyService(latency), env });
