@@ -1,8 +1,20 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
-import { WebhookApiError, WebhookInvalidResponseError } from "./errors";
+import {
+  WebhookAbortError,
+  WebhookApiError,
+  WebhookConnectionError,
+  WebhookCreateUncertainError,
+  WebhookInvalidResponseError,
+} from "./errors";
 import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
 import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
-import { refuseExistingAnswer, settleAmbiguousCreate, takeSnapshot, type ServiceListing } from "./reconcile";
+import {
+  refuseExistingAnswer,
+  settleAmbiguousCreate,
+  takeSnapshot,
+  type CreateSnapshot,
+  type ServiceListing,
+} from "./reconcile";
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
 import { sameName, sameUrl } from "./rules";
@@ -162,9 +174,73 @@ export class WebhooksClient {
     return run;
   }
 
-  /** Closes the client's own keep-alive connections; a `dispatcher` given in the options is left open. */
+  /**
+   * Closes the client's own keep-alive connections; a `dispatcher` given in the options is left
+   * open. A call waiting to retry stops waiting, and nothing is sent again.
+   */
   async close(): Promise<void> {
+    this.#closing.abort();
     await this.#transport.close();
+  }
+
+  /**
+   * Looks for the endpoint an ambiguous create may have made (reconcile.ts). Cancelled meanwhile
+   * (while it waits or lists), it says that the create was sent and may have made it; an error that
+   * names candidates says more, and is kept.
+   */
+  async #settle(
+    listing: ServiceListing,
+    params: CreateParams,
+    snapshot: CreateSnapshot,
+    failure: WebhookApiError,
+    secrets: readonly string[],
+    options: CreateOptions,
+  ): Promise<WebhookEndpointRecord | undefined> {
+    try {
+      return await settleAmbiguousCreate(listing, params, snapshot, failure, {
+        secrets,
+        settleMs: this.#settings.createSettleMs,
+        clockSkewMs: this.#settings.clockSkewMs,
+        ourCreatorIds: this.#principals(options),
+        opposite: oppositeOrder(this.#settings.ascending),
+        signal: options.signal,
+      });
+    } catch (settling) {
+      if (
+        options.signal?.aborted !== true ||
+        (settling instanceof WebhookCreateUncertainError && settling.candidateIds.length > 0)
+      )
+        throw settling;
+      throw new WebhookAbortError(
+        "create was cancelled by the caller while the client looked for the endpoint it may have made; the endpoint may have been created",
+        { operation: "create", cause: failure, status: failure.status, traceId: failure.traceId },
+      );
+    }
+  }
+
+  /** Aborted by `close`: ends the waits between attempts. */
+  readonly #closing = new AbortController();
+
+  /**
+   * How a call's waits between attempts end early, and what they throw then: the caller's cancel
+   * (a WebhookAbortError saying what it leaves), or `close` (nothing more is sent).
+   */
+  #waits(
+    operation: "list" | "create",
+    signal: AbortSignal | undefined,
+    cancelled: string,
+  ): { signal: AbortSignal | undefined; closing: AbortSignal; cancelled: (reason: unknown) => Error } {
+    return {
+      signal,
+      closing: this.#closing.signal,
+      cancelled: (reason) =>
+        signal?.aborted === true
+          ? new WebhookAbortError(cancelled, { operation, cause: reason })
+          : new WebhookConnectionError(`${operation} was not sent again: the client was closed`, {
+              operation,
+              requestSent: false,
+            }),
+    };
   }
 
   /** Creator ids known to be ours: learnt from this client's creates, and those the caller says are. */
@@ -216,14 +292,7 @@ export class WebhooksClient {
           const outcome = classifyCreateFailure(error);
           if (outcome === "refused" || !(error instanceof WebhookApiError)) throw error;
           if (outcome === "ambiguous") {
-            const found = await settleAmbiguousCreate(listing, params, snapshot, error, {
-              secrets,
-              settleMs: this.#settings.createSettleMs,
-              clockSkewMs: this.#settings.clockSkewMs,
-              ourCreatorIds: this.#principals(options),
-              opposite: oppositeOrder(this.#settings.ascending),
-              signal: options.signal,
-            });
+            const found = await this.#settle(listing, params, snapshot, error, secrets, options);
             if (found) return { record: found, traceId: "", recovered: true };
           }
           nothingCreated.add(error);
@@ -234,7 +303,11 @@ export class WebhooksClient {
         maxRetries: options.maxRetries ?? this.#settings.maxRetries,
         canRetry: (error) => typeof error === "object" && error !== null && nothingCreated.has(error),
         backoff: this.#settings,
-        signal: options.signal,
+        ...this.#waits(
+          "create",
+          options.signal,
+          "create was cancelled by the caller before it was sent again; the attempts before it made nothing",
+        ),
       },
     );
     if (!result.recovered)
@@ -335,7 +408,7 @@ export class WebhooksClient {
         maxRetries: options.maxRetries ?? this.#settings.maxRetries,
         canRetry: isRetryableList,
         backoff: this.#settings,
-        signal: options.signal,
+        ...this.#waits("list", options.signal, "list was cancelled by the caller while it waited to retry"),
       },
     );
   }

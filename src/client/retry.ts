@@ -26,14 +26,31 @@ export async function retrying<T>(
     canRetry: (error: unknown) => boolean;
     backoff: BackoffSettings;
     signal?: AbortSignal | undefined;
+    /** Ends a wait as `signal` does, and stops the retries (the client's close). */
+    closing?: AbortSignal | undefined;
+    /** What a wait cut short throws, given the reason it ended (else that reason). */
+    cancelled?: ((reason: unknown) => Error) | undefined;
   },
 ): Promise<T> {
   for (let attemptNumber = 0; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);
     } catch (error) {
-      if (attemptNumber >= options.maxRetries || !options.canRetry(error)) throw error;
-      await sleep(backoffDelay(attemptNumber, error, options.backoff), options.signal);
+      if (
+        attemptNumber >= options.maxRetries ||
+        options.closing?.aborted === true ||
+        !options.canRetry(error)
+      )
+        throw error;
+      // Both signals only here, on a retry: combining them costs every call otherwise.
+      const { signal, closing } = options;
+      const ends =
+        closing === undefined ? signal : signal === undefined ? closing : AbortSignal.any([signal, closing]);
+      try {
+        await sleep(backoffDelay(attemptNumber, error, options.backoff), ends);
+      } catch (reason) {
+        throw options.cancelled?.(reason) ?? reason;
+      }
     }
   }
 }

@@ -159,10 +159,14 @@ export class Transport {
     // completion, not AbortSignal.timeout, which would leave thousands of live timers and signals
     // behind until each deadline passed.
     const cut = new Cutoff(options.timeoutMs, options.signal);
-    const exchange =
-      this.#dispatcher === undefined
-        ? this.#sendOwn(target.options, payload, cut, attempt)
-        : this.#sendThrough(this.#dispatcher, target.url, payload, cut, options.timeoutMs, attempt);
+    // Neither way of sending opens a connection for a request that will not be sent.
+    const exchange = this.#closed
+      ? Promise.reject(new TransportClosed("the client was closed"))
+      : cut.stopped
+        ? Promise.reject(new Error("cancelled before it was sent"))
+        : this.#dispatcher === undefined
+          ? this.#sendOwn(target.options, payload, cut, attempt)
+          : this.#sendThrough(this.#dispatcher, target.url, payload, cut, options.timeoutMs, attempt);
     this.#inflight.add(exchange);
     try {
       const { status, headers, text } = await exchange;
@@ -189,8 +193,6 @@ export class Transport {
    * measured).
    */
   #sendOwn(options: Http.RequestOptions, payload: string, cut: Cutoff, attempt: Attempt): Promise<Exchange> {
-    if (this.#closed) return Promise.reject(new TransportClosed("the client was closed"));
-    if (cut.stopped) return Promise.reject(new Error("cancelled by the caller"));
     const secure = options.protocol === "https:";
     const send = secure ? nodeHttps().request : nodeHttp().request;
     return new Promise((resolve, reject) => {
@@ -205,7 +207,12 @@ export class Transport {
           "content-length": Buffer.byteLength(payload),
         },
       });
-      cut.onStop((reason) => request.destroy(reason));
+      // Settled by the stop itself: a request whose socket Node already destroyed (an answer Node
+      // gives no event for, such as 101 Switching Protocols) emits nothing when destroyed again.
+      cut.onStop((reason) => {
+        request.destroy(reason);
+        reject(reason);
+      });
       request.once("socket", (socket) => {
         // A kept-alive socket is open already; a new one is once connected (TLS: once secured).
         if (socket.connecting)
@@ -237,6 +244,13 @@ export class Transport {
         });
       });
       request.on("error", reject);
+      // An answer that switches protocols is no answer: its connection is closed.
+      request.once("upgrade", (_response, socket) => {
+        socket.destroy();
+        reject(new Error(`the service answered ${_response.statusCode ?? 101} Switching Protocols`));
+      });
+      // Closed with neither an answer nor an error (a settled promise ignores this).
+      request.once("close", () => reject(new Error("the connection closed before an answer")));
       request.end(payload);
     });
   }
@@ -282,10 +296,7 @@ export class Transport {
         options.operation === "create"
           ? `${where} was cancelled by the caller; the endpoint may have been created`
           : `${where} was cancelled by the caller`,
-        {
-          operation: options.operation,
-          cause,
-        },
+        { operation: options.operation, cause, status },
       );
     }
     const code = errorCode(error);

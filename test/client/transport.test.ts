@@ -19,7 +19,7 @@ import {
   WebhooksClient,
 } from "../../src/client";
 import { startEmulator } from "../../src/emulator";
-import { TOKEN, captureError, rawServer, waitUntil } from "../support/helpers";
+import { TOKEN, apiRecord, captureError, rawServer, waitUntil } from "../support/helpers";
 
 const HOOK = { webhookName: "orders", webhookUrl: "https://example.com/orders" };
 const servers: Server[] = [];
@@ -374,6 +374,7 @@ describe("the own connection's answer, read to its end (docs/client.md, Errors)"
       cancel.abort();
       const error = await captureError(pending);
       expect(error).toBeInstanceOf(WebhookAbortError);
+      expect(error).toMatchObject({ operation: "list", status: 200 });
       await waitUntil("the server sees its connection closed", server.closed);
       await expect(fresh.list({})).resolves.toMatchObject({ records: [] });
     } finally {
@@ -395,6 +396,142 @@ describe("the own connection's answer, read to its end (docs/client.md, Errors)"
       expect(error).toMatchObject({ operation: "list", status: 200 });
     } finally {
       await client.close();
+      await server.close();
+    }
+  });
+});
+
+describe("calls that end early: an answer that is none, a cancel or close() while waiting", () => {
+  const listed = (records: unknown[] = []) =>
+    JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "t-1", data: { data: records } });
+  const unavailable = JSON.stringify({ code: "503", msg: "unavailable", trace_id: "t-2", data: null });
+
+  it("an answer that switches protocols (101) fails the call, however long its deadline, and close() returns", async () => {
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.once("data", () =>
+        socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"),
+      );
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = new WebhooksClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      accessToken: TOKEN,
+      timeoutMs: 600_000,
+      maxRetries: 0,
+    });
+    const error = await captureError(client.list({}));
+    expect(error).toBeInstanceOf(WebhookConnectionError);
+    expect(error).toMatchObject({ operation: "list", requestSent: true });
+    expect((error as Error).message).toMatch(/101 Switching Protocols/);
+    await client.close();
+  });
+
+  it("a cancel while a list waits to retry is the caller's cancel, a WebhookAbortError", async () => {
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(unavailable);
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 600_000,
+      maxRetries: 3,
+    });
+    try {
+      const cancel = new AbortController();
+      const pending = client.list({}, { signal: cancel.signal });
+      await waitUntil("the first attempt was answered", () => server.requests.length === 1);
+      cancel.abort();
+      const error = await captureError(pending);
+      expect(error).toBeInstanceOf(WebhookAbortError);
+      expect(error).toMatchObject({ operation: "list" });
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("a cancel while a create's outcome is looked for says the endpoint may have been created", async () => {
+    const server = await rawServer((req, _body, res) => {
+      res.writeHead(req.url?.endsWith("create") ? 502 : 200, { "content-type": "application/json" });
+      res.end(req.url?.endsWith("create") ? "<html>bad gateway</html>" : listed());
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      createSettleMs: 600_000,
+      maxRetries: 0,
+    });
+    try {
+      const cancel = new AbortController();
+      const pending = client.create(HOOK, { signal: cancel.signal });
+      // The snapshot's listing, the create, then a listing of the settling.
+      await waitUntil("the settling has listed", () => server.requests.length >= 3);
+      cancel.abort();
+      const error = await captureError(pending);
+      expect(error).toBeInstanceOf(WebhookAbortError);
+      expect(error).toMatchObject({ operation: "create", status: 502 });
+      expect((error as Error).message).toMatch(/may have been created/);
+      expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("close() ends a wait to retry, and nothing is sent again", async () => {
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(unavailable);
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 600_000,
+      maxRetries: 3,
+    });
+    try {
+      const pending = client.list({});
+      await waitUntil("the first attempt was answered", () => server.requests.length === 1);
+      await client.close();
+      const error = await captureError(pending);
+      expect(error).toBeInstanceOf(WebhookConnectionError);
+      expect(error).toMatchObject({ operation: "list", requestSent: false });
+      // A call after close() is refused at once: not retried either.
+      const after = await captureError(client.list({}));
+      expect(after).toMatchObject({ requestSent: false });
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("through a dispatcher too, close() refuses new calls and a cancelled call opens no connection", async () => {
+    let connections = 0;
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(listed([apiRecord()]));
+    });
+    const counting = new Agent({ connect: { timeout: 10_000 } }).compose((dispatch) => (options, handler) => {
+      connections++;
+      return dispatch(options, handler);
+    });
+    const make = () =>
+      new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, dispatcher: counting, maxRetries: 0 });
+    try {
+      const cancelled = make();
+      const error = await captureError(cancelled.list({}, { signal: AbortSignal.abort() }));
+      expect(error).toBeInstanceOf(WebhookAbortError);
+      expect(connections).toBe(0);
+      const closed = make();
+      await closed.close();
+      expect(await captureError(closed.create(HOOK))).toMatchObject({ requestSent: false });
+      expect(connections).toBe(0);
+      expect(server.requests).toHaveLength(0);
+    } finally {
       await server.close();
     }
   });
