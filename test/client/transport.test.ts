@@ -500,6 +500,8 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
       const error = await captureError(pending);
       expect(error).toBeInstanceOf(WebhookConnectionError);
       expect(error).toMatchObject({ operation: "list", requestSent: false });
+      // The wait itself ended, not an attempt after it.
+      expect((error as Error).message).toMatch(/list was not sent again: the client was closed/);
       // A call after close() is refused at once: not retried either.
       const after = await captureError(client.list({}));
       expect(after).toMatchObject({ requestSent: false });
