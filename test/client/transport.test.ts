@@ -405,6 +405,20 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   const listed = (records: unknown[] = []) =>
     JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "t-1", data: { data: records } });
   const unavailable = JSON.stringify({ code: "503", msg: "unavailable", trace_id: "t-2", data: null });
+  /** A service that answers every call 503, and a client that waits long between its attempts. */
+  const alwaysUnavailable = async () => {
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(unavailable);
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 600_000,
+      maxRetries: 3,
+    });
+    return { server, client };
+  };
 
   it("an answer that switches protocols (101) fails the call, however long its deadline, and close() returns", async () => {
     const server = createServer((socket) => {
@@ -429,16 +443,7 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   });
 
   it("a cancel while a list waits to retry is the caller's cancel, a WebhookAbortError", async () => {
-    const server = await rawServer((_req, _body, res) => {
-      res.writeHead(503, { "content-type": "application/json" });
-      res.end(unavailable);
-    });
-    const client = new WebhooksClient({
-      baseUrl: server.url,
-      accessToken: TOKEN,
-      retryBaseDelayMs: 600_000,
-      maxRetries: 3,
-    });
+    const { server, client } = await alwaysUnavailable();
     try {
       const cancel = new AbortController();
       const pending = client.list({}, { signal: cancel.signal });
@@ -483,16 +488,7 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   });
 
   it("close() ends a wait to retry, and nothing is sent again", async () => {
-    const server = await rawServer((_req, _body, res) => {
-      res.writeHead(503, { "content-type": "application/json" });
-      res.end(unavailable);
-    });
-    const client = new WebhooksClient({
-      baseUrl: server.url,
-      accessToken: TOKEN,
-      retryBaseDelayMs: 600_000,
-      maxRetries: 3,
-    });
+    const { server, client } = await alwaysUnavailable();
     try {
       const pending = client.list({});
       await waitUntil("the first attempt was answered", () => server.requests.length === 1);
