@@ -1,4 +1,5 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
+import { sanitizeCause } from "../text";
 import {
   WebhookAbortError,
   WebhookApiError,
@@ -17,7 +18,7 @@ import {
 } from "./reconcile";
 import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
-import { sameName, sameUrl } from "./rules";
+import { looseEndpointKey, sameName, sameUrl } from "./rules";
 import { CREATE_RESPONSE, LIST_RESPONSE, toRecord } from "./schemas";
 import { Transport } from "./transport";
 import type {
@@ -154,13 +155,11 @@ export class WebhooksClient {
    *   endpoints that did not exist before: one is the result, none (after `createSettleMs`, in a
    *   complete listing, for a request the service is done with) lets it be sent again, anything
    *   else is a `WebhookCreateUncertainError` saying what may exist.
-   * Concurrent creates of the same name and URL through one client run one after another.
+   * Concurrent creates through one client of addresses that may be one endpoint (the same name and
+   * URL up to the forms a service may store: `maySameEndpoint`) run one after another.
    */
   async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
-    const key = JSON.stringify([
-      params.webhookName.trim().toLowerCase(),
-      params.webhookUrl.trim().toLowerCase(),
-    ]);
+    const key = looseEndpointKey(params);
     const previous = this.#createQueues.get(key) ?? Promise.resolve();
     const run = previous.then(
       () => this.#createNow(params, options),
@@ -186,7 +185,7 @@ export class WebhooksClient {
   /**
    * Looks for the endpoint an ambiguous create may have made (reconcile.ts). Cancelled meanwhile
    * (while it waits or lists), it says that the create was sent and may have made it; an error that
-   * names candidates says more, and is kept.
+   * names candidates says more, and is kept. Closed meanwhile, it stops and says the same.
    */
   async #settle(
     listing: ServiceListing,
@@ -203,9 +202,18 @@ export class WebhooksClient {
         clockSkewMs: this.#settings.clockSkewMs,
         ourCreatorIds: this.#principals(options),
         opposite: oppositeOrder(this.#settings.ascending),
-        signal: options.signal,
+        // Its waits end on close() too.
+        signal:
+          options.signal === undefined
+            ? this.#closing.signal
+            : AbortSignal.any([options.signal, this.#closing.signal]),
       });
     } catch (settling) {
+      if (this.#closing.signal.aborted && options.signal?.aborted !== true)
+        throw new WebhookCreateUncertainError(
+          "create was sent, and the client was closed while it looked for the endpoint the create may have made; the endpoint may have been created",
+          { operation: "create", cause: failure, status: failure.status, traceId: failure.traceId },
+        );
       if (
         options.signal?.aborted !== true ||
         (settling instanceof WebhookCreateUncertainError && settling.candidateIds.length > 0)
@@ -235,7 +243,10 @@ export class WebhooksClient {
       closing: this.#closing.signal,
       cancelled: (reason) =>
         signal?.aborted === true
-          ? new WebhookAbortError(cancelled, { operation, cause: reason })
+          ? new WebhookAbortError(cancelled, {
+              operation,
+              cause: sanitizeCause(reason, [this.#context.token]),
+            })
           : new WebhookConnectionError(`${operation} was not sent again: the client was closed`, {
               operation,
               requestSent: false,

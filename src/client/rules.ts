@@ -242,6 +242,14 @@ export function maySameEndpoint(a: EndpointAddress, b: EndpointAddress): boolean
   );
 }
 
+/**
+ * One key for every address {@link maySameEndpoint} takes for this one's: two addresses with the same
+ * key may be one endpoint, so creates of them must not race.
+ */
+export function looseEndpointKey(address: EndpointAddress): string {
+  return JSON.stringify([looseNameKey(address.webhookName), looseUrlKey(address.webhookUrl)]);
+}
+
 function looseNameKey(name: string): string {
   return stripInvisible(name).normalize("NFKC").trim().toLowerCase();
 }

@@ -19,7 +19,7 @@ import {
   WebhooksClient,
 } from "../../src/client";
 import { startEmulator } from "../../src/emulator";
-import { TOKEN, apiRecord, captureError, rawServer, waitUntil } from "../support/helpers";
+import { TOKEN, apiRecord, captureError, everythingVisible, rawServer, waitUntil } from "../support/helpers";
 
 const HOOK = { webhookName: "orders", webhookUrl: "https://example.com/orders" };
 const servers: Server[] = [];
@@ -448,10 +448,13 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
       const cancel = new AbortController();
       const pending = client.list({}, { signal: cancel.signal });
       await waitUntil("the first attempt was answered", () => server.requests.length === 1);
-      cancel.abort();
+      // A reason of the caller's own that holds the token: the error keeps its cause, not the token.
+      cancel.abort(new Error(`stopped with ${TOKEN}`));
       const error = await captureError(pending);
       expect(error).toBeInstanceOf(WebhookAbortError);
       expect(error).toMatchObject({ operation: "list" });
+      expect(everythingVisible(error)).not.toContain(TOKEN);
+      expect(everythingVisible(error)).toContain("stopped with");
       expect(server.requests).toHaveLength(1);
     } finally {
       await client.close();
@@ -483,6 +486,30 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
       expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
     } finally {
       await client.close();
+      await server.close();
+    }
+  });
+
+  it("close() while a create's outcome is looked for stops looking, and says the endpoint may have been created", async () => {
+    const server = await rawServer((req, _body, res) => {
+      res.writeHead(req.url?.endsWith("create") ? 502 : 200, { "content-type": "application/json" });
+      res.end(req.url?.endsWith("create") ? "<html>bad gateway</html>" : listed());
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      createSettleMs: 600_000,
+      maxRetries: 0,
+    });
+    try {
+      const pending = client.create(HOOK);
+      await waitUntil("the settling has listed", () => server.requests.length >= 3);
+      await client.close();
+      const error = await captureError(pending);
+      expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((error as Error).message).toMatch(/client was closed .* may have been created/);
+      expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
+    } finally {
       await server.close();
     }
   });

@@ -104,6 +104,23 @@ describe("create never takes or duplicates an endpoint that existed before it be
       if (r.status === "rejected") expect(r.reason).toBeInstanceOf(WebhookEndpointExistsError);
     expect(emulator.records().filter((r) => r.webhook_name === "burst")).toHaveLength(1);
   });
+
+  it("concurrent creates of addresses a service may hold as one endpoint make one endpoint", async () => {
+    // One after another, the second is refused as existing (a trailing slash, the default port and
+    // the host's case are forms of one URL); at once, neither may list before the other is made.
+    const forms = [
+      "https://example.com/burst-2",
+      "https://example.com/burst-2/",
+      "https://EXAMPLE.com:443/burst-2",
+    ];
+    const results = await Promise.allSettled(
+      forms.map((webhookUrl) => client.create({ webhookName: "burst-2", webhookUrl })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results)
+      if (r.status === "rejected") expect(r.reason).toBeInstanceOf(WebhookEndpointExistsError);
+    expect(emulator.records().filter((r) => r.webhook_name === "burst-2")).toHaveLength(1);
+  });
 });
 
 describe("list filters mean exact matches unless the service's own matching is asked for", () => {
