@@ -405,6 +405,24 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   const listed = (records: unknown[] = []) =>
     JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "t-1", data: { data: records } });
   const unavailable = JSON.stringify({ code: "503", msg: "unavailable", trace_id: "t-2", data: null });
+  /**
+   * A service whose gateway answers every create 502 while its listings find nothing, and a client
+   * that looks for the endpoint such a create may have made for a long time.
+   */
+  const settlingLong = async () => {
+    const server = await rawServer((req, _body, res) => {
+      const create = req.url?.endsWith("create") === true;
+      res.writeHead(create ? 502 : 200, { "content-type": "application/json" });
+      res.end(create ? "<html>bad gateway</html>" : listed());
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      createSettleMs: 600_000,
+      maxRetries: 0,
+    });
+    return { server, client };
+  };
   /** A service that answers every call 503, and a client that waits long between its attempts. */
   const alwaysUnavailable = async () => {
     const server = await rawServer((_req, _body, res) => {
@@ -463,16 +481,7 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   });
 
   it("a cancel while a create's outcome is looked for says the endpoint may have been created", async () => {
-    const server = await rawServer((req, _body, res) => {
-      res.writeHead(req.url?.endsWith("create") ? 502 : 200, { "content-type": "application/json" });
-      res.end(req.url?.endsWith("create") ? "<html>bad gateway</html>" : listed());
-    });
-    const client = new WebhooksClient({
-      baseUrl: server.url,
-      accessToken: TOKEN,
-      createSettleMs: 600_000,
-      maxRetries: 0,
-    });
+    const { server, client } = await settlingLong();
     try {
       const cancel = new AbortController();
       const pending = client.create(HOOK, { signal: cancel.signal });
@@ -491,16 +500,7 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   });
 
   it("close() while a create's outcome is looked for stops looking, and says the endpoint may have been created", async () => {
-    const server = await rawServer((req, _body, res) => {
-      res.writeHead(req.url?.endsWith("create") ? 502 : 200, { "content-type": "application/json" });
-      res.end(req.url?.endsWith("create") ? "<html>bad gateway</html>" : listed());
-    });
-    const client = new WebhooksClient({
-      baseUrl: server.url,
-      accessToken: TOKEN,
-      createSettleMs: 600_000,
-      maxRetries: 0,
-    });
+    const { server, client } = await settlingLong();
     try {
       const pending = client.create(HOOK);
       await waitUntil("the settling has listed", () => server.requests.length >= 3);
