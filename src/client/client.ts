@@ -17,7 +17,7 @@ import {
   type ServiceListing,
 } from "./reconcile";
 import { interpretResponse, type InterpretContext } from "./responses";
-import { classifyCreateFailure, isRetryableList, retrying } from "./retry";
+import { classifyCreateFailure, eitherSignal, isRetryableList, retrying } from "./retry";
 import { looseEndpointKey, sameName, sameUrl } from "./rules";
 import { CREATE_RESPONSE, LIST_RESPONSE, toRecord } from "./schemas";
 import { Transport } from "./transport";
@@ -203,16 +203,19 @@ export class WebhooksClient {
         ourCreatorIds: this.#principals(options),
         opposite: oppositeOrder(this.#settings.ascending),
         // Its waits end on close() too.
-        signal:
-          options.signal === undefined
-            ? this.#closing.signal
-            : AbortSignal.any([options.signal, this.#closing.signal]),
+        signal: eitherSignal(options.signal, this.#closing.signal),
       });
     } catch (settling) {
+      const about = {
+        operation: "create",
+        cause: failure,
+        status: failure.status,
+        traceId: failure.traceId,
+      } as const;
       if (this.#closing.signal.aborted && options.signal?.aborted !== true)
         throw new WebhookCreateUncertainError(
           "create was sent, and the client was closed while it looked for the endpoint the create may have made; the endpoint may have been created",
-          { operation: "create", cause: failure, status: failure.status, traceId: failure.traceId },
+          about,
         );
       if (
         options.signal?.aborted !== true ||
@@ -221,7 +224,7 @@ export class WebhooksClient {
         throw settling;
       throw new WebhookAbortError(
         "create was cancelled by the caller while the client looked for the endpoint it may have made; the endpoint may have been created",
-        { operation: "create", cause: failure, status: failure.status, traceId: failure.traceId },
+        about,
       );
     }
   }

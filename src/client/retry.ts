@@ -42,17 +42,25 @@ export async function retrying<T>(
         !options.canRetry(error)
       )
         throw error;
-      // Both signals only here, on a retry: combining them costs every call otherwise.
-      const { signal, closing } = options;
-      const ends =
-        closing === undefined ? signal : signal === undefined ? closing : AbortSignal.any([signal, closing]);
       try {
-        await sleep(backoffDelay(attemptNumber, error, options.backoff), ends);
+        // Both signals only here, on a retry: combining them costs every call otherwise.
+        await sleep(
+          backoffDelay(attemptNumber, error, options.backoff),
+          eitherSignal(options.signal, options.closing),
+        );
       } catch (reason) {
         throw options.cancelled?.(reason) ?? reason;
       }
     }
   }
+}
+
+/** A signal that aborts when either does (undefined when neither is given). */
+export function eitherSignal(
+  a: AbortSignal | undefined,
+  b: AbortSignal | undefined,
+): AbortSignal | undefined {
+  return a === undefined ? b : b === undefined ? a : AbortSignal.any([a, b]);
 }
 
 /**

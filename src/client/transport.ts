@@ -65,8 +65,8 @@ interface Exchange {
 
 /**
  * An attempt's deadline and the caller's cancel: either stops what is in flight (the own agent's
- * request, then its response, destroyed with a reason; a dispatcher's request through the signal it
- * is given), and `timedOut` tells which it was.
+ * request destroyed with a reason, which takes its response with it; a dispatcher's request through
+ * the signal it is given), and `timedOut` tells which it was.
  */
 class Cutoff {
   timedOut = false;
@@ -95,10 +95,9 @@ class Cutoff {
     this.#stop = stop;
   }
 
-  /** A signal for a dispatcher's request, aborted when the attempt is stopped. */
+  /** A signal for a dispatcher's request (sent only while not stopped), aborted when the attempt is stopped. */
   signal(): AbortSignal {
     this.#controller ??= new AbortController();
-    if (this.stopped) this.#controller.abort();
     return this.#controller.signal;
   }
 
@@ -220,7 +219,8 @@ export class Transport {
         else attempt.connected = true;
       });
       request.once("response", (response) => {
-        attempt.status = response.statusCode ?? 0;
+        const status = response.statusCode ?? 0;
+        attempt.status = status;
         const chunks: Buffer[] = [];
         let total = 0;
         response.on("data", (chunk: Buffer) => {
@@ -231,7 +231,7 @@ export class Transport {
         });
         response.once("end", () =>
           resolve({
-            status: attempt.status ?? 0,
+            status,
             headers: response.headersDistinct,
             text: utf8(Buffer.concat(chunks, total)),
           }),
@@ -245,9 +245,9 @@ export class Transport {
       });
       request.on("error", reject);
       // An answer that switches protocols is no answer: its connection is closed.
-      request.once("upgrade", (_response, socket) => {
+      request.once("upgrade", (response, socket) => {
         socket.destroy();
-        reject(new Error(`the service answered ${_response.statusCode ?? 101} Switching Protocols`));
+        reject(new Error(`the service answered ${response.statusCode ?? 101} Switching Protocols`));
       });
       // Closed with neither an answer nor an error (a settled promise ignores this).
       request.once("close", () => reject(new Error("the connection closed before an answer")));
