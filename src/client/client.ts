@@ -6,6 +6,7 @@ import {
   WebhookConnectionError,
   WebhookCreateUncertainError,
   WebhookInvalidResponseError,
+  WebhookTimeoutError,
 } from "./errors";
 import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
 import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
@@ -35,7 +36,10 @@ import type {
   WebhooksClientOptions,
 } from "./types";
 
-/** Longest the listings that settle an ambiguous create may take, in milliseconds. */
+/**
+ * Longest one listing of a create may take in all (its pages and their retries) when the caller
+ * gives no signal, in milliseconds; never less than one request's deadline.
+ */
 const SETTLE_LISTING_TIMEOUT_MS = 60_000;
 
 /**
@@ -160,17 +164,49 @@ export class WebhooksClient {
    */
   async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
     const key = looseEndpointKey(params);
-    const previous = this.#createQueues.get(key) ?? Promise.resolve();
-    const run = previous.then(
-      () => this.#createNow(params, options),
-      () => this.#createNow(params, options),
-    );
-    const settled = run.catch(() => undefined);
+    const previous = this.#createQueues.get(key);
+    const run =
+      previous === undefined
+        ? this.#createNow(params, options)
+        : this.#turn(previous, options.signal).then(() => this.#createNow(params, options));
+    // The next create of this address waits for every earlier one, not just this one: a create
+    // cancelled while it waits for its turn must not let the next run beside one still in flight.
+    const settled = Promise.allSettled([previous, run]).then(() => undefined);
     this.#createQueues.set(key, settled);
     void settled.then(() => {
       if (this.#createQueues.get(key) === settled) this.#createQueues.delete(key);
     });
     return run;
+  }
+
+  /**
+   * Resolves when the earlier creates of the same address are done; the caller's cancel, or
+   * `close()`, ends the wait at once, and then nothing of this create was sent.
+   */
+  #turn(previous: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+    const ends =
+      signal === undefined ? this.#closing.signal : AbortSignal.any([signal, this.#closing.signal]);
+    return new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        reject(
+          signal?.aborted === true
+            ? new WebhookAbortError(
+                "create was cancelled by the caller while it waited for an earlier create of the same name and URL through this client; nothing of it was sent",
+                { operation: "create", cause: sanitizeCause(signal.reason, [this.#context.token]) },
+              )
+            : new WebhookConnectionError(
+                "create was not sent: the client was closed while it waited for an earlier create of the same name and URL",
+                { operation: "create", requestSent: false },
+              ),
+        );
+      };
+      if (ends.aborted) return stop();
+      ends.addEventListener("abort", stop, { once: true });
+      void previous.then(() => {
+        ends.removeEventListener("abort", stop);
+        resolve();
+      });
+    });
   }
 
   /**
@@ -212,16 +248,14 @@ export class WebhooksClient {
         status: failure.status,
         traceId: failure.traceId,
       } as const;
+      // An error that names candidates says more than either message below: it is kept.
+      if (settling instanceof WebhookCreateUncertainError && settling.candidateIds.length > 0) throw settling;
       if (this.#closing.signal.aborted && options.signal?.aborted !== true)
         throw new WebhookCreateUncertainError(
           "create was sent, and the client was closed while it looked for the endpoint the create may have made; the endpoint may have been created",
           about,
         );
-      if (
-        options.signal?.aborted !== true ||
-        (settling instanceof WebhookCreateUncertainError && settling.candidateIds.length > 0)
-      )
-        throw settling;
+      if (options.signal?.aborted !== true) throw settling;
       throw new WebhookAbortError(
         "create was cancelled by the caller while the client looked for the endpoint it may have made; the endpoint may have been created",
         about,
@@ -340,12 +374,28 @@ export class WebhooksClient {
    */
   #serviceListing(options: CallOptions, seenSecrets: string[]): ServiceListing {
     const seen = new Set(seenSecrets);
+    // Without a signal of the caller's, the listing is bounded as a whole (its pages and their
+    // retries), never below one request's own deadline; its end is a timeout, not a cancel.
+    const bound = Math.max(SETTLE_LISTING_TIMEOUT_MS, options.timeoutMs ?? this.#settings.timeoutMs);
     return async (filter, signal) => {
-      const bounded = signal ?? AbortSignal.timeout(SETTLE_LISTING_TIMEOUT_MS);
-      const { records, end } = await this.scan(
-        { ...filter, match: "service" },
-        { ...options, signal: bounded },
-      );
+      const deadline = new AbortController();
+      const timer = signal === undefined ? setTimeout(() => deadline.abort(), bound) : undefined;
+      let scanned: ScanResult;
+      try {
+        scanned = await this.scan(
+          { ...filter, match: "service" },
+          { ...options, signal: signal ?? deadline.signal },
+        );
+      } catch (error) {
+        if (!deadline.signal.aborted) throw error;
+        throw new WebhookTimeoutError(
+          `list for the create took longer than ${bound / 1000} s in all (its pages and their retries), and was stopped; the create was not sent after it`,
+          { operation: "list", requestSent: true },
+        );
+      } finally {
+        clearTimeout(timer);
+      }
+      const { records, end } = scanned;
       for (const record of records) {
         if (!seen.has(record.signSecret)) {
           seen.add(record.signSecret);

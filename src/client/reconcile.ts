@@ -226,6 +226,8 @@ export async function settleAmbiguousCreate(
     !snapshot.ids.has(record.webhookId) &&
     maySameEndpoint(record, params) &&
     (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
+  /** The candidates the last complete round found: named if the settling is stopped before it ends. */
+  let found: WebhookEndpointRecord[] = [];
   for (let round = 0; ; round++) {
     let candidates: WebhookEndpointRecord[];
     /** Why this round's listings cannot prove that no candidate exists; undefined when one of them can. */
@@ -253,11 +255,14 @@ export async function settleAmbiguousCreate(
         candidates = unique(newest.records.filter(isNew));
       }
     } catch (listError) {
+      if (options.signal?.aborted === true && found.length > 0)
+        throw settlingStopped(params, failure, found, options.secrets);
       throw new WebhookCreateUncertainError(
         `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${listError instanceof Error ? listError.message : String(listError)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${quoteServiceText(params.webhookName, options.secrets)} and adopt the one created just now`,
         { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
       );
     }
+    found = candidates;
     const remaining = deadline - Date.now();
     if (candidates.length === 1 && remaining <= 0) {
       const [candidate] = candidates as [WebhookEndpointRecord];
@@ -283,8 +288,35 @@ export async function settleAmbiguousCreate(
       if (!mayStillBeInFlight(failure) && unproven === undefined) return undefined;
       throw nothingFound(params, failure, unproven, options.secrets);
     }
-    await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
+    try {
+      await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
+    } catch (reason) {
+      if (found.length > 0) throw settlingStopped(params, failure, found, options.secrets);
+      throw reason;
+    }
   }
+}
+
+/**
+ * The settling stopped (a cancel, or the client closed) after endpoints that may be ours were seen:
+ * named, so that what was seen is not lost.
+ */
+function settlingStopped(
+  params: CreateParams,
+  failure: WebhookApiError,
+  found: readonly WebhookEndpointRecord[],
+  secrets: readonly string[],
+): WebhookCreateUncertainError {
+  return new WebhookCreateUncertainError(
+    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${failure.message}), and the settling was stopped (cancelled, or the client closed) after ${found.length === 1 ? "an endpoint" : `${found.length} endpoints`} with that name and URL appeared since the attempt began (${describeEndpoints(found, params, secrets)}); one may be ours, so none was taken. Nothing will be created again for this name and URL while one exists`,
+    {
+      operation: "create",
+      traceId: failure.traceId,
+      status: failure.status,
+      candidateIds: found.map((r) => r.webhookId),
+      cause: failure,
+    },
+  );
 }
 
 /**

@@ -278,13 +278,23 @@ export class Transport {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     };
-    const response =
-      typeof dispatcher.request === "function"
-        ? await dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, ...options })
-        : await undici().request(url, { dispatcher, ...options });
-    attempt.status = response.statusCode;
-    const text = await readCapped(response.body, MAX_RESPONSE_BYTES);
-    return { status: response.statusCode, headers: response.headers, text };
+    const exchange = (async () => {
+      const response =
+        typeof dispatcher.request === "function"
+          ? await dispatcher.request({ origin: url.origin, path: `${url.pathname}${url.search}`, ...options })
+          : await undici().request(url, { dispatcher, ...options });
+      attempt.status = response.statusCode;
+      // An answer to an attempt already stopped (a dispatcher that ignores its signal) is not read.
+      if (cut.stopped) response.body.destroy();
+      const text = await readCapped(response.body, MAX_RESPONSE_BYTES);
+      return { status: response.statusCode, headers: response.headers, text };
+    })();
+    // Settled by the stop itself too: a dispatcher of the caller's may not honour the signal it is
+    // given, and the deadline and the cancel hold all the same.
+    return new Promise((resolve, reject) => {
+      cut.onStop(reject);
+      exchange.then(resolve, reject);
+    });
   }
 
   #connectionError(error: unknown, options: SendOptions, timedOut: boolean, attempt: Attempt): Error {

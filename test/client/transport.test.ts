@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { Agent } from "undici";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   WebhookAbortError,
   WebhookConnectionError,
@@ -263,6 +263,26 @@ describe("a caller's undici dispatcher", () => {
     expect((error as WebhookConnectionError).requestSent).toBe(true);
   });
 
+  it("one that never answers and ignores the signal it is given still ends at the deadline, or at the caller's cancel", async () => {
+    // docs/client.md, Options: timeoutMs bounds every request, through a dispatcher too.
+    const deaf = { request: () => new Promise<never>(() => undefined) } as unknown as Agent;
+    const client = new WebhooksClient({
+      baseUrl: "http://127.0.0.1:9",
+      accessToken: TOKEN,
+      dispatcher: deaf,
+      timeoutMs: 200,
+      maxRetries: 0,
+    });
+    const timedOut = await captureError(client.list({}));
+    expect(timedOut).toBeInstanceOf(WebhookTimeoutError);
+    expect(timedOut).toMatchObject({ operation: "list" });
+    const cancel = new AbortController();
+    const pending = captureError(client.list({}, { signal: cancel.signal, timeoutMs: 600_000 }));
+    cancel.abort();
+    expect(await pending).toBeInstanceOf(WebhookAbortError);
+    await client.close();
+  });
+
   it("its connect timeout before the TLS handshake completed means the request was never sent", async () => {
     const port = await silentServer();
     const client = new WebhooksClient({
@@ -511,6 +531,192 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
       expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
     } finally {
       await server.close();
+    }
+  });
+
+  /**
+   * A service whose first create is answered only when the test says so (later ones at once; every
+   * listing finds nothing), a client through a dispatcher that counts what it is given to send, and
+   * the first create, sent and waiting for its answer.
+   */
+  const firstCreateHeld = async () => {
+    let answerFirst: (() => void) | undefined;
+    const server = await rawServer((req, _body, res) => {
+      const send = (body: string) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(body);
+      };
+      if (!req.url?.endsWith("create")) return send(listed());
+      const record = apiRecord({
+        webhook_id: server.requests.length,
+        webhook_name: HOOK.webhookName,
+        webhook_url: HOOK.webhookUrl,
+      });
+      const answer = () => send(JSON.stringify({ code: "200", msg: "SUCCESS", trace_id: "t", data: record }));
+      if (answerFirst === undefined) answerFirst = answer;
+      else answer();
+    });
+    const counter = { dispatched: 0 };
+    const dispatcher = new Agent().compose((dispatch) => (options, handler) => {
+      counter.dispatched++;
+      return dispatch(options, handler);
+    });
+    const client = new WebhooksClient({ baseUrl: server.url, accessToken: TOKEN, dispatcher, maxRetries: 0 });
+    const first = client.create(HOOK);
+    await waitUntil("the first create was sent", () => answerFirst !== undefined);
+    return { server, client, dispatcher, counter, first, answerFirst: () => answerFirst?.() };
+  };
+
+  it("a create queued behind one of the same address ends on its own cancel, and the next still waits for the first", async () => {
+    // Creates of one address through one client run one after another (docs/client.md, create). A
+    // create waiting for its turn is the caller's to cancel, and a cancelled one must not let the
+    // next run beside the first, still in flight.
+    const { server, client, dispatcher, counter, first, answerFirst } = await firstCreateHeld();
+    try {
+      const sent = counter.dispatched;
+      const cancel = new AbortController();
+      const cancelled = client.create(HOOK, { signal: cancel.signal });
+      const next = client.create(HOOK);
+      cancel.abort(new Error(`stopped with ${TOKEN}`));
+      const error = await captureError(cancelled);
+      expect(error).toBeInstanceOf(WebhookAbortError);
+      expect((error as Error).message).toMatch(/waited for an earlier create .* nothing of it was sent/);
+      expect(everythingVisible(error)).not.toContain(TOKEN);
+      // Cancelled before it was queued, it ends at once too.
+      expect(await captureError(client.create(HOOK, { signal: AbortSignal.abort() }))).toBeInstanceOf(
+        WebhookAbortError,
+      );
+      // Every promise the cancel settled has run (microtasks run before the next turn of the loop):
+      // had the next create started, its first listing would have been dispatched by now.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(counter.dispatched).toBe(sent);
+      answerFirst();
+      expect((await first).record.webhookId).toBeGreaterThan(0);
+      // Its turn came once the first was answered: it lists, then creates.
+      expect((await next).record.webhookId).toBeGreaterThan(0);
+      expect(counter.dispatched).toBeGreaterThan(sent);
+    } finally {
+      await client.close();
+      await dispatcher.close();
+      await server.close();
+    }
+  });
+
+  it("close() ends a create's wait for an earlier create of the same address; nothing of it is sent", async () => {
+    const { server, client, dispatcher, counter, first, answerFirst } = await firstCreateHeld();
+    try {
+      const sent = counter.dispatched;
+      const queued = client.create(HOOK);
+      const closing = client.close();
+      const error = await captureError(queued);
+      expect(error).toBeInstanceOf(WebhookConnectionError);
+      expect(error).toMatchObject({ operation: "create", requestSent: false });
+      expect((error as Error).message).toMatch(/client was closed while it waited/);
+      // The create in flight is answered and kept: close() waits for it.
+      answerFirst();
+      expect((await first).record.webhookId).toBeGreaterThan(0);
+      await closing;
+      expect(counter.dispatched).toBe(sent);
+    } finally {
+      await dispatcher.close();
+      await server.close();
+    }
+  });
+
+  it("a create's listing that outlasts its bound, with no signal of the caller's, is a timeout, not a cancel", async () => {
+    // The listing before a create is bounded as a whole (docs/client.md, Errors: WebhookTimeoutError);
+    // the clock is the test's, so no wait depends on the machine.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    let firstAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (firstAnswered = resolve));
+    const server = await rawServer((_req, _body, res) => {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(unavailable);
+      firstAnswered();
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      timeoutMs: 5_000,
+      retryBaseDelayMs: 5_000,
+      maxRetries: 100,
+    });
+    try {
+      const outcome = captureError(client.create(HOOK));
+      await answered;
+      await vi.advanceTimersByTimeAsync(61_000);
+      const error = await outcome;
+      expect(error).toBeInstanceOf(WebhookTimeoutError);
+      expect(error).toMatchObject({ operation: "list" });
+      expect((error as Error).message).toMatch(/took longer than 60 s in all .* the create was not sent/);
+      expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(0);
+      // Never below one request's own deadline.
+      const patient = new WebhooksClient({
+        baseUrl: server.url,
+        accessToken: TOKEN,
+        timeoutMs: 120_000,
+        retryBaseDelayMs: 5_000,
+        maxRetries: 100,
+      });
+      let ended = false;
+      const later = captureError(patient.create(HOOK)).finally(() => (ended = true));
+      await vi.advanceTimersByTimeAsync(61_000);
+      expect(ended).toBe(false);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(((await later) as Error).message).toMatch(/took longer than 120 s in all/);
+      await patient.close();
+    } finally {
+      vi.useRealTimers();
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("a cancel or close() once the settling has seen a new endpoint names it as the one that may be ours", async () => {
+    // An endpoint of the declared name and URL that appeared since the create was sent is the
+    // candidate (docs/client.md, Errors: WebhookCreateUncertainError's candidateIds); stopping
+    // the wait to be sure must not drop what was seen.
+    for (const stop of ["cancel", "close"] as const) {
+      const server = await rawServer((req, _body, res) => {
+        const create = req.url?.endsWith("create") === true;
+        const created = server.requests.some((r) => r.path.endsWith("create"));
+        const candidate = apiRecord({
+          webhook_id: 77,
+          webhook_name: HOOK.webhookName,
+          webhook_url: HOOK.webhookUrl,
+          create_time: Date.now(),
+        });
+        res.writeHead(create ? 502 : 200, { "content-type": "application/json" });
+        res.end(create ? "<html>bad gateway</html>" : listed(created ? [candidate] : []));
+      });
+      const client = new WebhooksClient({
+        baseUrl: server.url,
+        accessToken: TOKEN,
+        createSettleMs: 600_000,
+        maxRetries: 0,
+      });
+      try {
+        const cancel = new AbortController();
+        const outcome = captureError(client.create(HOOK, { signal: cancel.signal }));
+        // The snapshot's listing, the create, then two rounds of the settling's listing: the first
+        // found it (one listing a round, by the declared name), the second is under way.
+        const afterCreate = () =>
+          server.requests.length - server.requests.findIndex((r) => r.path.endsWith("create")) - 1;
+        await waitUntil(
+          "the settling has listed twice",
+          () => server.requests.some((r) => r.path.endsWith("create")) && afterCreate() >= 2,
+        );
+        if (stop === "cancel") cancel.abort();
+        else await client.close();
+        const error = await outcome;
+        expect(error, stop).toBeInstanceOf(WebhookCreateUncertainError);
+        expect((error as WebhookCreateUncertainError).candidateIds, stop).toEqual([77]);
+        expect((error as Error).message, stop).toMatch(/settling was stopped .*\(id 77,/);
+      } finally {
+        await client.close();
+        await server.close();
+      }
     }
   });
 
