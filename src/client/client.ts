@@ -1,16 +1,18 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
-import { sanitizeCause } from "../text";
+import { quoteServiceText, sanitizeCause } from "../text";
 import {
   WebhookAbortError,
   WebhookApiError,
   WebhookConnectionError,
   WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
   WebhookInvalidResponseError,
   WebhookTimeoutError,
 } from "./errors";
 import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
 import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
 import {
+  errorText,
   refuseExistingAnswer,
   settleAmbiguousCreate,
   takeSnapshot,
@@ -36,11 +38,33 @@ import type {
   WebhooksClientOptions,
 } from "./types";
 
-/**
- * Longest one listing of a create may take in all (its pages and their retries) when the caller
- * gives no signal, in milliseconds; never less than one request's deadline.
- */
-const SETTLE_LISTING_TIMEOUT_MS = 60_000;
+/** What a create leaves for the next create of the same address through this client. */
+interface QueueOutcome {
+  /** Set when a create before it may have made the endpoint without its being seen: why. */
+  uncertain?: unknown;
+}
+
+/** Whether a create was sent and may have made an endpoint that no answer or listing showed. */
+interface CreateProgress {
+  mayHaveCreated: boolean;
+}
+
+/** A create's listings, with their bound as a whole and what they saw. */
+interface CreateListings {
+  listing: ServiceListing;
+  /** Every record the listings returned, page by page (also of a listing that then failed). */
+  seen: WebhookEndpointRecord[];
+  /** Ends the bound's timer. */
+  done(): void;
+}
+
+/** Internal options of a create's listings, beside the caller's. */
+interface ListingHooks {
+  /** Redacted from the service's text like the token: signing secrets this create has seen. */
+  secrets?: readonly string[];
+  /** Called with each page's records. */
+  observe?: (records: readonly WebhookEndpointRecord[]) => void;
+}
 
 /**
  * A typed client for the webhook endpoint API (list and create). It never retries a create
@@ -59,7 +83,7 @@ export class WebhooksClient {
   readonly #transport: Transport;
   readonly #inflightLists = new Map<string, Promise<ServicePage>>();
   /** Creates of one name and URL run one after another (see `create`). */
-  readonly #createQueues = new Map<string, Promise<unknown>>();
+  readonly #createQueues = new Map<string, Promise<QueueOutcome>>();
   /** Creator ids of endpoints this client created: our principal, once known. */
   readonly #ourCreatorIds = new Set<number>();
   /** The most records the service sent in one page so far: a shorter page without a continuation is its last. */
@@ -165,13 +189,22 @@ export class WebhooksClient {
   async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
     const key = looseEndpointKey(params);
     const previous = this.#createQueues.get(key);
+    const progress: CreateProgress = { mayHaveCreated: false };
     const run =
       previous === undefined
-        ? this.#createNow(params, options)
-        : this.#turn(previous, options.signal).then(() => this.#createNow(params, options));
-    // The next create of this address waits for every earlier one, not just this one: a create
-    // cancelled while it waits for its turn must not let the next run beside one still in flight.
-    const settled = Promise.allSettled([previous, run]).then(() => undefined);
+        ? this.#createNow(params, options, progress, undefined)
+        : this.#turn(previous, options.signal).then((earlier) =>
+            this.#createNow(params, options, progress, earlier.uncertain),
+          );
+    // The next create of this address waits for every earlier one, not just this one (a create
+    // cancelled while it waits for its turn must not let the next run beside one still in flight),
+    // and learns whether one of them may have made the endpoint without its being seen.
+    const settled = Promise.allSettled([previous, run]).then(([before, mine]): QueueOutcome => {
+      if (progress.mayHaveCreated) return { uncertain: mine.status === "rejected" ? mine.reason : undefined };
+      // Seen: made, or found by the listing before it.
+      if (mine.status === "fulfilled" || mine.reason instanceof WebhookEndpointExistsError) return {};
+      return before.status === "fulfilled" ? (before.value ?? {}) : {};
+    });
     this.#createQueues.set(key, settled);
     void settled.then(() => {
       if (this.#createQueues.get(key) === settled) this.#createQueues.delete(key);
@@ -183,10 +216,10 @@ export class WebhooksClient {
    * Resolves when the earlier creates of the same address are done; the caller's cancel, or
    * `close()`, ends the wait at once, and then nothing of this create was sent.
    */
-  #turn(previous: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  #turn(previous: Promise<QueueOutcome>, signal: AbortSignal | undefined): Promise<QueueOutcome> {
     const ends =
       signal === undefined ? this.#closing.signal : AbortSignal.any([signal, this.#closing.signal]);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<QueueOutcome>((resolve, reject) => {
       const stop = () => {
         reject(
           signal?.aborted === true
@@ -202,9 +235,9 @@ export class WebhooksClient {
       };
       if (ends.aborted) return stop();
       ends.addEventListener("abort", stop, { once: true });
-      void previous.then(() => {
+      void previous.then((outcome) => {
         ends.removeEventListener("abort", stop);
-        resolve();
+        resolve(outcome);
       });
     });
   }
@@ -224,15 +257,22 @@ export class WebhooksClient {
    * names candidates says more, and is kept. Closed meanwhile, it stops and says the same.
    */
   async #settle(
-    listing: ServiceListing,
     params: CreateParams,
     snapshot: CreateSnapshot,
     failure: WebhookApiError,
-    secrets: readonly string[],
+    secrets: string[],
     options: CreateOptions,
   ): Promise<WebhookEndpointRecord | undefined> {
+    // Bounded as a whole: the settle window, and the listings' own bound beyond it.
+    const listings = this.#createListings(
+      options,
+      secrets,
+      this.#settings.createSettleMs,
+      "the endpoint may have been created",
+    );
     try {
-      return await settleAmbiguousCreate(listing, params, snapshot, failure, {
+      return await settleAmbiguousCreate(listings.listing, params, snapshot, failure, {
+        seen: () => listings.seen,
         secrets,
         settleMs: this.#settings.createSettleMs,
         clockSkewMs: this.#settings.clockSkewMs,
@@ -260,6 +300,8 @@ export class WebhooksClient {
         "create was cancelled by the caller while the client looked for the endpoint it may have made; the endpoint may have been created",
         about,
       );
+    } finally {
+      listings.done();
     }
   }
 
@@ -297,23 +339,39 @@ export class WebhooksClient {
     return told.length === 0 ? this.#ourCreatorIds : new Set([...this.#ourCreatorIds, ...told]);
   }
 
-  async #createNow(params: CreateParams, options: CreateOptions): Promise<CreateResult> {
+  /** The listing before a create: what exists already (see `takeSnapshot`), within its bound. */
+  async #snapshot(params: CreateParams, options: CreateOptions, secrets: string[]): Promise<CreateSnapshot> {
+    const before = this.#createListings(options, secrets, 0, "the create was not sent");
+    try {
+      return await takeSnapshot(before.listing, params, {
+        allowExisting: options.allowDuplicate === true,
+        signal: options.signal,
+        secrets,
+      });
+    } finally {
+      before.done();
+    }
+  }
+
+  async #createNow(
+    params: CreateParams,
+    options: CreateOptions,
+    progress: CreateProgress,
+    earlierUncertain: unknown,
+  ): Promise<CreateResult> {
     const body = { webhook_name: params.webhookName, webhook_url: params.webhookUrl };
     // The token, then the signing secret of every record this create's listings return (appended
     // as they come): redacted from every message built from service text during the create.
     const secrets = [this.#context.token, ...nonEmpty(options.redact)];
-    const listing = this.#serviceListing(options, secrets);
-    const snapshot = await takeSnapshot(listing, params, {
-      allowExisting: options.allowDuplicate === true,
-      signal: options.signal,
-      secrets,
-    });
+    const snapshot = await this.#snapshot(params, options, secrets);
+    if (earlierUncertain !== undefined) throw notSentAfterUncertain(params, earlierUncertain, secrets);
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
     const nothingCreated = new WeakSet<object>();
     let attempts = 0;
     const result = await retrying(
       async () => {
         attempts++;
+        progress.mayHaveCreated = true;
         try {
           const raw = await this.#transport.post(CREATE_PATH, body, {
             operation: "create",
@@ -331,18 +389,26 @@ export class WebhooksClient {
             secrets,
             redact: nonEmpty(options.redact),
           });
-          return {
-            record: toRecord(envelope.data, [this.#context.token]),
-            traceId: envelope.trace_id,
-            recovered: false,
-          };
+          const record = toRecord(envelope.data, [this.#context.token]);
+          progress.mayHaveCreated = false;
+          return { record, traceId: envelope.trace_id, recovered: false };
         } catch (error) {
           const outcome = classifyCreateFailure(error);
-          if (outcome === "refused" || !(error instanceof WebhookApiError)) throw error;
-          if (outcome === "ambiguous") {
-            const found = await this.#settle(listing, params, snapshot, error, secrets, options);
-            if (found) return { record: found, traceId: "", recovered: true };
+          if (!(error instanceof WebhookApiError)) throw error;
+          if (outcome === "refused") {
+            // A cancel by the caller is final but proves nothing: the request may have gone out.
+            if (!(error instanceof WebhookAbortError)) progress.mayHaveCreated = false;
+            throw error;
           }
+          if (outcome === "ambiguous") {
+            // Throws, leaving the create possibly made, unless the listings settle it.
+            const found = await this.#settle(params, snapshot, error, secrets, options);
+            if (found) {
+              progress.mayHaveCreated = false;
+              return { record: found, traceId: "", recovered: true };
+            }
+          }
+          progress.mayHaveCreated = false;
           nothingCreated.add(error);
           throw error;
         }
@@ -368,42 +434,55 @@ export class WebhooksClient {
   }
 
   /**
-   * Every record for a filter with the service's own matching, and how the listing ended, for the
-   * create checks. Each record's signing secret is appended to `seenSecrets` (once), to be
-   * redacted from later messages.
+   * A create's listings (every record for a filter, with the service's own matching, and how the
+   * listing ended), bounded as a whole by `createListTimeoutMs` (at least one request's deadline)
+   * plus `extraMs`, from now: past it a listing fails with a `WebhookTimeoutError` that
+   * says `after`. Each record's signing secret is appended to `seenSecrets` (once) as its page
+   * comes, to be redacted from later messages, the listings' own included.
    */
-  #serviceListing(options: CallOptions, seenSecrets: string[]): ServiceListing {
-    const seen = new Set(seenSecrets);
-    // Without a signal of the caller's, the listing is bounded as a whole (its pages and their
-    // retries), never below one request's own deadline; its end is a timeout, not a cancel.
-    const bound = Math.max(SETTLE_LISTING_TIMEOUT_MS, options.timeoutMs ?? this.#settings.timeoutMs);
-    return async (filter, signal) => {
-      const deadline = new AbortController();
-      const timer = signal === undefined ? setTimeout(() => deadline.abort(), bound) : undefined;
-      let scanned: ScanResult;
+  #createListings(
+    options: CallOptions,
+    seenSecrets: string[],
+    extraMs: number,
+    after: string,
+  ): CreateListings {
+    const ms =
+      Math.max(this.#settings.createListTimeoutMs, options.timeoutMs ?? this.#settings.timeoutMs) + extraMs;
+    const bound = new AbortController();
+    const timer = setTimeout(() => bound.abort(), ms);
+    const secrets = new Set(seenSecrets);
+    const seen: WebhookEndpointRecord[] = [];
+    const hooks: ListingHooks = {
+      secrets: seenSecrets,
+      observe: (records) => {
+        for (const record of records) {
+          seen.push(record);
+          if (!secrets.has(record.signSecret)) {
+            secrets.add(record.signSecret);
+            seenSecrets.push(record.signSecret);
+          }
+        }
+      },
+    };
+    const listing: ServiceListing = async (filter, signal) => {
       try {
-        scanned = await this.scan(
+        return await this.scan(
           { ...filter, match: "service" },
-          { ...options, signal: signal ?? deadline.signal },
+          {
+            ...options,
+            ...hooks,
+            signal: signal === undefined ? bound.signal : AbortSignal.any([signal, bound.signal]),
+          },
         );
       } catch (error) {
-        if (!deadline.signal.aborted) throw error;
+        if (!bound.signal.aborted || signal?.aborted === true) throw error;
         throw new WebhookTimeoutError(
-          `list for the create took longer than ${bound / 1000} s in all (its pages and their retries), and was stopped; the create was not sent after it`,
+          `list for the create took longer than ${ms / 1000} s in all (every form of its name and URL, their pages and retries), and was stopped; ${after}`,
           { operation: "list", requestSent: true },
         );
-      } finally {
-        clearTimeout(timer);
       }
-      const { records, end } = scanned;
-      for (const record of records) {
-        if (!seen.has(record.signSecret)) {
-          seen.add(record.signSecret);
-          seenSecrets.push(record.signSecret);
-        }
-      }
-      return { records, end };
     };
+    return { listing, seen, done: () => clearTimeout(timer) };
   }
 
   /**
@@ -443,8 +522,10 @@ export class WebhooksClient {
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
+        const hooks = options as CallOptions & ListingHooks;
         const envelope = interpretResponse("list", raw, LIST_RESPONSE, {
           ...this.#context,
+          secrets: hooks.secrets,
           redact: nonEmpty(options.redact),
         });
         if (envelope.data.data.length > body.limit) {
@@ -459,8 +540,10 @@ export class WebhooksClient {
           );
         }
         if (envelope.data.data.length > this.#reach) this.#reach = envelope.data.data.length;
+        const records = envelope.data.data.map((record) => toRecord(record, tokenOnly));
+        hooks.observe?.(records);
         return {
-          records: envelope.data.data.map((record) => toRecord(record, tokenOnly)),
+          records,
           traceId: envelope.trace_id,
           continuation: readContinuation(envelope.data),
           // UTF-8 bytes, what the body was on the wire, not UTF-16 units: a CJK body is 3 bytes a
@@ -496,4 +579,20 @@ export class WebhooksClient {
 /** The caller's secret values worth redacting (an empty string would match everywhere). */
 function nonEmpty(values: readonly string[] | undefined): string[] {
   return (values ?? []).filter((value) => value.length > 0);
+}
+
+/**
+ * A create not sent because an earlier create of the same address through the client was sent and
+ * may have made the endpoint, which no listing shows yet.
+ */
+function notSentAfterUncertain(
+  params: CreateParams,
+  earlier: unknown,
+  secrets: readonly string[],
+): WebhookCreateUncertainError {
+  const name = quoteServiceText(params.webhookName, secrets);
+  return new WebhookCreateUncertainError(
+    `create of ${name} was not sent: an earlier create of this name and URL through this client was sent and may have made the endpoint, which no listing shows yet (${errorText(earlier, secrets)}). List the endpoints named ${name} later: adopt the one that appears, or create again once none has`,
+    { operation: "create", cause: sanitizeCause(earlier, secrets) },
+  );
 }

@@ -14,6 +14,7 @@ export interface ClientSettings {
   maxScanBytes: number;
   ascending: string;
   createSettleMs: number;
+  createListTimeoutMs: number;
   clockSkewMs: number;
   allowInsecureHttp: boolean;
 }
@@ -31,6 +32,7 @@ export const CLIENT_DEFAULTS: Readonly<ClientSettings> = Object.freeze({
   maxScanBytes: 32 * 1024 * 1024,
   ascending: "true",
   createSettleMs: 3000,
+  createListTimeoutMs: 60_000,
   clockSkewMs: 60_000,
   allowInsecureHttp: false,
 });
@@ -52,6 +54,7 @@ export function clientSettings(options: WebhooksClientOptions): ClientSettings {
     maxScanBytes: integer(options.maxScanBytes, "maxScanBytes", 1024, 4 * 1024 * 1024 * 1024),
     ascending,
     createSettleMs: number(options.createSettleMs, "createSettleMs", 0, 600_000),
+    createListTimeoutMs: number(options.createListTimeoutMs, "createListTimeoutMs", 1, 3_600_000),
     clockSkewMs: number(options.clockSkewMs, "clockSkewMs", 0, 86_400_000),
     allowInsecureHttp: options.allowInsecureHttp === true,
   };

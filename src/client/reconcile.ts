@@ -1,4 +1,4 @@
-import { quoteServiceText } from "../text";
+import { quoteServiceText, redact } from "../text";
 import {
   WebhookCreateUncertainError,
   WebhookEndpointExistsError,
@@ -134,6 +134,16 @@ export interface SettleOptions {
    */
   opposite?: string | undefined;
   signal: AbortSignal | undefined;
+  /**
+   * Every record the settling's listings returned so far, page by page, a listing that then failed
+   * included: what a stopped or failed settling names among them is not lost.
+   */
+  seen?: () => readonly WebhookEndpointRecord[];
+}
+
+/** An error's message with `secrets` redacted, for quoting inside another message. */
+export function errorText(error: unknown, secrets: readonly string[]): string {
+  return redact(error instanceof Error ? error.message : String(error), secrets);
 }
 
 /**
@@ -226,41 +236,25 @@ export async function settleAmbiguousCreate(
     !snapshot.ids.has(record.webhookId) &&
     maySameEndpoint(record, params) &&
     (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
-  /** The candidates the last complete round found: named if the settling is stopped before it ends. */
+  /**
+   * What a settling stopped or failed before its end names: the candidates the last complete round
+   * found, and any record the listings returned since that may be the endpoint (new, the same
+   * endpoint, made since the attempt began).
+   */
   let found: WebhookEndpointRecord[] = [];
+  const seenCandidates = (): WebhookEndpointRecord[] =>
+    unique([
+      ...found,
+      ...(options.seen?.() ?? []).filter((record) => isNew(record) && record.createTime >= notBefore),
+    ]);
   for (let round = 0; ; round++) {
     let candidates: WebhookEndpointRecord[];
     /** Why this round's listings cannot prove that no candidate exists; undefined when one of them can. */
     let unproven: string | undefined;
     try {
-      const byName = await listByForms(listing, params, "name", options.signal);
-      candidates = unique(byName.records.filter(isNew));
-      unproven = byName.end.complete ? undefined : byName.end.reason;
-      if (candidates.length === 0) {
-        // A service that rewrites names may not find the endpoint by the name we sent; its URL
-        // may still find it. The snapshot does not cover this listing, so the creation time must
-        // also fall within the attempt.
-        const byUrl = await listByForms(listing, params, "url", options.signal);
-        candidates = unique(
-          byUrl.records.filter((record) => isNew(record) && record.createTime >= notBefore),
-        );
-        if (byUrl.end.complete) unproven = undefined;
-      }
-      if (candidates.length === 0 && unproven !== undefined && options.opposite !== undefined) {
-        // The endpoint looked for is the newest: where the usual order stops at the first page, the
-        // other order may start with it. Nothing it does not show is concluded absent.
-        const newest = await listByForms(listing, params, "name", options.signal, {
-          ascending: options.opposite,
-        });
-        candidates = unique(newest.records.filter(isNew));
-      }
+      ({ candidates, unproven } = await settleRound(listing, params, options, isNew, notBefore));
     } catch (listError) {
-      if (options.signal?.aborted === true && found.length > 0)
-        throw settlingStopped(params, failure, found, options.secrets);
-      throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${listError instanceof Error ? listError.message : String(listError)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${quoteServiceText(params.webhookName, options.secrets)} and adopt the one created just now`,
-        { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
-      );
+      throw roundFailed(params, failure, seenCandidates(), listError, options);
     }
     found = candidates;
     const remaining = deadline - Date.now();
@@ -291,24 +285,88 @@ export async function settleAmbiguousCreate(
     try {
       await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
     } catch (reason) {
-      if (found.length > 0) throw settlingStopped(params, failure, found, options.secrets);
+      const named = seenCandidates();
+      if (named.length > 0)
+        throw settlingStopped(params, failure, named, options.secrets, {
+          why: "the settling was stopped (cancelled, or the client closed)",
+        });
       throw reason;
     }
   }
 }
 
 /**
- * The settling stopped (a cancel, or the client closed) after endpoints that may be ours were seen:
- * named, so that what was seen is not lost.
+ * One round of the settling's listings: by name in every form; when that finds none, by URL (only
+ * endpoints made since the attempt began); when neither proves itself complete, by name in the
+ * other order. The candidates found, and why the round proves no absence (undefined when it does).
+ */
+async function settleRound(
+  listing: ServiceListing,
+  params: CreateParams,
+  options: SettleOptions,
+  isNew: (record: WebhookEndpointRecord) => boolean,
+  notBefore: number,
+): Promise<{ candidates: WebhookEndpointRecord[]; unproven: string | undefined }> {
+  const byName = await listByForms(listing, params, "name", options.signal);
+  let candidates = unique(byName.records.filter(isNew));
+  let unproven = byName.end.complete ? undefined : byName.end.reason;
+  if (candidates.length === 0) {
+    // A service that rewrites names may not find the endpoint by the name we sent; its URL
+    // may still find it. The snapshot does not cover this listing, so the creation time must
+    // also fall within the attempt.
+    const byUrl = await listByForms(listing, params, "url", options.signal);
+    candidates = unique(byUrl.records.filter((record) => isNew(record) && record.createTime >= notBefore));
+    if (byUrl.end.complete) unproven = undefined;
+  }
+  if (candidates.length === 0 && unproven !== undefined && options.opposite !== undefined) {
+    // The endpoint looked for is the newest: where the usual order stops at the first page, the
+    // other order may start with it. Nothing it does not show is concluded absent.
+    const newest = await listByForms(listing, params, "name", options.signal, {
+      ascending: options.opposite,
+    });
+    candidates = unique(newest.records.filter(isNew));
+  }
+  return { candidates, unproven };
+}
+
+/**
+ * A settling round's listing failed (or was stopped): the endpoints seen that may be ours are
+ * named; with none, the endpoint may exist all the same.
+ */
+function roundFailed(
+  params: CreateParams,
+  failure: WebhookApiError,
+  named: readonly WebhookEndpointRecord[],
+  listError: unknown,
+  options: SettleOptions,
+): WebhookCreateUncertainError {
+  if (named.length > 0)
+    return settlingStopped(params, failure, named, options.secrets, {
+      why:
+        options.signal?.aborted === true
+          ? "the settling was stopped (cancelled, or the client closed)"
+          : `listing to check whether it was created failed (${errorText(listError, options.secrets)})`,
+    });
+  const name = quoteServiceText(params.webhookName, options.secrets);
+  return new WebhookCreateUncertainError(
+    `create of ${name} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${errorText(listError, options.secrets)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${name} and adopt the one created just now`,
+    { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
+  );
+}
+
+/**
+ * The settling stopped (a cancel, the client closed) or its listing failed after endpoints that may
+ * be ours were seen: named, so that what was seen is not lost.
  */
 function settlingStopped(
   params: CreateParams,
   failure: WebhookApiError,
   found: readonly WebhookEndpointRecord[],
   secrets: readonly string[],
+  { why }: { why: string },
 ): WebhookCreateUncertainError {
   return new WebhookCreateUncertainError(
-    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${failure.message}), and the settling was stopped (cancelled, or the client closed) after ${found.length === 1 ? "an endpoint" : `${found.length} endpoints`} with that name and URL appeared since the attempt began (${describeEndpoints(found, params, secrets)}); one may be ours, so none was taken. Nothing will be created again for this name and URL while one exists`,
+    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${failure.message}), and ${why} after ${found.length === 1 ? "an endpoint" : `${found.length} endpoints`} with that name and URL appeared since the attempt began (${describeEndpoints(found, params, secrets)}); one may be ours, so none was taken. Nothing will be created again for this name and URL while one exists`,
     {
       operation: "create",
       traceId: failure.traceId,

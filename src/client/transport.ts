@@ -5,7 +5,7 @@ import type * as Url from "node:url";
 import type * as Undici from "undici";
 import type { Dispatcher } from "undici";
 import type { ApiOperation } from "../api/contract";
-import { sanitizeCause } from "../text";
+import { redact, sanitizeCause } from "../text";
 import {
   WebhookAbortError,
   WebhookConnectionError,
@@ -336,7 +336,7 @@ export class Transport {
     // Nothing is written before the connection (TLS included) is open: an error before it means not sent.
     const requestSent = attempt.connected && !NOT_SENT_CODES.has(code ?? "");
     return new WebhookConnectionError(
-      `${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${code})` : ""}`,
+      `${where} failed: ${cause?.message ?? "connection error"}${code ? ` (${redact(code, [this.#token])})` : ""}`,
       { operation: options.operation, cause, status, requestSent },
     );
   }
@@ -344,14 +344,16 @@ export class Transport {
 
 /**
  * The error's code: a "never sent" code anywhere in the cause chain wins (undici wraps socket
- * errors), else the outermost code.
+ * errors), else the outermost code. Only a code shaped like Node's and undici's (`ECONNRESET`,
+ * `UND_ERR_SOCKET`) counts: a dispatcher of the caller's may put anything there, and the code is
+ * shown in the message.
  */
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   let outermost: string | undefined;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") {
+    if (typeof code === "string" && /^[A-Z][A-Z0-9_]{0,47}$/.test(code)) {
       if (NOT_SENT_CODES.has(code)) return code;
       outermost ??= code;
     }

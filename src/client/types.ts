@@ -97,6 +97,14 @@ export interface WebhooksClientOptions {
    */
   createSettleMs?: number;
   /**
+   * Longest a create's listings may take in all, in milliseconds (never less than `timeoutMs`): those
+   * before it is sent (every form of the name and URL, their pages and retries), and beyond
+   * `createSettleMs` those that settle an ambiguous answer. Past it the create is not sent, or is
+   * left uncertain, with a `WebhookTimeoutError` for the listing.
+   * @default 60000
+   */
+  createListTimeoutMs?: number;
+  /**
    * How far the service's clock may lag ours, in milliseconds, when deciding whether a listed
    * endpoint was created since a create attempt began.
    * @default 60000

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
+import { Readable } from "node:stream";
 import { join } from "node:path";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { Agent } from "undici";
@@ -283,6 +284,38 @@ describe("a caller's undici dispatcher", () => {
     await client.close();
   });
 
+  it("an error whose code holds the token shows neither the token nor the code", async () => {
+    // A dispatcher of the caller's may put anything in an error's code, which a message shows.
+    const upper = TOKEN.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+    for (const code of [`E${TOKEN}`, `E_${upper}`]) {
+      const leaky = {
+        request: () => Promise.reject(Object.assign(new Error("refused"), { code })),
+      } as unknown as Agent;
+      const client = new WebhooksClient({
+        baseUrl: "http://127.0.0.1:9",
+        accessToken: code.startsWith("E_") ? upper : TOKEN,
+        dispatcher: leaky,
+        maxRetries: 0,
+      });
+      const error = await captureError(client.list({}));
+      expect(error, code).toBeInstanceOf(WebhookConnectionError);
+      expect(everythingVisible(error), code).not.toContain(code.startsWith("E_") ? upper : TOKEN);
+      await client.close();
+    }
+    // Nor a code that is not one (a line of its own in a log).
+    const forged = {
+      request: () => Promise.reject(Object.assign(new Error("refused"), { code: "E\nFORGED" })),
+    };
+    const client = new WebhooksClient({
+      baseUrl: "http://127.0.0.1:9",
+      accessToken: TOKEN,
+      dispatcher: forged as unknown as Agent,
+      maxRetries: 0,
+    });
+    expect(((await captureError(client.list({}))) as Error).message).not.toContain("FORGED");
+    await client.close();
+  });
+
   it("its connect timeout before the TLS handshake completed means the request was never sent", async () => {
     const port = await silentServer();
     const client = new WebhooksClient({
@@ -443,19 +476,35 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
     });
     return { server, client };
   };
-  /** A service that answers every call 503, and a client that waits long between its attempts. */
-  const alwaysUnavailable = async () => {
-    const server = await rawServer((_req, _body, res) => {
-      res.writeHead(503, { "content-type": "application/json" });
-      res.end(unavailable);
-    });
+  /**
+   * A service that answers every call 503, reached through an in-process dispatcher, and a client
+   * that waits long between its attempts. `waiting()` resolves once the client has read the first
+   * answer and is waiting to retry: reading it ends in-process (its body's end, then promises), so
+   * one turn of the event loop after that end, the wait has begun.
+   */
+  const alwaysUnavailable = () => {
+    const requests: string[] = [];
+    let read = 0;
+    const dispatcher = {
+      request: (options: { path: string }) => {
+        requests.push(options.path);
+        const body = Readable.from([Buffer.from(unavailable)]);
+        body.once("end", () => read++);
+        return Promise.resolve({ statusCode: 503, headers: { "content-type": "application/json" }, body });
+      },
+    };
     const client = new WebhooksClient({
-      baseUrl: server.url,
+      baseUrl: "http://127.0.0.1:9",
       accessToken: TOKEN,
+      dispatcher: dispatcher as unknown as Agent,
       retryBaseDelayMs: 600_000,
       maxRetries: 3,
     });
-    return { server, client };
+    const waiting = async () => {
+      await waitUntil("the first answer was read", () => read === 1);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    return { requests, client, waiting };
   };
 
   it("an answer that switches protocols (101) fails the call, however long its deadline, and close() returns", async () => {
@@ -481,11 +530,11 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   });
 
   it("a cancel while a list waits to retry is the caller's cancel, a WebhookAbortError", async () => {
-    const { server, client } = await alwaysUnavailable();
+    const { requests, client, waiting } = alwaysUnavailable();
     try {
       const cancel = new AbortController();
       const pending = client.list({}, { signal: cancel.signal });
-      await waitUntil("the first attempt was answered", () => server.requests.length === 1);
+      await waiting();
       // A reason of the caller's own that holds the token: the error keeps its cause, not the token.
       cancel.abort(new Error(`stopped with ${TOKEN}`));
       const error = await captureError(pending);
@@ -493,10 +542,9 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
       expect(error).toMatchObject({ operation: "list" });
       expect(everythingVisible(error)).not.toContain(TOKEN);
       expect(everythingVisible(error)).toContain("stopped with");
-      expect(server.requests).toHaveLength(1);
+      expect(requests).toHaveLength(1);
     } finally {
       await client.close();
-      await server.close();
     }
   });
 
@@ -721,23 +769,19 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   });
 
   it("close() ends a wait to retry, and nothing is sent again", async () => {
-    const { server, client } = await alwaysUnavailable();
-    try {
-      const pending = client.list({});
-      await waitUntil("the first attempt was answered", () => server.requests.length === 1);
-      await client.close();
-      const error = await captureError(pending);
-      expect(error).toBeInstanceOf(WebhookConnectionError);
-      expect(error).toMatchObject({ operation: "list", requestSent: false });
-      // The wait itself ended, not an attempt after it.
-      expect((error as Error).message).toMatch(/list was not sent again: the client was closed/);
-      // A call after close() is refused at once: not retried either.
-      const after = await captureError(client.list({}));
-      expect(after).toMatchObject({ requestSent: false });
-      expect(server.requests).toHaveLength(1);
-    } finally {
-      await server.close();
-    }
+    const { requests, client, waiting } = alwaysUnavailable();
+    const pending = client.list({});
+    await waiting();
+    await client.close();
+    const error = await captureError(pending);
+    expect(error).toBeInstanceOf(WebhookConnectionError);
+    expect(error).toMatchObject({ operation: "list", requestSent: false });
+    // The wait itself ended, not an attempt after it.
+    expect((error as Error).message).toMatch(/list was not sent again: the client was closed/);
+    // A call after close() is refused at once: not retried either.
+    const after = await captureError(client.list({}));
+    expect(after).toMatchObject({ requestSent: false });
+    expect(requests).toHaveLength(1);
   });
 
   it("through a dispatcher too, close() refuses new calls and a cancelled call opens no connection", async () => {
