@@ -1,5 +1,5 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
-import { quoteServiceText, sanitizeCause } from "../text";
+import { quoteServiceText, redact, sanitizeCause } from "../text";
 import {
   WebhookAbortError,
   WebhookApiError,
@@ -84,6 +84,11 @@ export class WebhooksClient {
   readonly #inflightLists = new Map<string, Promise<ServicePage>>();
   /** Creates of one name and URL run one after another (see `create`). */
   readonly #createQueues = new Map<string, Promise<QueueOutcome>>();
+  /**
+   * Addresses (see `looseEndpointKey`) whose last create was sent and may have made an endpoint no
+   * answer or listing showed, with why: no later create of them is sent through this client.
+   */
+  readonly #uncertainAddresses = new Map<string, unknown>();
   /** Creator ids of endpoints this client created: our principal, once known. */
   readonly #ourCreatorIds = new Set<number>();
   /** The most records the service sent in one page so far: a shorter page without a continuation is its last. */
@@ -190,19 +195,33 @@ export class WebhooksClient {
     const key = looseEndpointKey(params);
     const previous = this.#createQueues.get(key);
     const progress: CreateProgress = { mayHaveCreated: false };
+    // An earlier create of this address through this client whose outcome is still unknown, queued
+    // or not, is remembered: the service may yet show the endpoint it made.
     const run =
       previous === undefined
-        ? this.#createNow(params, options, progress, undefined)
+        ? this.#createNow(params, options, progress, this.#uncertainAddresses.get(key))
         : this.#turn(previous, options.signal).then((earlier) =>
-            this.#createNow(params, options, progress, earlier.uncertain),
+            this.#createNow(
+              params,
+              options,
+              progress,
+              earlier.uncertain ?? this.#uncertainAddresses.get(key),
+            ),
           );
     // The next create of this address waits for every earlier one, not just this one (a create
     // cancelled while it waits for its turn must not let the next run beside one still in flight),
     // and learns whether one of them may have made the endpoint without its being seen.
     const settled = Promise.allSettled([previous, run]).then(([before, mine]): QueueOutcome => {
-      if (progress.mayHaveCreated) return { uncertain: mine.status === "rejected" ? mine.reason : undefined };
+      if (progress.mayHaveCreated) {
+        const uncertain: unknown = mine.status === "rejected" ? mine.reason : "an earlier create";
+        this.#uncertainAddresses.set(key, uncertain);
+        return { uncertain };
+      }
       // Seen: made, or found by the listing before it.
-      if (mine.status === "fulfilled" || mine.reason instanceof WebhookEndpointExistsError) return {};
+      if (mine.status === "fulfilled" || mine.reason instanceof WebhookEndpointExistsError) {
+        this.#uncertainAddresses.delete(key);
+        return {};
+      }
       return before.status === "fulfilled" ? (before.value ?? {}) : {};
     });
     this.#createQueues.set(key, settled);
@@ -282,6 +301,9 @@ export class WebhooksClient {
         signal: eitherSignal(options.signal, this.#closing.signal),
       });
     } catch (settling) {
+      // The failure is every error's cause, and was worded before the settling's listings: a
+      // signing secret they returned since is redacted from it too.
+      scrubSecrets(failure, secrets);
       const about = {
         operation: "create",
         cause: failure,
@@ -595,4 +617,11 @@ function notSentAfterUncertain(
     `create of ${name} was not sent: an earlier create of this name and URL through this client was sent and may have made the endpoint, which no listing shows yet (${errorText(earlier, secrets)}). List the endpoints named ${name} later: adopt the one that appears, or create again once none has`,
     { operation: "create", cause: sanitizeCause(earlier, secrets) },
   );
+}
+
+/** Redacts `secrets` from an error of ours, in place: its message and the service's text it quotes. */
+function scrubSecrets(error: WebhookApiError, secrets: readonly string[]): void {
+  error.message = redact(error.message, secrets);
+  const quoted = error as { msg?: string | undefined };
+  if (quoted.msg !== undefined) quoted.msg = redact(quoted.msg, secrets);
 }

@@ -262,7 +262,7 @@ export async function settleAmbiguousCreate(
       const [candidate] = candidates as [WebhookEndpointRecord];
       if (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)) return candidate;
       throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${failure.message}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params, options.secrets)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
+        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${errorText(failure, options.secrets)}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params, options.secrets)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
         {
           operation: "create",
           traceId: failure.traceId,
@@ -349,7 +349,7 @@ function roundFailed(
     });
   const name = quoteServiceText(params.webhookName, options.secrets);
   return new WebhookCreateUncertainError(
-    `create of ${name} got no usable answer (${failure.message}) and listing to check whether it was created also failed (${errorText(listError, options.secrets)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${name} and adopt the one created just now`,
+    `create of ${name} got no usable answer (${errorText(failure, options.secrets)}) and listing to check whether it was created also failed (${errorText(listError, options.secrets)}). The endpoint may exist: nothing will be created again for this name and URL while one exists, so list the endpoints named ${name} and adopt the one created just now`,
     { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },
   );
 }
@@ -366,7 +366,7 @@ function settlingStopped(
   { why }: { why: string },
 ): WebhookCreateUncertainError {
   return new WebhookCreateUncertainError(
-    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${failure.message}), and ${why} after ${found.length === 1 ? "an endpoint" : `${found.length} endpoints`} with that name and URL appeared since the attempt began (${describeEndpoints(found, params, secrets)}); one may be ours, so none was taken. Nothing will be created again for this name and URL while one exists`,
+    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${errorText(failure, secrets)}), and ${why} after ${found.length === 1 ? "an endpoint" : `${found.length} endpoints`} with that name and URL appeared since the attempt began (${describeEndpoints(found, params, secrets)}); one may be ours, so none was taken. Nothing will be created again for this name and URL while one exists`,
     {
       operation: "create",
       traceId: failure.traceId,
@@ -389,8 +389,8 @@ function nothingFound(
 ): WebhookCreateUncertainError {
   const name = quoteServiceText(params.webhookName, secrets);
   const why = mayStillBeInFlight(failure)
-    ? `no answer came (${failure.message}), so the service may still be creating it: no endpoint with that name and URL had appeared when the settle window ended`
-    : `got no usable answer (${failure.message}), and the listing that found no endpoint with that name and URL may be incomplete (${unproven ?? ""})`;
+    ? `no answer came (${errorText(failure, secrets)}), so the service may still be creating it: no endpoint with that name and URL had appeared when the settle window ended`
+    : `got no usable answer (${errorText(failure, secrets)}), and the listing that found no endpoint with that name and URL may be incomplete (${unproven ?? ""})`;
   return new WebhookCreateUncertainError(
     `create of ${name} ${why}. It was not sent again, since a second endpoint could never be deleted. List the endpoints named ${name} later: adopt the one that appears, or create again once none has`,
     { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },

@@ -114,15 +114,19 @@ export function classifyCreateFailure(error: unknown): CreateFailure {
 
 /**
  * Whether the service may still be working on a create when the failure came. Only the service's
- * own answer (a parsable envelope, with its result code) says that it is done with the request; a
+ * own answer (a parsable envelope, with its result code and trace id) says that it is done with the request; a
  * gateway or proxy in front of it answers (502, 503, 504, a CDN's 524, an HTML page, an empty body)
  * or resets the connection when it stops waiting, not when the service stops working, and a client
  * that gave up heard nothing at all. A listing that finds nothing then proves only that nothing was
- * committed yet, so it never permits sending the create again. A 504 says so even in an envelope.
+ * committed yet, so it never permits sending the create again. A 502, 503 or 504 says so even in
+ * an envelope: a gateway's own JSON body may have a code.
  */
 export function mayStillBeInFlight(error: WebhookApiError): boolean {
-  if (error.status === 504) return true;
-  return error.serviceCode === undefined;
+  // The statuses a gateway answers with when it stops waiting (bad gateway, unavailable, timeout),
+  // whatever the body: a gateway's own JSON may carry a code too.
+  if (error.status === 502 || error.status === 503 || error.status === 504) return true;
+  // The service's envelope: its code, and its trace id, which no gateway's body is known to carry.
+  return error.serviceCode === undefined || !error.traceId;
 }
 
 /** Waits, or rejects with the signal's reason as soon as it aborts. */

@@ -705,7 +705,9 @@ describe(
           console.log(
             `seed ${seed}: ${names.length} creates, ${succeeded} succeeded (${recovered} recovered by listing), ${faults} faults injected, ${duplicates} duplicates`,
           );
-          expect(succeeded).toBeGreaterThan(names.length * 0.9);
+          // Most succeed despite the faults; a create answered 502, 503 or 504 is never sent
+          // again (docs/client.md, Retries), so those the listing did not recover stay uncertain.
+          expect(succeeded).toBeGreaterThan(names.length * 0.8);
           expect(recovered).toBeGreaterThan(0);
         } finally {
           await client.close();

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   WebhookAbortError,
   WebhookCreateUncertainError,
+  WebhookEndpointExistsError,
   WebhookServerError,
   WebhookTimeoutError,
   WebhooksClient,
@@ -69,7 +70,11 @@ describe("a create queued behind one whose outcome is unknown", () => {
         expect(error).toBeInstanceOf(WebhookCreateUncertainError);
         expect((error as Error).message).toMatch(/was not sent: an earlier create of this name and URL/);
       }
+      // Nor is one called later, once the queue is empty: the client remembers.
+      expect(await captureError(client.create(HOOK))).toBeInstanceOf(WebhookCreateUncertainError);
+      // Once the endpoint shows, it is found, and refused as existing.
       commit();
+      expect(await captureError(client.create(HOOK))).toBeInstanceOf(WebhookEndpointExistsError);
       expect(stored).toHaveLength(1);
       expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
     } finally {
@@ -136,6 +141,47 @@ describe("what a create's listings saw", () => {
       expect(error).toBeInstanceOf(WebhookServerError);
       expect(everythingVisible(error)).not.toContain(secret);
       expect((error as Error).message).toContain("[REDACTED]");
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("a signing secret the settling's listing returned is redacted from the create's own failure, quoted before it", async () => {
+    // The service commits, then answers 500 quoting the new endpoint's secret; the settling lists it.
+    const secret = "whsec_quotedBeforeItWasListed";
+    const record = apiRecord({
+      webhook_id: 5,
+      ...{ webhook_name: HOOK.webhookName, webhook_url: HOOK.webhookUrl },
+      sign_secret: secret,
+      create_time: Date.now(),
+    });
+    let created = false;
+    const server = await rawServer((req, _body, res) => {
+      res.writeHead(req.url?.endsWith("create") ? 500 : 200, { "content-type": "application/json" });
+      if (req.url?.endsWith("create")) {
+        created = true;
+        res.end(
+          JSON.stringify({
+            code: "500",
+            msg: `rollback of ${secret} failed`,
+            trace_id: "0123456789abcdef0123456789abcdef",
+            data: null,
+          }),
+        );
+      } else res.end(listed(created ? [{ ...record, create_time: Date.now() }] : []));
+    });
+    const client = new WebhooksClient({
+      baseUrl: server.url,
+      accessToken: TOKEN,
+      createSettleMs: 0,
+      maxRetries: 0,
+    });
+    try {
+      const error = await captureError(client.create(HOOK));
+      expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((error as WebhookCreateUncertainError).candidateIds).toEqual([5]);
+      expect(everythingVisible(error)).not.toContain(secret);
     } finally {
       await client.close();
       await server.close();

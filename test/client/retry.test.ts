@@ -112,15 +112,35 @@ describe("whether the service may still be working on a create", () => {
     ["a 503 with no envelope", new WebhookServerError("unavailable", { status: 503 }), true],
     ["a 429 with no envelope", new WebhookRateLimitError("slow down", { status: 429 }), true],
     ["a body that is not the envelope", new WebhookInvalidResponseError("truncated", { status: 200 }), true],
+    // A gateway's own JSON: a code, but the gateway's status or no trace id.
     [
-      "the service's own 503, in its envelope",
-      new WebhookServerError("unavailable", { status: 503, serviceCode: "50300" }),
+      "a 503 whose JSON has a code and a trace id (a gateway's status)",
+      new WebhookServerError("unavailable", { status: 503, serviceCode: "50300", traceId: "t-1" }),
+      true,
+    ],
+    [
+      "a 502 whose JSON has a code",
+      new WebhookServerError("upstream timed out", { status: 502, serviceCode: "502", traceId: "t-1" }),
+      true,
+    ],
+    [
+      "a 500 JSON with a code but no trace id",
+      new WebhookServerError("internal", { status: 500, serviceCode: "500" }),
+      true,
+    ],
+    [
+      "the service's own 500",
+      new WebhookServerError("internal", { status: 500, serviceCode: "500", traceId: "t-1" }),
       false,
     ],
-    ["the service's own 500", new WebhookServerError("internal", { status: 500, serviceCode: "500" }), false],
+    [
+      "code 503 inside HTTP 200, with its trace id",
+      new WebhookServerError("unavailable", { status: 200, serviceCode: "503", traceId: "t-1" }),
+      false,
+    ],
     [
       "the service's own 429",
-      new WebhookRateLimitError("slow down", { status: 429, serviceCode: "429" }),
+      new WebhookRateLimitError("slow down", { status: 429, serviceCode: "429", traceId: "t-1" }),
       false,
     ],
   ])("%s", (_what, error, expected) => {

@@ -1181,10 +1181,15 @@ export function forecastCreate(
       }
       if (found.length > 1) return done({ kind: "uncertain", ids: found });
       // "none after createSettleMs -> sent again, only when a complete listing shows none and the
-      // service itself answered (its envelope, with a code a client can read): never after an answer
-      // from something in front of it, a reset, no answer at all, or a 504" (the tests run with
-      // createSettleMs 0: one round)
-      if (!proven || meaning.status === 504 || !meaning.codeReadable)
+      // service itself answered (its envelope, with a code a client can read and its trace id):
+      // never after an answer from something in front of it, a reset, no answer at all, or a 502,
+      // 503 or 504, whatever its body" (the tests run with createSettleMs 0: one round)
+      if (
+        !proven ||
+        [502, 503, 504].includes(meaning.status ?? 0) ||
+        !meaning.codeReadable ||
+        meaning.traceIds.size === 0
+      )
         return done({ kind: "uncertain", ids: [] });
     }
     if (attempt === settings.maxRetries)
