@@ -386,7 +386,10 @@ export class WebhooksClient {
     // as they come): redacted from every message built from service text during the create.
     const secrets = [this.#context.token, ...nonEmpty(options.redact)];
     const snapshot = await this.#snapshot(params, options, secrets);
-    if (earlierUncertain !== undefined) throw notSentAfterUncertain(params, earlierUncertain, secrets);
+    // Once a listing shows an endpoint there, what the earlier create made (or not) is visible: only
+    // `allowDuplicate` gets this far with one shown.
+    if (earlierUncertain !== undefined && !snapshot.showsOne)
+      throw notSentAfterUncertain(params, earlierUncertain, secrets);
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
     const nothingCreated = new WeakSet<object>();
     let attempts = 0;

@@ -54,6 +54,8 @@ export interface CreateSnapshot {
   ids: ReadonlySet<number>;
   /** When the attempt began, by our clock. */
   startedAt: number;
+  /** Whether the listing showed an endpoint that may be the requested one (see `allowExisting`). */
+  showsOne: boolean;
 }
 
 /**
@@ -91,7 +93,11 @@ export async function takeSnapshot(
       { operation: "create", existingIds: existing.map((r) => r.webhookId) },
     );
   }
-  return { ids: new Set(records.map((record) => record.webhookId)), startedAt };
+  return {
+    ids: new Set(records.map((record) => record.webhookId)),
+    startedAt,
+    showsOne: existing.length > 0,
+  };
 }
 
 /**

@@ -65,10 +65,15 @@ export function interpretResponse<T extends { trace_id: string }>(
     const result = expected.schema().safeParse(json);
     if (result.success) return withDocumentedTraceId(result.data, context.token);
     const { field, problem } = describeIssue(result.error);
-    throw new WebhookInvalidResponseError(`${operation} returned a response whose ${field} ${problem}`, {
-      ...detailsOf(operation, raw, json, context),
-      field,
-    });
+    const error = new WebhookInvalidResponseError(
+      `${operation} returned a response whose ${field} ${problem}`,
+      {
+        ...detailsOf(operation, raw, json, context),
+        field,
+      },
+    );
+    if (isServiceEnvelope(json)) SERVICE_ANSWERS.add(error);
+    throw error;
   }
   throw errorFromResponse(operation, raw, parsed ? json : undefined, parsed, context, shape);
 }
@@ -78,6 +83,41 @@ export function interpretResponse<T extends { trace_id: string }>(
  * not 2xx, else the envelope's code family (a service may report errors inside HTTP 200).
  */
 export function errorFromResponse(
+  operation: ApiOperation,
+  raw: RawResponse,
+  json: unknown,
+  parsed: boolean,
+  context: InterpretContext,
+  shapeProblem?: string,
+): WebhookApiError {
+  const error = errorOfResponse(operation, raw, json, parsed, context, shapeProblem);
+  if (isServiceEnvelope(json)) SERVICE_ANSWERS.add(error);
+  return error;
+}
+
+/** Errors made from the service's own envelope (see {@link answeredByService}). */
+const SERVICE_ANSWERS = new WeakSet<WebhookApiError>();
+
+/**
+ * Whether the error was made from the service's own envelope: a JSON object whose top-level `code`
+ * is readable and not blank and whose top-level `trace_id` has the documented form. A gateway's or
+ * proxy's own JSON is not known to carry both; a trace id only in a header (which a gateway may
+ * add) or nested in the body does not count.
+ */
+export function answeredByService(error: WebhookApiError): boolean {
+  return SERVICE_ANSWERS.has(error);
+}
+
+function isServiceEnvelope(json: unknown): boolean {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return false;
+  const { code, trace_id } = json as { code?: unknown; trace_id?: unknown };
+  const readable =
+    (typeof code === "string" && code.trim() !== "" && code.trim() !== "null") ||
+    (typeof code === "number" && Number.isFinite(code));
+  return readable && documentedTraceId(trace_id) !== undefined;
+}
+
+function errorOfResponse(
   operation: ApiOperation,
   raw: RawResponse,
   json: unknown,

@@ -5,6 +5,7 @@ import {
   WebhookServerError,
   type WebhookApiError,
 } from "./errors";
+import { answeredByService } from "./responses";
 
 /** How long to wait between attempts. */
 export interface BackoffSettings {
@@ -125,8 +126,10 @@ export function mayStillBeInFlight(error: WebhookApiError): boolean {
   // The statuses a gateway answers with when it stops waiting (bad gateway, unavailable, timeout),
   // whatever the body: a gateway's own JSON may carry a code too.
   if (error.status === 502 || error.status === 503 || error.status === 504) return true;
-  // The service's envelope: its code, and its trace id, which no gateway's body is known to carry.
-  return error.serviceCode === undefined || !error.traceId;
+  // The same answers in an envelope's code.
+  if (/^50[234]/.test(error.serviceCode ?? "")) return true;
+  // The service's envelope: its code, and its own trace id, which no gateway's body is known to carry.
+  return !answeredByService(error);
 }
 
 /** Waits, or rejects with the signal's reason as soon as it aborts. */

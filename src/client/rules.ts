@@ -255,5 +255,11 @@ function looseNameKey(name: string): string {
 }
 
 function looseUrlKey(url: string): string {
-  return (urlKey(url) ?? url.trim()).toLowerCase().replace(/\/+(\?|$)/, "$1");
+  return (
+    (urlKey(url) ?? url.trim())
+      .toLowerCase()
+      .replace(/\/+(\?|$)/, "$1")
+      // A host written as a fully qualified name (`h.example.`) is the same host.
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?[^/?#:@]*?)\.(?=[:/?#]|$)/, "$1")
+  );
 }

@@ -70,13 +70,22 @@ describe("a create queued behind one whose outcome is unknown", () => {
         expect(error).toBeInstanceOf(WebhookCreateUncertainError);
         expect((error as Error).message).toMatch(/was not sent: an earlier create of this name and URL/);
       }
-      // Nor is one called later, once the queue is empty: the client remembers.
-      expect(await captureError(client.create(HOOK))).toBeInstanceOf(WebhookCreateUncertainError);
-      // Once the endpoint shows, it is found, and refused as existing.
+      // Nor is one called later, once the queue is empty, in any form of the address: the client
+      // remembers, even with allowDuplicate.
+      for (const webhookUrl of [HOOK.webhookUrl, "https://EXAMPLE.com.:443/orders/"])
+        expect(
+          await captureError(client.create({ ...HOOK, webhookUrl }, { allowDuplicate: true })),
+          webhookUrl,
+        ).toBeInstanceOf(WebhookCreateUncertainError);
+      // Once the endpoint shows, the earlier create's outcome is visible: with allowDuplicate, a
+      // second one is made, as asked; without, it is refused as existing.
       commit();
+      expect((await client.create(HOOK, { allowDuplicate: true })).record.webhookName).toBe(HOOK.webhookName);
+      commit();
+      expect(stored).toHaveLength(2);
       expect(await captureError(client.create(HOOK))).toBeInstanceOf(WebhookEndpointExistsError);
-      expect(stored).toHaveLength(1);
-      expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
+      // The first, and the one allowDuplicate asked for: none of those the memory refused.
+      expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(2);
     } finally {
       await client.close();
       await server.close();

@@ -1,3 +1,4 @@
+import { errorFromResponse } from "../../src/client/responses";
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import {
@@ -112,37 +113,57 @@ describe("whether the service may still be working on a create", () => {
     ["a 503 with no envelope", new WebhookServerError("unavailable", { status: 503 }), true],
     ["a 429 with no envelope", new WebhookRateLimitError("slow down", { status: 429 }), true],
     ["a body that is not the envelope", new WebhookInvalidResponseError("truncated", { status: 200 }), true],
-    // A gateway's own JSON: a code, but the gateway's status or no trace id.
+  ])("%s", (_what, error, expected) => {
+    expect(mayStillBeInFlight(error)).toBe(expected);
+  });
+});
+
+// The same question of answers as they come, through the one factory from a response to an error:
+// only the service's own envelope (a readable code, and its own trace id at its top level) says the
+// service is done, and never a 502, 503 or 504, in the status or in the code.
+describe("whether the service may still be working on a create, from the answer itself", () => {
+  const TRACE = "0123456789abcdef0123456789abcdef";
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    return errorFromResponse("create", { status, headers, text, bytes: text.length }, body, true, {
+      token: "tok",
+      tokenSource: "a test",
+    });
+  };
+  it.each([
+    ["the service's own 500", answer(500, { code: "500", msg: "internal", trace_id: TRACE }), false],
     [
-      "a 503 whose JSON has a code and a trace id (a gateway's status)",
-      new WebhookServerError("unavailable", { status: 503, serviceCode: "50300", traceId: "t-1" }),
+      "the service's own 500, a numeric code",
+      answer(500, { code: 500, msg: "internal", trace_id: TRACE }),
+      false,
+    ],
+    ["the service's own 429", answer(429, { code: "429", msg: "slow down", trace_id: TRACE }), false],
+    ["code 500 inside HTTP 200", answer(200, { code: "500", msg: "internal", trace_id: TRACE }), false],
+    [
+      "a 503 whose JSON has a code and a trace id",
+      answer(503, { code: "503", msg: "busy", trace_id: TRACE }),
       true,
     ],
     [
       "a 502 whose JSON has a code",
-      new WebhookServerError("upstream timed out", { status: 502, serviceCode: "502", traceId: "t-1" }),
+      answer(502, { code: 502, message: "upstream timed out", trace_id: TRACE }),
       true,
     ],
+    ["code 503 inside HTTP 200", answer(200, { code: "503", msg: "busy", trace_id: TRACE }), true],
+    ["code 504 inside HTTP 500", answer(500, { code: "504", msg: "timeout", trace_id: TRACE }), true],
+    ["a 500 JSON with a code and no trace id", answer(500, { code: 500, message: "internal" }), true],
     [
-      "a 500 JSON with a code but no trace id",
-      new WebhookServerError("internal", { status: 500, serviceCode: "500" }),
+      "a 500 JSON whose trace id is only in a header",
+      answer(500, { code: "500", msg: "internal" }, { "x-trace-id": TRACE }),
       true,
     ],
+    ["a 500 JSON whose trace id is nested", answer(500, { code: 500, error: { trace_id: TRACE } }), true],
     [
-      "the service's own 500",
-      new WebhookServerError("internal", { status: 500, serviceCode: "500", traceId: "t-1" }),
-      false,
+      "a 500 JSON whose trace id is not the documented form",
+      answer(500, { code: "500", trace_id: "gw-1" }),
+      true,
     ],
-    [
-      "code 503 inside HTTP 200, with its trace id",
-      new WebhookServerError("unavailable", { status: 200, serviceCode: "503", traceId: "t-1" }),
-      false,
-    ],
-    [
-      "the service's own 429",
-      new WebhookRateLimitError("slow down", { status: 429, serviceCode: "429", traceId: "t-1" }),
-      false,
-    ],
+    ["a 500 JSON with a blank code", answer(500, { code: " ", msg: "x", trace_id: TRACE }), true],
   ])("%s", (_what, error, expected) => {
     expect(mayStillBeInFlight(error)).toBe(expected);
   });

@@ -239,6 +239,8 @@ export type Meaning =
       traceIds: Set<string>;
       /** The body is an envelope whose code a client can read (a string or a finite number). */
       codeReadable: boolean;
+      /** The body is the service's own envelope saying it is done with the request. */
+      serviceDone: boolean;
       /**
        * A 2xx status line and an envelope whose code said success: the service processed the request,
        * whatever became of its data.
@@ -335,6 +337,14 @@ export function meaningOf(response: Hostile, operation: "list" | "create", limit
       envelopeTraceId: isObject(json) ? documentedTraceId(json.trace_id) : undefined,
       traceIds: traceIdsIn(response, text, json),
       codeReadable: code !== undefined,
+      // "the service's own answer: its envelope, with a code a client can read and its trace id",
+      // never a 502, 503 or 504 in its code either.
+      serviceDone:
+        code !== undefined &&
+        !["", "null"].includes(code.trim()) &&
+        !/^50[234]/.test(code.trim()) &&
+        isObject(json) &&
+        documentedTraceId(json.trace_id) !== undefined,
       // "a 2xx status and a success code whose data was unusable": a 2xx alone proves nothing on a
       // service that reports errors inside HTTP 200, nor does a body that could not be read.
       processed:
@@ -1184,12 +1194,7 @@ export function forecastCreate(
       // service itself answered (its envelope, with a code a client can read and its trace id):
       // never after an answer from something in front of it, a reset, no answer at all, or a 502,
       // 503 or 504, whatever its body" (the tests run with createSettleMs 0: one round)
-      if (
-        !proven ||
-        [502, 503, 504].includes(meaning.status ?? 0) ||
-        !meaning.codeReadable ||
-        meaning.traceIds.size === 0
-      )
+      if (!proven || [502, 503, 504].includes(meaning.status ?? 0) || !meaning.serviceDone)
         return done({ kind: "uncertain", ids: [] });
     }
     if (attempt === settings.maxRetries)
