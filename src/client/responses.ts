@@ -72,27 +72,12 @@ export function interpretResponse<T extends { trace_id: string }>(
         field,
       },
     );
-    if (isServiceEnvelope(json)) SERVICE_ANSWERS.add(error);
-    throw error;
+    throw fromResponse(error, json);
   }
-  throw errorFromResponse(operation, raw, parsed ? json : undefined, parsed, context, shape);
-}
-
-/**
- * The one factory from an unsuccessful response to the error class: the HTTP status when it is
- * not 2xx, else the envelope's code family (a service may report errors inside HTTP 200).
- */
-export function errorFromResponse(
-  operation: ApiOperation,
-  raw: RawResponse,
-  json: unknown,
-  parsed: boolean,
-  context: InterpretContext,
-  shapeProblem?: string,
-): WebhookApiError {
-  const error = errorOfResponse(operation, raw, json, parsed, context, shapeProblem);
-  if (isServiceEnvelope(json)) SERVICE_ANSWERS.add(error);
-  return error;
+  throw fromResponse(
+    errorFromResponse(operation, raw, parsed ? json : undefined, parsed, context, shape),
+    json,
+  );
 }
 
 /** Errors made from the service's own envelope (see {@link answeredByService}). */
@@ -108,6 +93,12 @@ export function answeredByService(error: WebhookApiError): boolean {
   return SERVICE_ANSWERS.has(error);
 }
 
+/** The error made from `json`, remembered as the service's own answer when it is its envelope. */
+function fromResponse<E extends WebhookApiError>(error: E, json: unknown): E {
+  if (isServiceEnvelope(json)) SERVICE_ANSWERS.add(error);
+  return error;
+}
+
 function isServiceEnvelope(json: unknown): boolean {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return false;
   const { code, trace_id } = json as { code?: unknown; trace_id?: unknown };
@@ -117,7 +108,11 @@ function isServiceEnvelope(json: unknown): boolean {
   return readable && documentedTraceId(trace_id) !== undefined;
 }
 
-function errorOfResponse(
+/**
+ * The one factory from an unsuccessful response to the error class: the HTTP status when it is
+ * not 2xx, else the envelope's code family (a service may report errors inside HTTP 200).
+ */
+export function errorFromResponse(
   operation: ApiOperation,
   raw: RawResponse,
   json: unknown,

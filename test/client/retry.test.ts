@@ -1,7 +1,9 @@
-import { errorFromResponse } from "../../src/client/responses";
+import { interpretResponse } from "../../src/client/responses";
+import { CREATE_RESPONSE } from "../../src/client/schemas";
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import {
+  WebhookApiError,
   WebhookAuthError,
   WebhookConnectionError,
   WebhookInvalidResponseError,
@@ -118,17 +120,22 @@ describe("whether the service may still be working on a create", () => {
   });
 });
 
-// The same question of answers as they come, through the one factory from a response to an error:
+// The same question of answers as they come, read as the client reads them (interpretResponse):
 // only the service's own envelope (a readable code, and its own trace id at its top level) says the
 // service is done, and never a 502, 503 or 504, in the status or in the code.
 describe("whether the service may still be working on a create, from the answer itself", () => {
   const TRACE = "0123456789abcdef0123456789abcdef";
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
-    return errorFromResponse("create", { status, headers, text, bytes: text.length }, body, true, {
-      token: "tok",
-      tokenSource: "a test",
-    });
+    try {
+      interpretResponse("create", { status, headers, text, bytes: text.length }, CREATE_RESPONSE, {
+        token: "tok",
+        tokenSource: "a test",
+      });
+    } catch (error) {
+      return error as WebhookApiError;
+    }
+    throw new Error("the answer was read as a success");
   };
   it.each([
     ["the service's own 500", answer(500, { code: "500", msg: "internal", trace_id: TRACE }), false],
