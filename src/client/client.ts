@@ -297,6 +297,7 @@ export class WebhooksClient {
         clockSkewMs: this.#settings.clockSkewMs,
         ourCreatorIds: this.#principals(options),
         opposite: oppositeOrder(this.#settings.ascending),
+        allowExisting: options.allowDuplicate === true,
         // Its waits end on close() too.
         signal: eitherSignal(options.signal, this.#closing.signal),
       });
@@ -426,8 +427,12 @@ export class WebhooksClient {
             throw error;
           }
           if (outcome === "ambiguous") {
-            // Throws, leaving the create possibly made, unless the listings settle it.
-            const found = await this.#settle(params, snapshot, error, secrets, options);
+            // Throws, leaving the create possibly made, unless the listings settle it. Refused because
+            // someone else made the endpoint meanwhile, it made none: nothing is left uncertain.
+            const found = await this.#settle(params, snapshot, error, secrets, options).catch((settling) => {
+              if (settling instanceof WebhookEndpointExistsError) progress.mayHaveCreated = false;
+              throw settling;
+            });
             if (found) {
               progress.mayHaveCreated = false;
               return { record: found, traceId: "", recovered: true };

@@ -141,6 +141,11 @@ export interface SettleOptions {
   opposite?: string | undefined;
   signal: AbortSignal | undefined;
   /**
+   * Whether an endpoint with this name and URL may exist beside ours (`allowDuplicate`): else a retry
+   * is refused when the last round shows one that someone else created since the first listing.
+   */
+  allowExisting?: boolean;
+  /**
    * Every record the settling's listings returned so far, page by page, a listing that then failed
    * included: what a stopped or failed settling names among them is not lost.
    */
@@ -238,10 +243,16 @@ export async function settleAmbiguousCreate(
 ): Promise<WebhookEndpointRecord | undefined> {
   const deadline = Date.now() + options.settleMs;
   const notBefore = snapshot.startedAt - options.clockSkewMs;
-  const isNew = (record: WebhookEndpointRecord): boolean =>
-    !snapshot.ids.has(record.webhookId) &&
-    maySameEndpoint(record, params) &&
-    (options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId));
+  const unlisted = (record: WebhookEndpointRecord): boolean =>
+    !snapshot.ids.has(record.webhookId) && maySameEndpoint(record, params);
+  const ours = (record: WebhookEndpointRecord): boolean =>
+    options.ourCreatorIds.size === 0 || options.ourCreatorIds.has(record.creatorId);
+  const isNew = (record: WebhookEndpointRecord): boolean => unlisted(record) && ours(record);
+  const kinds = {
+    isNew,
+    isOthers: (record: WebhookEndpointRecord) => unlisted(record) && !ours(record),
+    notBefore,
+  };
   /**
    * What a settling stopped or failed before its end names: the candidates the last complete round
    * found, and any record the listings returned since that may be the endpoint (new, the same
@@ -257,8 +268,10 @@ export async function settleAmbiguousCreate(
     let candidates: WebhookEndpointRecord[];
     /** Why this round's listings cannot prove that no candidate exists; undefined when one of them can. */
     let unproven: string | undefined;
+    /** Endpoints with this name and URL that the round showed and that are not ours: someone else's. */
+    let others: WebhookEndpointRecord[];
     try {
-      ({ candidates, unproven } = await settleRound(listing, params, options, isNew, notBefore));
+      ({ candidates, unproven, others } = await settleRound(listing, params, options, kinds));
     } catch (listError) {
       throw roundFailed(params, failure, seenCandidates(), listError, options);
     }
@@ -285,8 +298,12 @@ export async function settleAmbiguousCreate(
       );
     }
     if (remaining <= 0) {
-      if (!mayStillBeInFlight(failure) && unproven === undefined) return undefined;
-      throw nothingFound(params, failure, unproven, options.secrets);
+      if (mayStillBeInFlight(failure) || unproven !== undefined)
+        throw nothingFound(params, failure, unproven, options.secrets);
+      // A retry is a create like the first: it is not sent beside an endpoint that exists now.
+      if (others.length > 0 && options.allowExisting !== true)
+        throw madeMeanwhile(params, failure, others, options.secrets);
+      return undefined;
     }
     try {
       await sleep(Math.min(remaining, 200 * 2 ** round), options.signal);
@@ -301,6 +318,16 @@ export async function settleAmbiguousCreate(
   }
 }
 
+/** How a settling round sorts what it lists (see {@link settleAmbiguousCreate}). */
+interface RoundKinds {
+  /** Not in the first listing, the endpoint requested, by our principal (or it is unknown): may be ours. */
+  isNew: (record: WebhookEndpointRecord) => boolean;
+  /** Not in the first listing, the endpoint requested, by another principal: someone else's. */
+  isOthers: (record: WebhookEndpointRecord) => boolean;
+  /** When the attempt began, less the clock-skew allowance. */
+  notBefore: number;
+}
+
 /**
  * One round of the settling's listings: by name in every form; when that finds none, by URL (only
  * endpoints made since the attempt began); when neither proves itself complete, by name in the
@@ -310,10 +337,14 @@ async function settleRound(
   listing: ServiceListing,
   params: CreateParams,
   options: SettleOptions,
-  isNew: (record: WebhookEndpointRecord) => boolean,
-  notBefore: number,
-): Promise<{ candidates: WebhookEndpointRecord[]; unproven: string | undefined }> {
+  { isNew, isOthers, notBefore }: RoundKinds,
+): Promise<{
+  candidates: WebhookEndpointRecord[];
+  unproven: string | undefined;
+  others: WebhookEndpointRecord[];
+}> {
   const byName = await listByForms(listing, params, "name", options.signal);
+  const shown = [...byName.records];
   let candidates = unique(byName.records.filter(isNew));
   let unproven = byName.end.complete ? undefined : byName.end.reason;
   if (candidates.length === 0) {
@@ -321,6 +352,7 @@ async function settleRound(
     // may still find it. The snapshot does not cover this listing, so the creation time must
     // also fall within the attempt.
     const byUrl = await listByForms(listing, params, "url", options.signal);
+    shown.push(...byUrl.records);
     candidates = unique(byUrl.records.filter((record) => isNew(record) && record.createTime >= notBefore));
     if (byUrl.end.complete) unproven = undefined;
   }
@@ -330,9 +362,12 @@ async function settleRound(
     const newest = await listByForms(listing, params, "name", options.signal, {
       ascending: options.opposite,
     });
+    shown.push(...newest.records);
     candidates = unique(newest.records.filter(isNew));
   }
-  return { candidates, unproven };
+  // Another principal's endpoint there, made since the first listing: a retry is not sent beside it.
+  const others = unique(shown.filter(isOthers));
+  return { candidates, unproven, others };
 }
 
 /**
@@ -380,6 +415,23 @@ function settlingStopped(
       candidateIds: found.map((r) => r.webhookId),
       cause: failure,
     },
+  );
+}
+
+/**
+ * None of ours appeared after an ambiguous create the service is done with, but someone else made
+ * an endpoint with this name and URL meanwhile: the retry is refused as the first listing would
+ * have refused the create.
+ */
+function madeMeanwhile(
+  params: CreateParams,
+  failure: WebhookApiError,
+  others: readonly WebhookEndpointRecord[],
+  secrets: readonly string[],
+): WebhookEndpointExistsError {
+  return new WebhookEndpointExistsError(
+    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${errorText(failure, secrets)}) and made no endpoint, but was not sent again: meanwhile another principal created an endpoint with this name and URL (${describeEndpoints(others, params, secrets)}), and a second one could never be deleted. If it is yours, adopt it (adoptWebhookId); otherwise declare another name or URL`,
+    { operation: "create", existingIds: others.map((r) => r.webhookId), cause: failure },
   );
 }
 

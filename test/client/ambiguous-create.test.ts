@@ -402,6 +402,78 @@ describe("settling when only one of the listings proves itself complete", () => 
   });
 });
 
+describe("a retry after the service's own 500, when someone else made the endpoint meanwhile", () => {
+  // docs/client.md, "Create and the settle rules": the create may be sent again only when none is
+  // found; a retry is a create like the first, and an endpoint with this name and URL that exists
+  // now (another principal's, made since the first listing) refuses it, unless allowDuplicate.
+  const NAME = "contested";
+  const URL_ = "https://example.com/contested";
+  const serviceWithRival = () => {
+    let failures = 1;
+    return scriptedService({
+      creator: { id: 7, name: "pipeline" },
+      // Two others: a full listing shows a page of two, so a later page of one proves itself complete.
+      records: [apiRecord({ webhook_id: 1 }), apiRecord({ webhook_id: 2 })],
+      // The first create fails with the service's own envelope; as it does, another principal
+      // (creator 99) creates the same name and URL.
+      onCreate: (_body, records) => {
+        if (failures-- <= 0) return undefined;
+        records.push(
+          apiRecord({ webhook_id: 501, webhook_name: NAME, creator_id: 99, create_time: Date.now() }),
+        );
+        return { status: 500, body: { code: "50001", msg: "internal error", trace_id: TRACE } };
+      },
+    });
+  };
+
+  it.each([
+    { allowDuplicate: false, creates: 1, error: WebhookEndpointExistsError },
+    { allowDuplicate: true, creates: 2, error: undefined },
+  ])(
+    "allowDuplicate $allowDuplicate: $creates create(s) sent",
+    async ({ allowDuplicate, creates, error: expected }) => {
+      const service = await serviceWithRival();
+      const client = new WebhooksClient({
+        baseUrl: service.url,
+        accessToken: TOKEN,
+        retryBaseDelayMs: 2,
+        createSettleMs: 0,
+        maxRetries: 3,
+      });
+      try {
+        await client.scan();
+        const outcome = await client
+          .create({ webhookName: NAME, webhookUrl: URL_ }, { ourCreatorIds: [7], allowDuplicate })
+          .then(
+            (result) => result,
+            (error: unknown) => error,
+          );
+        expect(service.creates()).toBe(creates);
+        if (expected === undefined) {
+          expect((outcome as CreateResult).record.creatorId).toBe(7);
+          expect(service.records.slice(2).map((r) => r.creator_id)).toEqual([99, 7]);
+          return;
+        }
+        expect(outcome).toBeInstanceOf(expected);
+        expect((outcome as WebhookEndpointExistsError).existingIds).toEqual([501]);
+        expect((outcome as Error).message).toMatch(
+          /another principal created an endpoint with this name and URL/,
+        );
+        expect(service.records.slice(2).map((r) => r.webhook_id)).toEqual([501]);
+        // It made nothing, so nothing is left uncertain: once the rival is gone from the listings
+        // (a service that stops listing another principal's endpoints), the address is created.
+        service.records.splice(2);
+        await expect(
+          client.create({ webhookName: NAME, webhookUrl: URL_ }, { ourCreatorIds: [7] }),
+        ).resolves.toMatchObject({ recovered: false, attempts: 1 });
+      } finally {
+        await client.close();
+        await service.close();
+      }
+    },
+  );
+});
+
 describe("settling on a service whose listing stops at its first page", () => {
   it("the endpoint a lost answer made, past the first page by name and by URL, is found among the newest in the other order", async () => {
     const CAP = 50;

@@ -1148,6 +1148,8 @@ export function forecastCreate(
       if ("unsure" in byName) return unsure(`settling listing: ${byName.unsure}`);
       let found = candidates(byName.records, false);
       let records = byName.records;
+      /** Every record the round's listings showed. */
+      const shown = [...byName.records];
       let proven = byName.complete;
       if (typeof found !== "string" && found.length === 0) {
         const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
@@ -1155,6 +1157,7 @@ export function forecastCreate(
         if ("unsure" in byUrl) return unsure(`settling listing: ${byUrl.unsure}`);
         found = candidates(byUrl.records, true);
         records = byUrl.records;
+        shown.push(...byUrl.records);
         proven ||= byUrl.complete;
       }
       // "when neither proved itself complete and none is found, the name is listed once more in the
@@ -1165,6 +1168,7 @@ export function forecastCreate(
         if ("unsure" in newest) return unsure(`settling listing: ${newest.unsure}`);
         found = candidates(newest.records, false);
         records = newest.records;
+        shown.push(...newest.records);
       }
       if (typeof found === "string") return unsure(found);
       // "exactly one is the result only if it cannot be someone else's: the service said it processed
@@ -1196,6 +1200,18 @@ export function forecastCreate(
       // 503 or 504, whatever its body" (the tests run with createSettleMs 0: one round)
       if (!proven || [502, 503, 504].includes(meaning.status ?? 0) || !meaning.serviceDone)
         return done({ kind: "uncertain", ids: [] });
+      // "A retry is a create like the first: when that listing shows an endpoint with this name and
+      // URL that was not in the first listing and that another principal created, it is not sent,
+      // and the create fails with WebhookEndpointExistsError naming it"
+      const theirs: number[] = [];
+      for (const record of shown) {
+        if (idsBefore.has(record.webhookId) || ours(record) || theirs.includes(record.webhookId)) continue;
+        const verdict = mayBeSameEndpoint(record, params);
+        if (verdict === "unsure")
+          return unsure("another's record is not settled as the same endpoint or not");
+        if (verdict === "yes") theirs.push(record.webhookId);
+      }
+      if (theirs.length > 0) return done({ kind: "exists", ids: theirs });
     }
     if (attempt === settings.maxRetries)
       return done({ kind: "failed", error: meaning.error, failure: meaning });
