@@ -164,7 +164,19 @@ export class WebhooksClient {
 
   /** Collects every record of `listAll(filter)`, each id once (pages may overlap), and how the listing ended. */
   async scan(filter: ListFilter = {}, options: CallOptions = {}): Promise<ScanResult> {
+    const listed = await this.#collect(filter, options);
     const byId = new Map<number, WebhookEndpointRecord>();
+    for (const record of listed.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+    return { ...listed, records: [...byId.values()] };
+  }
+
+  /**
+   * Every record of `listAll(filter)`, every copy of an id a service lists more than once (a create's
+   * checks look at each: a copy that is the endpoint must not hide behind one that is not), and how
+   * the listing ended.
+   */
+  async #collect(filter: ListFilter, options: CallOptions): Promise<ScanResult> {
+    const records: WebhookEndpointRecord[] = [];
     let pages = 0;
     let traceId = "";
     let end: ListingEnd = COMPLETE;
@@ -172,9 +184,9 @@ export class WebhooksClient {
       pages++;
       traceId = page.traceId;
       end = page.end ?? end;
-      for (const record of page.records) if (!byId.has(record.webhookId)) byId.set(record.webhookId, record);
+      records.push(...page.records);
     }
-    return { records: [...byId.values()], pages, traceId, end };
+    return { records, pages, traceId, end };
   }
 
   /**
@@ -281,19 +293,15 @@ export class WebhooksClient {
     failure: WebhookApiError,
     secrets: string[],
     options: CreateOptions,
+    settleMs: number,
   ): Promise<WebhookEndpointRecord | undefined> {
     // Bounded as a whole: the settle window, and the listings' own bound beyond it.
-    const listings = this.#createListings(
-      options,
-      secrets,
-      this.#settings.createSettleMs,
-      "the endpoint may have been created",
-    );
+    const listings = this.#createListings(options, secrets, settleMs, "the endpoint may have been created");
     try {
       return await settleAmbiguousCreate(listings.listing, params, snapshot, failure, {
         seen: () => listings.seen,
         secrets,
-        settleMs: this.#settings.createSettleMs,
+        settleMs,
         clockSkewMs: this.#settings.clockSkewMs,
         ourCreatorIds: this.#principals(options),
         opposite: oppositeOrder(this.#settings.ascending),
@@ -326,6 +334,50 @@ export class WebhooksClient {
     } finally {
       listings.done();
     }
+  }
+
+  /**
+   * `#settle` for a create in progress: what it finds, taken, ends the create's uncertainty; refused
+   * because someone else's endpoint is there, the create made none, and nothing is left uncertain.
+   */
+  async #settled(
+    params: CreateParams,
+    snapshot: CreateSnapshot,
+    failure: WebhookApiError,
+    secrets: string[],
+    options: CreateOptions,
+    progress: CreateProgress,
+    settleMs = this.#settings.createSettleMs,
+  ): Promise<WebhookEndpointRecord | undefined> {
+    try {
+      const found = await this.#settle(params, snapshot, failure, secrets, options, settleMs);
+      if (found) progress.mayHaveCreated = false;
+      return found;
+    } catch (settling) {
+      if (settling instanceof WebhookEndpointExistsError) progress.mayHaveCreated = false;
+      throw settling;
+    }
+  }
+
+  /**
+   * Before a create is sent again, after the backoff: a retry is a create like the first, so it is
+   * not sent beside an endpoint that appeared during the wait. When no attempt reached the service,
+   * the listing before a create runs again; after one the service answered ambiguously (and the
+   * settling found none), one more settling round, which takes our own late commit or names what
+   * appeared. Returns the endpoint taken, if any.
+   */
+  async #beforeRetry(
+    params: CreateParams,
+    snapshot: CreateSnapshot,
+    previous: { failure: WebhookApiError; sent: boolean },
+    secrets: string[],
+    options: CreateOptions,
+    progress: CreateProgress,
+  ): Promise<WebhookEndpointRecord | undefined> {
+    if (previous.sent)
+      return await this.#settled(params, snapshot, previous.failure, secrets, options, progress, 0);
+    await this.#snapshot(params, options, secrets);
+    return undefined;
   }
 
   /** Aborted by `close`: ends the waits between attempts. */
@@ -394,9 +446,16 @@ export class WebhooksClient {
     // Failures after which the service certainly holds nothing from this call: a retry cannot duplicate.
     const nothingCreated = new WeakSet<object>();
     let attempts = 0;
+    /** The last attempt's failure, and whether any attempt so far may have reached the service. */
+    let previous: { failure: WebhookApiError; sent: boolean } | undefined;
     const result = await retrying(
       async () => {
         attempts++;
+        if (previous !== undefined) {
+          // A retry is a create like the first: not sent beside an endpoint that appeared meanwhile.
+          const found = await this.#beforeRetry(params, snapshot, previous, secrets, options, progress);
+          if (found) return { record: found, traceId: "", recovered: true };
+        }
         progress.mayHaveCreated = true;
         try {
           const raw = await this.#transport.post(CREATE_PATH, body, {
@@ -427,18 +486,12 @@ export class WebhooksClient {
             throw error;
           }
           if (outcome === "ambiguous") {
-            // Throws, leaving the create possibly made, unless the listings settle it. Refused because
-            // someone else made the endpoint meanwhile, it made none: nothing is left uncertain.
-            const found = await this.#settle(params, snapshot, error, secrets, options).catch((settling) => {
-              if (settling instanceof WebhookEndpointExistsError) progress.mayHaveCreated = false;
-              throw settling;
-            });
-            if (found) {
-              progress.mayHaveCreated = false;
-              return { record: found, traceId: "", recovered: true };
-            }
+            // Throws, leaving the create possibly made, unless the listings settle it.
+            const found = await this.#settled(params, snapshot, error, secrets, options, progress);
+            if (found) return { record: found, traceId: "", recovered: true };
           }
           progress.mayHaveCreated = false;
+          previous = { failure: error, sent: previous?.sent === true || outcome === "ambiguous" };
           nothingCreated.add(error);
           throw error;
         }
@@ -458,6 +511,7 @@ export class WebhooksClient {
       refuseExistingAnswer(result.record, params, snapshot, {
         clockSkewMs: this.#settings.clockSkewMs,
         secrets,
+        ourCreatorIds: this.#principals(options),
       });
     this.#ourCreatorIds.add(result.record.creatorId);
     return { ...result, attempts };
@@ -496,7 +550,7 @@ export class WebhooksClient {
     };
     const listing: ServiceListing = async (filter, signal) => {
       try {
-        return await this.scan(
+        return await this.#collect(
           { ...filter, match: "service" },
           {
             ...options,
@@ -627,9 +681,18 @@ function notSentAfterUncertain(
   );
 }
 
-/** Redacts `secrets` from an error of ours, in place: its message and the service's text it quotes. */
-function scrubSecrets(error: WebhookApiError, secrets: readonly string[]): void {
-  error.message = redact(error.message, secrets);
-  const quoted = error as { msg?: string | undefined };
-  if (quoted.msg !== undefined) quoted.msg = redact(quoted.msg, secrets);
+/**
+ * Redacts `secrets` from an error of ours, in place: its message and every text field it holds from
+ * the service (`msg`, `serviceCode`, `traceId`...), and so down its causes.
+ */
+function scrubSecrets(error: Error, secrets: readonly string[]): void {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    at.message = redact(at.message, secrets);
+    if (typeof at.stack === "string") at.stack = redact(at.stack, secrets);
+    const fields = at as unknown as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      const value = fields[key];
+      if (typeof value === "string") fields[key] = redact(value, secrets);
+    }
+  }
 }

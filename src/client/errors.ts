@@ -168,15 +168,22 @@ export class WebhookCreateUncertainError extends WebhookApiError {
 
 /**
  * An endpoint with the requested name and URL already exists, so a create was not sent: a second
- * one could never be deleted. `existingIds` are the endpoints found.
+ * one could never be deleted. `existingIds` are the endpoints found. `answeredBy`, when set: the
+ * create was sent and the service answered with endpoint `existingIds[0]`, made by this creator, not
+ * our principal (a service that keeps names unique answers with the endpoint it has); not taken.
  */
 export class WebhookEndpointExistsError extends WebhookApiError {
   override name = "WebhookEndpointExistsError";
   override readonly code = "WEBHOOK_ENDPOINT_EXISTS" as const;
   readonly existingIds: readonly number[];
-  constructor(message: string, details: WebhookErrorDetails & { existingIds: readonly number[] }) {
+  readonly answeredBy: number | undefined;
+  constructor(
+    message: string,
+    details: WebhookErrorDetails & { existingIds: readonly number[]; answeredBy?: number },
+  ) {
     super(message, details);
     this.existingIds = details.existingIds;
+    this.answeredBy = details.answeredBy;
   }
 }
 

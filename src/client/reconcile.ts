@@ -175,15 +175,16 @@ export function serviceProcessed(failure: WebhookApiError): boolean {
 /**
  * Refuses a create answer that is not a new endpoint: one the listing before the create already
  * returned, or one that is neither the requested name and URL in any stored form nor created
- * since the attempt began (beyond the clock-skew allowance). A service
- * that answers a create with an endpoint it already held (names or URLs unique on its side, an
- * upsert) would otherwise hand us someone else's endpoint and signing secret.
+ * since the attempt began (beyond the clock-skew allowance); and, our principal known, one another
+ * principal created (`answeredBy`). A service that answers a create with an endpoint it already
+ * held (names or URLs unique on its side, an upsert), or with the one someone else made while ours
+ * was in flight, would otherwise hand us someone else's endpoint and signing secret.
  */
 export function refuseExistingAnswer(
   record: WebhookEndpointRecord,
   params: CreateParams,
   snapshot: CreateSnapshot,
-  options: { clockSkewMs: number; secrets: readonly string[] },
+  options: { clockSkewMs: number; secrets: readonly string[]; ourCreatorIds: ReadonlySet<number> },
 ): void {
   // The time test only for a record that is not even a rewritten form of the request: a service
   // whose clock runs behind ours must not make our own new endpoint look old.
@@ -192,7 +193,14 @@ export function refuseExistingAnswer(
     (!maySameEndpoint(record, params) &&
       Number.isFinite(record.createTime) &&
       record.createTime < snapshot.startedAt - options.clockSkewMs);
-  if (!existed) return;
+  if (!existed) {
+    if (options.ourCreatorIds.size > 0 && !options.ourCreatorIds.has(record.creatorId))
+      throw new WebhookEndpointExistsError(
+        `create of ${quoteServiceText(params.webhookName, options.secrets)} was answered with an endpoint another principal created (${describeEndpoints([record], params, options.secrets)}; creator ${record.creatorId}, not ours): a service that keeps names unique answers with the endpoint it has, which another principal may have made while this create was in flight, so it was not taken. If it is yours, adopt it (adoptWebhookId: ${record.webhookId}); otherwise declare another name or URL`,
+        { operation: "create", existingIds: [record.webhookId], answeredBy: record.creatorId },
+      );
+    return;
+  }
   throw new WebhookEndpointExistsError(
     `create of ${quoteServiceText(params.webhookName, options.secrets)} was answered with an endpoint that existed before the request was sent (${describeEndpoints([record], params, options.secrets)}): the service made no new endpoint for it (it may hold names or URLs unique and answer with the one it has), so that endpoint was not taken. If it is yours, adopt it (adoptWebhookId: ${record.webhookId}); otherwise declare another name or URL`,
     { operation: "create", existingIds: [record.webhookId] },
@@ -254,55 +262,38 @@ export async function settleAmbiguousCreate(
     notBefore,
   };
   /**
-   * What a settling stopped or failed before its end names: the candidates the last complete round
-   * found, and any record the listings returned since that may be the endpoint (new, the same
-   * endpoint, made since the attempt began).
+   * Every endpoint the settling's rounds showed that may be ours (`found`) or is someone else's
+   * (`theirs`), the latest copy of each: nothing can delete an endpoint, so one a later listing
+   * leaves out (a lagging replica) still exists.
    */
   let found: WebhookEndpointRecord[] = [];
+  let theirs: WebhookEndpointRecord[] = [];
+  /** What a settling stopped or failed before its end names: `found`, and any record seen since that may be it. */
   const seenCandidates = (): WebhookEndpointRecord[] =>
     unique([
       ...found,
       ...(options.seen?.() ?? []).filter((record) => isNew(record) && record.createTime >= notBefore),
     ]);
   for (let round = 0; ; round++) {
-    let candidates: WebhookEndpointRecord[];
     /** Why this round's listings cannot prove that no candidate exists; undefined when one of them can. */
     let unproven: string | undefined;
-    /** Endpoints with this name and URL that the round showed and that are not ours: someone else's. */
-    let others: WebhookEndpointRecord[];
     try {
-      ({ candidates, unproven, others } = await settleRound(listing, params, options, kinds));
+      const shown = await settleRound(listing, params, options, kinds);
+      found = unique([...shown.candidates, ...found]);
+      theirs = unique([...shown.others, ...theirs]);
+      unproven = shown.unproven;
     } catch (listError) {
       throw roundFailed(params, failure, seenCandidates(), listError, options);
     }
-    found = candidates;
     const remaining = deadline - Date.now();
-    if (candidates.length === 1 && remaining <= 0) {
-      const [candidate] = candidates as [WebhookEndpointRecord];
-      if (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)) return candidate;
-      throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer (${errorText(failure, options.secrets)}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params, options.secrets)}). It may be ours, or someone else's made at the same moment while ours was never created (the answer did not say whether our request was processed), so it was not taken. Nothing will be created again for this name and URL while it exists`,
-        {
-          operation: "create",
-          traceId: failure.traceId,
-          candidateIds: [candidate.webhookId],
-          cause: failure,
-        },
-      );
-    }
-    if (candidates.length > 1) {
-      const ids = candidates.map((r) => r.webhookId);
-      throw new WebhookCreateUncertainError(
-        `create of ${quoteServiceText(params.webhookName, options.secrets)} got no usable answer, and ${candidates.length} endpoints with that name and URL were created since the attempt began (${describeEndpoints(candidates, params, options.secrets)}); one of them may be ours and the others someone else's, so none was taken. Nothing will be created again for this name and URL while they exist`,
-        { operation: "create", traceId: failure.traceId, candidateIds: ids, cause: failure },
-      );
-    }
+    if (found.length > 1 || (found.length === 1 && remaining <= 0))
+      return settledOn(found, theirs, params, failure, options);
     if (remaining <= 0) {
       if (mayStillBeInFlight(failure) || unproven !== undefined)
         throw nothingFound(params, failure, unproven, options.secrets);
       // A retry is a create like the first: it is not sent beside an endpoint that exists now.
-      if (others.length > 0 && options.allowExisting !== true)
-        throw madeMeanwhile(params, failure, others, options.secrets);
+      if (theirs.length > 0 && options.allowExisting !== true)
+        throw theirsThere(params, failure, theirs, notBefore, options.secrets);
       return undefined;
     }
     try {
@@ -316,6 +307,41 @@ export async function settleAmbiguousCreate(
       throw reason;
     }
   }
+}
+
+/**
+ * The end of a settling that found endpoints that may be ours: exactly one is the result only if it
+ * cannot be someone else's (the service said it processed our request, or our principal made it,
+ * and no copy of it was listed as another principal's); otherwise they are named, not taken.
+ */
+function settledOn(
+  found: readonly WebhookEndpointRecord[],
+  theirs: readonly WebhookEndpointRecord[],
+  params: CreateParams,
+  failure: WebhookApiError,
+  options: SettleOptions,
+): WebhookEndpointRecord {
+  const name = quoteServiceText(params.webhookName, options.secrets);
+  if (found.length > 1) {
+    throw new WebhookCreateUncertainError(
+      `create of ${name} got no usable answer, and ${found.length} endpoints with that name and URL were created since the attempt began (${describeEndpoints(found, params, options.secrets)}); one of them may be ours and the others someone else's, so none was taken. Nothing will be created again for this name and URL while they exist`,
+      {
+        operation: "create",
+        traceId: failure.traceId,
+        candidateIds: found.map((r) => r.webhookId),
+        cause: failure,
+      },
+    );
+  }
+  const [candidate] = found as [WebhookEndpointRecord];
+  // A service that lists one id with two creators gives no answer as to whose it is.
+  const contested = theirs.some((record) => record.webhookId === candidate.webhookId);
+  if (!contested && (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)))
+    return candidate;
+  throw new WebhookCreateUncertainError(
+    `create of ${name} got no usable answer (${errorText(failure, options.secrets)}), and one endpoint with that name and URL appeared since the attempt began (${describeEndpoints([candidate], params, options.secrets)}). It may be ours, or someone else's made at the same moment while ours was never created (${contested ? "the service listed it under another principal too" : "the answer did not say whether our request was processed"}), so it was not taken. Nothing will be created again for this name and URL while it exists`,
+    { operation: "create", traceId: failure.traceId, candidateIds: [candidate.webhookId], cause: failure },
+  );
 }
 
 /** How a settling round sorts what it lists (see {@link settleAmbiguousCreate}). */
@@ -419,19 +445,24 @@ function settlingStopped(
 }
 
 /**
- * None of ours appeared after an ambiguous create the service is done with, but someone else made
- * an endpoint with this name and URL meanwhile: the retry is refused as the first listing would
- * have refused the create.
+ * None of ours appeared after an ambiguous create the service is done with, but an endpoint with this
+ * name and URL that another principal made is there (made meanwhile, or older and missed by the
+ * listing before the create): the retry is refused as the listing before a create refuses one.
  */
-function madeMeanwhile(
+function theirsThere(
   params: CreateParams,
   failure: WebhookApiError,
-  others: readonly WebhookEndpointRecord[],
+  theirs: readonly WebhookEndpointRecord[],
+  notBefore: number,
   secrets: readonly string[],
 ): WebhookEndpointExistsError {
+  const meanwhile = theirs.every((record) => record.createTime >= notBefore);
+  const what = meanwhile
+    ? "meanwhile another principal created an endpoint with this name and URL"
+    : "an endpoint with this name and URL that another principal created exists (the listing before the create did not show it)";
   return new WebhookEndpointExistsError(
-    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${errorText(failure, secrets)}) and made no endpoint, but was not sent again: meanwhile another principal created an endpoint with this name and URL (${describeEndpoints(others, params, secrets)}), and a second one could never be deleted. If it is yours, adopt it (adoptWebhookId); otherwise declare another name or URL`,
-    { operation: "create", existingIds: others.map((r) => r.webhookId), cause: failure },
+    `create of ${quoteServiceText(params.webhookName, secrets)} got no usable answer (${errorText(failure, secrets)}) and made no endpoint, but was not sent again: ${what} (${describeEndpoints(theirs, params, secrets)}), and a second one could never be deleted. If it is yours, adopt it (adoptWebhookId); otherwise declare another name or URL`,
+    { operation: "create", existingIds: theirs.map((r) => r.webhookId), cause: failure },
   );
 }
 

@@ -220,7 +220,9 @@ export class ProviderCore {
     if (!adopting) refuseContradiction(connection, "nothing was sent to the service", taint);
     const record =
       inputs.adoptWebhookId === undefined
-        ? await this.#createEndpoint(connection.client, inputs, taint, ourPrincipals(connection))
+        ? await this.#createEndpoint(connection.client, inputs, taint, ourPrincipals(connection)).catch(
+            (error: unknown) => this.#answerRefused(connection, inputs, error, resource, taint),
+          )
         : await this.#adopt(inputs, inputs.adoptWebhookId, taint);
     const id = String(record.webhookId);
     const state = stateAfterCreate(record, inputs, {
@@ -498,6 +500,29 @@ export class ProviderCore {
   }
 
   /**
+   * A create whose answer the client refused as another principal's (`answeredBy`), judged here. A
+   * fact learnt while the create was in flight may make that creator the stack's: the endpoint is
+   * then read back by its id and judged as the answer (recorded, and the run fails on the claim).
+   */
+  async #answerRefused(
+    connection: PerConnection,
+    inputs: WebhookEndpointInputs,
+    error: unknown,
+    resource: string | undefined,
+    taint: Taint,
+  ): Promise<WebhookEndpointRecord> {
+    if (!(error instanceof WebhookEndpointExistsError) || error.answeredBy === undefined) throw error;
+    const webhookId = error.existingIds[0] ?? 0;
+    if (judging(connection).principals.has(error.answeredBy)) {
+      const params = { webhookName: inputs.webhookName, webhookUrl: inputs.webhookUrl, redact: taint.values };
+      const lookup = await connection.lookups.find(webhookId, params, true);
+      if (lookup.kind === "found") return lookup.record;
+    }
+    this.#judgeAnswer(connection, { webhookId, creatorId: error.answeredBy }, undefined, resource, taint);
+    throw error;
+  }
+
+  /**
    * Whether a create's answer is the stack's: created by its principal (the claim, else the creators
    * the facts record). A service that keeps names unique may answer a create with the endpoint that
    * has the name: when another principal made the same name and URL while the create was in flight,
@@ -508,23 +533,40 @@ export class ProviderCore {
    */
   #judgeAnswer(
     connection: PerConnection,
-    record: WebhookEndpointRecord,
-    state: WebhookEndpointOutputs,
+    record: Pick<WebhookEndpointRecord, "webhookId" | "creatorId">,
+    /** What would be recorded; undefined for an answer the client refused as another principal's. */
+    state: WebhookEndpointOutputs | undefined,
     resource: string | undefined,
     taint: Taint,
   ): void {
-    const facts = [...connection.facts.values()];
-    const conflict = contradiction(connection.principal, facts);
-    const claim = conflict === undefined ? connection.principal : undefined;
-    const principals = principalsOf(claim, facts);
+    const { facts, conflict, claim, principals } = judging(connection);
     const id = String(record.webhookId);
     const secret = claimIsSecret(connection, taint);
-    if (conflict !== undefined && principals.has(record.creatorId))
+    if (state !== undefined && conflict !== undefined && principals.has(record.creatorId))
       throw new EndpointCreatedButFailedError(
         `endpoint ${id} was created and is recorded in state, but while it was in flight ${lowerFirst(contradictionMessage(conflict, "this run stops", secret))}`,
         id,
         state as unknown as Record<string, unknown>,
       );
+    this.#refuseOthersAnswer(record, { claim, facts, principals, secret, resource });
+  }
+
+  /**
+   * Refuses an answer another principal created (see `#judgeAnswer`), saying what to do. The client,
+   * given the principals, refuses it first (`answeredBy`): its refusal is judged here too.
+   */
+  #refuseOthersAnswer(
+    record: Pick<WebhookEndpointRecord, "webhookId" | "creatorId">,
+    judged: {
+      claim: PrincipalClaim | undefined;
+      facts: readonly unknown[];
+      principals: ReadonlySet<number>;
+      secret: boolean;
+      resource: string | undefined;
+    },
+  ): void {
+    const { claim, facts, principals, secret, resource } = judged;
+    const id = String(record.webhookId);
     if (principals.size === 0 || principals.has(record.creatorId)) return;
     const answered = `the service answered this create with endpoint ${id}, created by creator ${record.creatorId}`;
     const race =
@@ -615,7 +657,8 @@ export class ProviderCore {
       // The client's own words quote the name, the URL and the forms the service stored them in; for
       // a secret name or URL they are said without them.
       const secret = taint.names.includes("webhookName") || taint.names.includes("webhookUrl");
-      if (error instanceof WebhookEndpointExistsError) {
+      // An answer refused as another principal's is judged by the caller, which knows why.
+      if (error instanceof WebhookEndpointExistsError && error.answeredBy === undefined) {
         const said = secret
           ? `an endpoint with this name and URL already exists (id ${error.existingIds.join(", ")}); nothing was created, since a second one could never be deleted`
           : error.message;
@@ -983,6 +1026,17 @@ function learnFact(
     Number.isSafeInteger(webhookId)
   )
     connection.facts.set(webhookId, { webhookId, creatorId: olds.creatorId, holder });
+}
+
+/**
+ * Who judges a create's answer: the claim, unless a fact contradicts it, and the creators the facts
+ * record (see `#judgeAnswer`).
+ */
+function judging(connection: PerConnection) {
+  const facts = [...connection.facts.values()];
+  const conflict = contradiction(connection.principal, facts);
+  const claim = conflict === undefined ? connection.principal : undefined;
+  return { facts, conflict, claim, principals: principalsOf(claim, facts) };
 }
 
 /**

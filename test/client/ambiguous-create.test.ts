@@ -1,3 +1,4 @@
+import { Agent, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   WebhookApiError,
@@ -472,6 +473,212 @@ describe("a retry after the service's own 500, when someone else made the endpoi
       }
     },
   );
+});
+
+describe("what the settling and a retry see, on a service whose listings waver", () => {
+  // docs/client.md, "Create and the settle rules". Creator 7 is ours (told), 99 someone else's.
+  const NAME = "wavering";
+  const URL_ = "https://example.com/wavering";
+  const SERVICE_500 = { status: 500, body: { code: "50001", msg: "internal error", trace_id: TRACE } };
+  const ok = (data: unknown[]) => ({
+    status: 200,
+    body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data } },
+  });
+  /** A service with two other endpoints (a full listing shows a page of two: a page of one proves itself complete). */
+  async function setUp(hooks: Parameters<typeof scriptedService>[0], settleMs = 0) {
+    const service = await scriptedService({
+      creator: { id: 7, name: "pipeline" },
+      records: [apiRecord({ webhook_id: 1 }), apiRecord({ webhook_id: 2 })],
+      ...hooks,
+    });
+    const client = new WebhooksClient({
+      baseUrl: service.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 2,
+      createSettleMs: settleMs,
+      maxRetries: 3,
+    });
+    await client.scan();
+    const listsBefore = service.listings().length;
+    /** List requests since the scan above. */
+    const listsSince = () => service.listings().length - listsBefore;
+    const create = () =>
+      client.create({ webhookName: NAME, webhookUrl: URL_ }, { ourCreatorIds: [7] }).then(
+        (result) => result,
+        (error: unknown) => error,
+      );
+    return { service, client, listsSince, create };
+  }
+  /** A listing by this name or URL (the settling's), not the full one. */
+  const filtered = (body: Record<string, unknown>) => body.webhook_name === NAME || body.webhook_url === URL_;
+  const refusedNaming = (outcome: unknown, ids: number[]) => {
+    expect(outcome).toBeInstanceOf(WebhookEndpointExistsError);
+    expect((outcome as WebhookEndpointExistsError).existingIds).toEqual(ids);
+  };
+  /** Runs `test`, then closes what it used, whatever happened. */
+  const closing = async (used: { close(): Promise<void> }[], test: () => Promise<void>) => {
+    try {
+      await test();
+    } finally {
+      for (const one of used) await one.close();
+    }
+  };
+  const stored = (id: number, creator: number, fields: Partial<Stored> = {}) =>
+    apiRecord({
+      webhook_id: id,
+      webhook_name: NAME,
+      webhook_url: URL_,
+      creator_id: creator,
+      create_time: Date.now(),
+      ...fields,
+    });
+
+  it("an endpoint someone else made, shown by the settling's first round and left out of its later ones, still refuses the retry", async () => {
+    // Nothing can delete an endpoint: one a later listing leaves out (a lagging replica) still exists.
+    let created = false;
+    const rival = stored(501, 99);
+    let shownAfter = 0;
+    const { service, client, create } = await setUp(
+      {
+        onCreate: () => (created ? undefined : ((created = true), SERVICE_500)),
+        onList: (body) => (created && filtered(body) ? ok(shownAfter++ === 0 ? [rival] : []) : undefined),
+      },
+      300,
+    );
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(shownAfter, "the settling listed by name more than once").toBeGreaterThan(1);
+      refusedNaming(outcome, [501]);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("our own endpoint, shown by the settling's first round and left out of its later ones, is taken, not made twice", async () => {
+    let created = false;
+    let shownAfter = 0;
+    const { service, client, create } = await setUp(
+      {
+        // The service stores our create, then answers 500.
+        afterStore: () => (created ? undefined : ((created = true), SERVICE_500)),
+        onList: (body) =>
+          created && filtered(body)
+            ? ok(shownAfter++ === 0 ? service.records.filter((r) => r.webhook_name === NAME) : [])
+            : undefined,
+      },
+      300,
+    );
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(shownAfter).toBeGreaterThan(1);
+      expect(outcome).toMatchObject({ recovered: true, record: { creatorId: 7 } });
+      expect(service.creates()).toBe(1);
+      expect(service.records.filter((r) => r.webhook_name === NAME)).toHaveLength(1);
+    });
+  });
+
+  it("one id listed as ours and as someone else's is named, not taken", async () => {
+    let created = false;
+    const { service, client, create } = await setUp({
+      onCreate: () => (created ? undefined : ((created = true), SERVICE_500)),
+      onList: (body) =>
+        created && body.webhook_name === NAME ? ok([stored(501, 99), stored(501, 7)]) : undefined,
+    });
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(outcome).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((outcome as WebhookCreateUncertainError).candidateIds).toEqual([501]);
+      expect((outcome as Error).message).toMatch(/listed it under another principal too/);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("a retry lists again after its wait: an endpoint someone else made during the wait refuses it", async () => {
+    // The settling finds none (the service's own 429), and the rival appears only after it: the
+    // listing before the retry is the one that sees it.
+    let created = false;
+    let listsAfter = 0;
+    const { service, client, create } = await setUp({
+      onCreate: () =>
+        created
+          ? undefined
+          : ((created = true), { status: 429, body: { code: "42901", msg: "slow down", trace_id: TRACE } }),
+      onList: (body) => {
+        if (!created || body.webhook_name !== NAME) return undefined;
+        return ok(listsAfter++ === 0 ? [] : [stored(501, 99)]);
+      },
+    });
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(listsAfter, "a listing by name after the settling's").toBeGreaterThan(1);
+      refusedNaming(outcome, [501]);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("a create that never reached the service is listed for again before it is sent again: an endpoint made during the wait refuses it", async () => {
+    // The caller's dispatcher carries the requests; the first create cannot connect (ECONNREFUSED:
+    // never sent), and while the client waits to send it again someone else creates the endpoint.
+    const service = await scriptedService({ creator: { id: 7, name: "pipeline" } });
+    const agent = new Agent();
+    let refused = false;
+    const dispatcher = {
+      request: (options: Dispatcher.RequestOptions) => {
+        if (!refused && String(options.path).endsWith("/create")) {
+          refused = true;
+          service.records.push(stored(501, 99));
+          return Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+        }
+        return agent.request(options);
+      },
+    } as unknown as Dispatcher;
+    const client = new WebhooksClient({
+      baseUrl: service.url,
+      accessToken: TOKEN,
+      retryBaseDelayMs: 2,
+      dispatcher,
+    });
+    await closing([client, agent, service], async () => {
+      const error = await captureError(client.create({ webhookName: NAME, webhookUrl: URL_ }));
+      expect(refused).toBe(true);
+      refusedNaming(error, [501]);
+      expect(service.creates()).toBe(0);
+    });
+  });
+
+  it("a create answered with an endpoint another principal made is refused, naming its creator", async () => {
+    // A service that keeps names unique answers with the endpoint it has: someone else's, made
+    // after our first listing.
+    const { service, client, create } = await setUp({
+      onCreate: (_body, records) => {
+        const theirs = stored(501, 99);
+        records.push(theirs);
+        return { status: 200, body: { code: "200", msg: "Success", trace_id: TRACE, data: theirs } };
+      },
+    });
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(outcome).toBeInstanceOf(WebhookEndpointExistsError);
+      expect(outcome).toMatchObject({ existingIds: [501], answeredBy: 99 });
+      expect((outcome as Error).message).not.toContain("whsec_501");
+    });
+  });
+
+  it("an existing endpoint a service lists twice, first under another name and URL, is still seen: nothing is sent", async () => {
+    const { service, client } = await setUp({
+      onList: (body) =>
+        body.webhook_name === NAME
+          ? ok([
+              stored(501, 99, { webhook_name: "old-name", webhook_url: "https://example.com/old" }),
+              stored(501, 99),
+            ])
+          : undefined,
+    });
+    await closing([client, service], async () => {
+      const error = await captureError(client.create({ webhookName: NAME, webhookUrl: URL_ }));
+      refusedNaming(error, [501]);
+      expect(service.creates()).toBe(0);
+    });
+  });
 });
 
 describe("settling on a service whose listing stops at its first page", () => {

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 // The client's own connections (Node's http and https modules, one keep-alive agent): what a failed
 // attempt says of whether the request may have reached the service, and what close() waits for. Real
 // sockets on loopback throughout.
@@ -422,8 +423,17 @@ describe("the own connection's answer, read to its end (docs/client.md, Errors)"
     const fresh = new WebhooksClient({ baseUrl: emulator.url, accessToken: TOKEN, maxRetries: 0 });
     try {
       const cancel = new AbortController();
+      // Node publishes each client response once its status line and headers are read: the client's
+      // own event, not the server's (under load the server may have written them long before).
+      let answered = false;
+      const onResponse = () => (answered = true);
+      subscribe("http.client.response.finish", onResponse);
       const pending = client.list({}, { signal: cancel.signal, timeoutMs: 30_000 });
-      await waitUntil("the body has begun", () => server.connections() === 1);
+      try {
+        await waitUntil("the client has read the answer's headers", () => answered);
+      } finally {
+        unsubscribe("http.client.response.finish", onResponse);
+      }
       cancel.abort();
       const error = await captureError(pending);
       expect(error).toBeInstanceOf(WebhookAbortError);

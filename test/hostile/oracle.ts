@@ -1065,7 +1065,8 @@ export function forecastCreate(
       if (listing.unsure !== undefined) return { unsure: listing.unsure };
       if (!listing.ending.ok) return { failed: listing.ending };
       complete &&= listing.ending.complete;
-      records.push(...scanRecords(listing.pages));
+      // "every copy of an id a service lists more than once": a create's checks look at each.
+      records.push(...listing.pages.flatMap((page) => page.records));
     }
     return { records, complete };
   };
@@ -1074,109 +1075,115 @@ export function forecastCreate(
       ? done({ kind: "failed", error: "WebhookPagingError" })
       : done({ kind: "failed", error: ending.error, ...(ending.failure ? { failure: ending.failure } : {}) });
 
-  // "FIRST lists by name (with the service's own matching, all pages)", once per lookup form;
-  // "a listing by name that cannot prove itself complete is narrowed by URL"
-  const before = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
-  if ("unsure" in before) return unsure(`listing before the create: ${before.unsure}`);
-  if ("failed" in before) return failedListing(before.failed);
-  const listedBefore = [...before.records];
-  let provenBefore = before.complete;
-  if (!before.complete) {
-    const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
-    if ("unsure" in byUrl) return unsure(`listing by URL before the create: ${byUrl.unsure}`);
-    if ("failed" in byUrl) return failedListing(byUrl.failed);
-    listedBefore.push(...byUrl.records);
-    provenBefore = byUrl.complete;
-  }
-  const lookalikes = listedBefore.map((record) => ({ record, verdict: mayBeSameEndpoint(record, params) }));
-  if (lookalikes.some((entry) => entry.verdict === "unsure"))
-    return unsure("a listed record is not settled as the same endpoint or not");
-  const existing = [
-    ...new Set(lookalikes.filter((entry) => entry.verdict === "yes").map((entry) => entry.record.webhookId)),
-  ];
-  // "when neither can prove itself complete, nothing is sent (WebhookPagingError)"
-  if (!provenBefore && existing.length === 0) return done({ kind: "failed", error: "WebhookPagingError" });
-  // "refuses with WebhookEndpointExistsError (nothing sent) when a listed record may be the same endpoint"
-  if (existing.length > 0) return done({ kind: "exists", ids: existing });
-  const idsBefore = new Set(listedBefore.map((record) => record.webhookId));
-
-  for (let attempt = 0; attempt <= settings.maxRetries; attempt++) {
-    forecast.createPosts++;
-    const response = creates[attempt];
-    if (response === undefined) throw new Error("the generator gave fewer create responses than attempts");
-    const meaning = meaningOf(response, "create");
-    if (meaning.kind === "unsure") return unsure(`create response: ${meaning.why}`);
-    if (meaning.kind === "created") {
-      // "A create answered with an endpoint that existed before the attempt is refused": one the
-      // listing before it returned, or one that is not the request in any stored form and was
-      // created before the attempt began (less the clock-skew allowance).
-      const record = meaning.record;
-      if (idsBefore.has(record.webhookId)) return done({ kind: "exists", ids: [record.webhookId] });
-      const same = mayBeSameEndpoint(record, params);
-      if (same === "unsure") return unsure("a created record is not settled as the same endpoint or not");
-      if (same === "no" && record.createTime < settings.startedAt - settings.clockSkewMs)
-        return done({ kind: "exists", ids: [record.webhookId] });
-      return done({ kind: "created", record, traceId: meaning.traceId, attempts: attempt + 1 });
+  /**
+   * "FIRST lists by name (with the service's own matching, all pages)", once per lookup form; "a
+   * listing by name that cannot prove itself complete is narrowed by URL". The ids it listed, or
+   * the outcome it ends the create with.
+   */
+  const listBefore = (): Set<number> | CreateForecast => {
+    const before = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+    if ("unsure" in before) return unsure(`listing before the create: ${before.unsure}`);
+    if ("failed" in before) return failedListing(before.failed);
+    const listedBefore = [...before.records];
+    let provenBefore = before.complete;
+    if (!before.complete) {
+      const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
+      if ("unsure" in byUrl) return unsure(`listing by URL before the create: ${byUrl.unsure}`);
+      if ("failed" in byUrl) return failedListing(byUrl.failed);
+      listedBefore.push(...byUrl.records);
+      provenBefore = byUrl.complete;
     }
-    if (meaning.kind !== "failure") throw new Error("a create forecast met a list meaning");
-    // "a refusal (4xx other than 429) is final"
-    if (meaning.create === "refused") return done({ kind: "failed", error: meaning.error, failure: meaning });
-    if (meaning.create === "ambiguous") {
-      // "only records NOT in the pre-create listing, loosely the same endpoint, (and when found by the
-      // URL listing, created since the attempt began minus clockSkewMs) count", and "created by our
-      // own principal when that is known".
-      const ours = (record: WebhookEndpointRecord) =>
-        settings.ourCreatorIds.size === 0 || settings.ourCreatorIds.has(record.creatorId);
-      const candidates = (records: WebhookEndpointRecord[], sinceAttempt: boolean): number[] | string => {
-        const found: number[] = [];
-        for (const record of records) {
-          if (idsBefore.has(record.webhookId) || !ours(record)) continue;
-          const verdict = mayBeSameEndpoint(record, params);
-          if (verdict === "unsure") return "a new record is not settled as the same endpoint or not";
-          if (
-            verdict === "yes" &&
-            (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs) &&
-            !found.includes(record.webhookId)
-          )
-            found.push(record.webhookId);
-        }
-        return found;
-      };
-      // Any listing that fails leaves the create uncertain.
-      const byName = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
-      if ("failed" in byName) return done({ kind: "uncertain", ids: undefined });
-      if ("unsure" in byName) return unsure(`settling listing: ${byName.unsure}`);
-      let found = candidates(byName.records, false);
-      let records = byName.records;
-      /** Every record the round's listings showed. */
-      const shown = [...byName.records];
-      let proven = byName.complete;
-      if (typeof found !== "string" && found.length === 0) {
-        const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
-        if ("failed" in byUrl) return done({ kind: "uncertain", ids: undefined });
-        if ("unsure" in byUrl) return unsure(`settling listing: ${byUrl.unsure}`);
-        found = candidates(byUrl.records, true);
-        records = byUrl.records;
-        shown.push(...byUrl.records);
-        proven ||= byUrl.complete;
+    const lookalikes = listedBefore.map((record) => ({ record, verdict: mayBeSameEndpoint(record, params) }));
+    if (lookalikes.some((entry) => entry.verdict === "unsure"))
+      return unsure("a listed record is not settled as the same endpoint or not");
+    const existing = [
+      ...new Set(
+        lookalikes.filter((entry) => entry.verdict === "yes").map((entry) => entry.record.webhookId),
+      ),
+    ];
+    // "when neither can prove itself complete, nothing is sent (WebhookPagingError)"
+    if (!provenBefore && existing.length === 0) return done({ kind: "failed", error: "WebhookPagingError" });
+    // "refuses with WebhookEndpointExistsError (nothing sent) when a listed record may be the same endpoint"
+    if (existing.length > 0) return done({ kind: "exists", ids: existing });
+    return new Set(listedBefore.map((record) => record.webhookId));
+  };
+  const first = listBefore();
+  if (!(first instanceof Set)) return first;
+  const idsBefore = first;
+  // "created by our own principal when that is known"
+  const ours = (record: WebhookEndpointRecord) =>
+    settings.ourCreatorIds.size === 0 || settings.ourCreatorIds.has(record.creatorId);
+
+  /**
+   * One settling round after an ambiguous answer (the tests run with createSettleMs 0: one round):
+   * "retry" when the create may be sent again, else the outcome it ends with.
+   */
+  const settle = (
+    meaning: Extract<Meaning, { kind: "failure" }>,
+    attempt: number,
+  ): "retry" | CreateForecast => {
+    // "only records NOT in the pre-create listing, loosely the same endpoint, (and when found by the
+    // URL listing, created since the attempt began minus clockSkewMs) count", and "created by our
+    // own principal when that is known"; another principal's such record is theirs.
+    const sort = (
+      records: WebhookEndpointRecord[],
+      sinceAttempt: boolean,
+      into: { found: number[]; theirs: number[] },
+    ) => {
+      for (const record of records) {
+        if (idsBefore.has(record.webhookId)) continue;
+        const verdict = mayBeSameEndpoint(record, params);
+        if (verdict === "unsure") return "a new record is not settled as the same endpoint or not";
+        if (verdict !== "yes") continue;
+        if (!ours(record)) {
+          if (!into.theirs.includes(record.webhookId)) into.theirs.push(record.webhookId);
+        } else if (
+          (!sinceAttempt || record.createTime >= settings.startedAt - settings.clockSkewMs) &&
+          !into.found.includes(record.webhookId)
+        )
+          into.found.push(record.webhookId);
       }
-      // "when neither proved itself complete and none is found, the name is listed once more in the
-      // other order (the client's ascending "true": "false"), where the newest come first"
-      if (typeof found !== "string" && found.length === 0 && !proven) {
-        const newest = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
-        if ("failed" in newest) return done({ kind: "uncertain", ids: undefined });
-        if ("unsure" in newest) return unsure(`settling listing: ${newest.unsure}`);
-        found = candidates(newest.records, false);
-        records = newest.records;
-        shown.push(...newest.records);
-      }
-      if (typeof found === "string") return unsure(found);
-      // "exactly one is the result only if it cannot be someone else's: the service said it processed
-      // our request (a 2xx status whose body was lost or unusable), or it was created by our own
-      // principal; otherwise it is named in a WebhookCreateUncertainError, not taken"; "more ->
-      // WebhookCreateUncertainError naming them"
-      if (found.length === 1) {
-        const record = records.find((r) => r.webhookId === found[0])!;
+      return undefined;
+    };
+    const sorted = { found: [] as number[], theirs: [] as number[] };
+    const records: WebhookEndpointRecord[] = [];
+    // Any listing that fails leaves the create uncertain.
+    const byName = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+    if ("failed" in byName) return done({ kind: "uncertain", ids: undefined });
+    if ("unsure" in byName) return unsure(`settling listing: ${byName.unsure}`);
+    records.push(...byName.records);
+    let why = sort(byName.records, false, sorted);
+    let proven = byName.complete;
+    if (why === undefined && sorted.found.length === 0) {
+      const byUrl = listAll(urlLookups(params.webhookUrl).map((webhookUrl) => ({ webhookUrl })));
+      if ("failed" in byUrl) return done({ kind: "uncertain", ids: undefined });
+      if ("unsure" in byUrl) return unsure(`settling listing: ${byUrl.unsure}`);
+      records.push(...byUrl.records);
+      why = sort(byUrl.records, true, sorted);
+      proven ||= byUrl.complete;
+    }
+    // "when neither proved itself complete and none is found, the name is listed once more in the
+    // other order (the client's ascending "true": "false"), where the newest come first"
+    if (why === undefined && sorted.found.length === 0 && !proven) {
+      const newest = listAll(nameLookups(params.webhookName).map((webhookName) => ({ webhookName })));
+      if ("failed" in newest) return done({ kind: "uncertain", ids: undefined });
+      if ("unsure" in newest) return unsure(`settling listing: ${newest.unsure}`);
+      records.push(...newest.records);
+      why = sort(newest.records, false, sorted);
+    }
+    if (why !== undefined) return unsure(why);
+    const { found, theirs } = sorted;
+    // "exactly one is the result only if it cannot be someone else's: the service said it processed
+    // our request (a 2xx status whose body was lost or unusable), or it was created by our own
+    // principal, and no copy of it was listed as another principal's; otherwise it is named in a
+    // WebhookCreateUncertainError, not taken"; "more -> WebhookCreateUncertainError naming them"
+    if (found.length === 1) {
+      const id = found[0]!;
+      // The first copy that made it a candidate.
+      const record = records.find(
+        (r) => r.webhookId === id && ours(r) && mayBeSameEndpoint(r, params) === "yes",
+      )!;
+      if (!theirs.includes(id)) {
         if (meaning.processed)
           return done({
             kind: "recovered",
@@ -1191,30 +1198,67 @@ export function forecastCreate(
             attempts: attempt + 1,
             because: "our principal created it",
           });
-        return done({ kind: "uncertain", ids: found });
       }
-      if (found.length > 1) return done({ kind: "uncertain", ids: found });
-      // "none after createSettleMs -> sent again, only when a complete listing shows none and the
-      // service itself answered (its envelope, with a code a client can read and its trace id):
-      // never after an answer from something in front of it, a reset, no answer at all, or a 502,
-      // 503 or 504, whatever its body" (the tests run with createSettleMs 0: one round)
-      if (!proven || [502, 503, 504].includes(meaning.status ?? 0) || !meaning.serviceDone)
-        return done({ kind: "uncertain", ids: [] });
-      // "A retry is a create like the first: when that listing shows an endpoint with this name and
-      // URL that was not in the first listing and that another principal created, it is not sent,
-      // and the create fails with WebhookEndpointExistsError naming it"
-      const theirs: number[] = [];
-      for (const record of shown) {
-        if (idsBefore.has(record.webhookId) || ours(record) || theirs.includes(record.webhookId)) continue;
-        const verdict = mayBeSameEndpoint(record, params);
-        if (verdict === "unsure")
-          return unsure("another's record is not settled as the same endpoint or not");
-        if (verdict === "yes") theirs.push(record.webhookId);
+      return done({ kind: "uncertain", ids: found });
+    }
+    if (found.length > 1) return done({ kind: "uncertain", ids: found });
+    // "none after createSettleMs -> sent again, only when a complete listing shows none and the
+    // service itself answered (its envelope, with a code a client can read and its trace id):
+    // never after an answer from something in front of it, a reset, no answer at all, or a 502,
+    // 503 or 504, whatever its body"
+    if (!proven || [502, 503, 504].includes(meaning.status ?? 0) || !meaning.serviceDone)
+      return done({ kind: "uncertain", ids: [] });
+    // "A retry is a create like the first: when that listing shows an endpoint with this name and
+    // URL that was not in the first listing and that another principal created, it is not sent,
+    // and the create fails with WebhookEndpointExistsError naming it"
+    if (theirs.length > 0) return done({ kind: "exists", ids: theirs });
+    return "retry";
+  };
+
+  /** The last failure that permits a retry, and whether an attempt so far may have reached the service. */
+  let previous: { meaning: Extract<Meaning, { kind: "failure" }>; sent: boolean } | undefined;
+  for (let attempt = 0; attempt <= settings.maxRetries; attempt++) {
+    // "A retry is a create like the first": before it is sent, after the wait, the listing before a
+    // create runs again when no attempt reached the service; after one that did (and was settled as
+    // having made none), one more settling round.
+    if (previous !== undefined) {
+      if (previous.sent) {
+        const again = settle(previous.meaning, attempt);
+        if (again !== "retry") return again;
+      } else {
+        const again = listBefore();
+        if (!(again instanceof Set)) return again;
       }
-      if (theirs.length > 0) return done({ kind: "exists", ids: theirs });
+    }
+    forecast.createPosts++;
+    const response = creates[attempt];
+    if (response === undefined) throw new Error("the generator gave fewer create responses than attempts");
+    const meaning = meaningOf(response, "create");
+    if (meaning.kind === "unsure") return unsure(`create response: ${meaning.why}`);
+    if (meaning.kind === "created") {
+      // "A create answered with an endpoint that existed before the attempt is refused": one the
+      // listing before it returned, or one that is not the request in any stored form and was
+      // created before the attempt began (less the clock-skew allowance); and "our principal known,
+      // one another principal created".
+      const record = meaning.record;
+      if (idsBefore.has(record.webhookId)) return done({ kind: "exists", ids: [record.webhookId] });
+      const same = mayBeSameEndpoint(record, params);
+      if (same === "unsure") return unsure("a created record is not settled as the same endpoint or not");
+      if (same === "no" && record.createTime < settings.startedAt - settings.clockSkewMs)
+        return done({ kind: "exists", ids: [record.webhookId] });
+      if (!ours(record)) return done({ kind: "exists", ids: [record.webhookId] });
+      return done({ kind: "created", record, traceId: meaning.traceId, attempts: attempt + 1 });
+    }
+    if (meaning.kind !== "failure") throw new Error("a create forecast met a list meaning");
+    // "a refusal (4xx other than 429) is final"
+    if (meaning.create === "refused") return done({ kind: "failed", error: meaning.error, failure: meaning });
+    if (meaning.create === "ambiguous") {
+      const settled = settle(meaning, attempt);
+      if (settled !== "retry") return settled;
     }
     if (attempt === settings.maxRetries)
       return done({ kind: "failed", error: meaning.error, failure: meaning });
+    previous = { meaning, sent: previous?.sent === true || meaning.create === "ambiguous" };
   }
   throw new Error("unreachable");
 }
