@@ -310,9 +310,6 @@ export class WebhooksClient {
         signal: eitherSignal(options.signal, this.#closing.signal),
       });
     } catch (settling) {
-      // The failure is every error's cause, and was worded before the settling's listings: a
-      // signing secret they returned since is redacted from it too.
-      scrubSecrets(failure, secrets);
       const about = {
         operation: "create",
         cause: failure,
@@ -333,6 +330,9 @@ export class WebhooksClient {
       );
     } finally {
       listings.done();
+      // The failure was worded before the settling's listings, and is every error's cause, or thrown
+      // as it is when the create may be sent again: a signing secret they returned is redacted from it.
+      scrubSecrets(failure, secrets);
     }
   }
 
@@ -364,7 +364,7 @@ export class WebhooksClient {
    * not sent beside an endpoint that appeared during the wait. When no attempt reached the service,
    * the listing before a create runs again; after one the service answered ambiguously (and the
    * settling found none), one more settling round, which takes our own late commit or names what
-   * appeared. Returns the endpoint taken, if any.
+   * appeared. Returns the endpoint taken, if any, or the ids the listing of step 1 showed.
    */
   async #beforeRetry(
     params: CreateParams,
@@ -373,11 +373,13 @@ export class WebhooksClient {
     secrets: string[],
     options: CreateOptions,
     progress: CreateProgress,
-  ): Promise<WebhookEndpointRecord | undefined> {
+  ): Promise<{ found?: WebhookEndpointRecord | undefined; listed?: ReadonlySet<number> }> {
     if (previous.sent)
-      return await this.#settled(params, snapshot, previous.failure, secrets, options, progress, 0);
-    await this.#snapshot(params, options, secrets);
-    return undefined;
+      return {
+        found: await this.#settled(params, snapshot, previous.failure, secrets, options, progress, 0),
+      };
+    // What this listing shows is, for the answer to come, what existed before the create.
+    return { listed: (await this.#snapshot(params, options, secrets)).ids };
   }
 
   /** Aborted by `close`: ends the waits between attempts. */
@@ -438,7 +440,7 @@ export class WebhooksClient {
     // The token, then the signing secret of every record this create's listings return (appended
     // as they come): redacted from every message built from service text during the create.
     const secrets = [this.#context.token, ...nonEmpty(options.redact)];
-    const snapshot = await this.#snapshot(params, options, secrets);
+    let snapshot = await this.#snapshot(params, options, secrets);
     // Once a listing shows an endpoint there, what the earlier create made (or not) is visible: only
     // `allowDuplicate` gets this far with one shown.
     if (earlierUncertain !== undefined && !snapshot.showsOne)
@@ -453,8 +455,9 @@ export class WebhooksClient {
         attempts++;
         if (previous !== undefined) {
           // A retry is a create like the first: not sent beside an endpoint that appeared meanwhile.
-          const found = await this.#beforeRetry(params, snapshot, previous, secrets, options, progress);
-          if (found) return { record: found, traceId: "", recovered: true };
+          const again = await this.#beforeRetry(params, snapshot, previous, secrets, options, progress);
+          if (again.found) return { record: again.found, traceId: "", recovered: true };
+          if (again.listed) snapshot = { ...snapshot, ids: new Set([...snapshot.ids, ...again.listed]) };
         }
         progress.mayHaveCreated = true;
         try {
@@ -491,7 +494,11 @@ export class WebhooksClient {
             if (found) return { record: found, traceId: "", recovered: true };
           }
           progress.mayHaveCreated = false;
-          previous = { failure: error, sent: previous?.sent === true || outcome === "ambiguous" };
+          // The settling judges the answer of the last attempt that reached the service.
+          previous =
+            outcome === "ambiguous" || previous === undefined
+              ? { failure: error, sent: previous?.sent === true || outcome === "ambiguous" }
+              : previous;
           nothingCreated.add(error);
           throw error;
         }

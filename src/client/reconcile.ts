@@ -289,7 +289,8 @@ export async function settleAmbiguousCreate(
     if (found.length > 1 || (found.length === 1 && remaining <= 0))
       return settledOn(found, theirs, params, failure, options);
     if (remaining <= 0) {
-      if (mayStillBeInFlight(failure) || unproven !== undefined)
+      // Only the service's own error permits sending it again; its success never does.
+      if (mayStillBeInFlight(failure) || serviceProcessed(failure) || unproven !== undefined)
         throw nothingFound(params, failure, unproven, options.secrets);
       // A retry is a create like the first: it is not sent beside an endpoint that exists now.
       if (theirs.length > 0 && options.allowExisting !== true)
@@ -334,8 +335,11 @@ function settledOn(
     );
   }
   const [candidate] = found as [WebhookEndpointRecord];
-  // A service that lists one id with two creators gives no answer as to whose it is.
-  const contested = theirs.some((record) => record.webhookId === candidate.webhookId);
+  // A service that lists one id with two creators (under any name and URL) gives no answer as to
+  // whose it is.
+  const contested = [...theirs, ...(options.seen?.() ?? [])].some(
+    (record) => record.webhookId === candidate.webhookId && record.creatorId !== candidate.creatorId,
+  );
   if (!contested && (serviceProcessed(failure) || options.ourCreatorIds.has(candidate.creatorId)))
     return candidate;
   throw new WebhookCreateUncertainError(
@@ -479,7 +483,9 @@ function nothingFound(
   const name = quoteServiceText(params.webhookName, secrets);
   const why = mayStillBeInFlight(failure)
     ? `no answer came (${errorText(failure, secrets)}), so the service may still be creating it: no endpoint with that name and URL had appeared when the settle window ended`
-    : `got no usable answer (${errorText(failure, secrets)}), and the listing that found no endpoint with that name and URL may be incomplete (${unproven ?? ""})`;
+    : serviceProcessed(failure)
+      ? `was answered with success but data that could not be used (${errorText(failure, secrets)}): the service made it, and no listing showed it when the settle window ended`
+      : `got no usable answer (${errorText(failure, secrets)}), and the listing that found no endpoint with that name and URL may be incomplete (${unproven ?? ""})`;
   return new WebhookCreateUncertainError(
     `create of ${name} ${why}. It was not sent again, since a second endpoint could never be deleted. List the endpoints named ${name} later: adopt the one that appears, or create again once none has`,
     { operation: "create", traceId: failure.traceId, status: failure.status, cause: failure },

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { Agent, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -7,7 +8,9 @@ import {
   WebhookEndpointExistsError,
   WebhookPagingError,
   WebhooksClient,
+  type CreateOptions,
   type CreateResult,
+  type WebhooksClientOptions,
 } from "../../src/client";
 import { startEmulator, type Emulator, type FaultKind } from "../../src/emulator";
 import { TOKEN, apiRecord, captureError, rawServer, waitUntil } from "../support/helpers";
@@ -485,7 +488,11 @@ describe("what the settling and a retry see, on a service whose listings waver",
     body: { code: "200", msg: "SUCCESS", trace_id: TRACE, data: { data } },
   });
   /** A service with two other endpoints (a full listing shows a page of two: a page of one proves itself complete). */
-  async function setUp(hooks: Parameters<typeof scriptedService>[0], settleMs = 0) {
+  async function setUp(
+    hooks: Parameters<typeof scriptedService>[0],
+    settleMs = 0,
+    more: { client?: Partial<WebhooksClientOptions>; create?: CreateOptions } = {},
+  ) {
     const service = await scriptedService({
       creator: { id: 7, name: "pipeline" },
       records: [apiRecord({ webhook_id: 1 }), apiRecord({ webhook_id: 2 })],
@@ -497,17 +504,34 @@ describe("what the settling and a retry see, on a service whose listings waver",
       retryBaseDelayMs: 2,
       createSettleMs: settleMs,
       maxRetries: 3,
+      ...more.client,
     });
     await client.scan();
     const listsBefore = service.listings().length;
     /** List requests since the scan above. */
     const listsSince = () => service.listings().length - listsBefore;
     const create = () =>
-      client.create({ webhookName: NAME, webhookUrl: URL_ }, { ourCreatorIds: [7] }).then(
+      client.create({ webhookName: NAME, webhookUrl: URL_ }, more.create ?? { ourCreatorIds: [7] }).then(
         (result) => result,
         (error: unknown) => error,
       );
     return { service, client, listsSince, create };
+  }
+  /**
+   * A caller's dispatcher over a real connection, that refuses to connect (ECONNREFUSED: never
+   * sent) the creates `refuse` picks, counting from 1.
+   */
+  function refusingCreates(refuse: (create: number) => boolean, onRefused: () => void = () => {}) {
+    const agent = new Agent();
+    let creates = 0;
+    const dispatcher = {
+      request: (options: Dispatcher.RequestOptions) => {
+        if (!String(options.path).endsWith("/create") || !refuse(++creates)) return agent.request(options);
+        onRefused();
+        return Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+      },
+    } as unknown as Dispatcher;
+    return { agent, dispatcher };
   }
   /** A listing by this name or URL (the settling's), not the full one. */
   const filtered = (body: Record<string, unknown>) => body.webhook_name === NAME || body.webhook_url === URL_;
@@ -616,32 +640,131 @@ describe("what the settling and a retry see, on a service whose listings waver",
   });
 
   it("a create that never reached the service is listed for again before it is sent again: an endpoint made during the wait refuses it", async () => {
-    // The caller's dispatcher carries the requests; the first create cannot connect (ECONNREFUSED:
-    // never sent), and while the client waits to send it again someone else creates the endpoint.
-    const service = await scriptedService({ creator: { id: 7, name: "pipeline" } });
-    const agent = new Agent();
-    let refused = false;
-    const dispatcher = {
-      request: (options: Dispatcher.RequestOptions) => {
-        if (!refused && String(options.path).endsWith("/create")) {
-          refused = true;
-          service.records.push(stored(501, 99));
-          return Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
-        }
-        return agent.request(options);
-      },
-    } as unknown as Dispatcher;
-    const client = new WebhooksClient({
-      baseUrl: service.url,
-      accessToken: TOKEN,
-      retryBaseDelayMs: 2,
-      dispatcher,
+    // The first create cannot connect, and while the client waits to send it again someone else
+    // creates the endpoint.
+    const held: Stored[] = [];
+    const { agent, dispatcher } = refusingCreates(
+      (create) => create === 1,
+      () => held.push(stored(501, 99)),
+    );
+    const { service, client, create } = await setUp({ records: held }, 0, {
+      client: { dispatcher },
+      create: {},
     });
     await closing([client, agent, service], async () => {
-      const error = await captureError(client.create({ webhookName: NAME, webhookUrl: URL_ }));
-      expect(refused).toBe(true);
-      refusedNaming(error, [501]);
+      refusedNaming(await create(), [501]);
       expect(service.creates()).toBe(0);
+    });
+  });
+
+  it("a success answer whose data cannot be used is never followed by a second create, even when no listing shows the endpoint yet", async () => {
+    // The service made it (HTTP 200, code "200"); its listings lag behind.
+    const { service, client, create } = await setUp({
+      afterStore: () => ({
+        status: 200,
+        body: { code: "200", msg: "Success", trace_id: TRACE, data: { webhook_id: "x" } },
+      }),
+      onList: (body) => (filtered(body) ? ok([]) : undefined),
+    });
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(outcome).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((outcome as Error).message).toMatch(/the service made it/);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("an id listed as ours under the name and URL and as another's under another name is named, not taken", async () => {
+    let created = false;
+    const { service, client, create } = await setUp({
+      onCreate: () => (created ? undefined : ((created = true), SERVICE_500)),
+      onList: (body) =>
+        created && filtered(body)
+          ? ok([
+              stored(501, 7),
+              stored(501, 99, { webhook_name: "renamed", webhook_url: "https://example.com/other" }),
+            ])
+          : undefined,
+    });
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(outcome).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((outcome as WebhookCreateUncertainError).candidateIds).toEqual([501]);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("with allowDuplicate, a retry answered with the endpoint its own listing showed is refused, not taken", async () => {
+    // The first create cannot connect; during the wait someone else creates the endpoint, which the
+    // retry's listing shows (allowed: allowDuplicate); the service then answers the retry with it.
+    const held: Stored[] = [];
+    const { agent, dispatcher } = refusingCreates(
+      (create) => create === 1,
+      () => held.push(stored(501, 99)),
+    );
+    const { service, client, create } = await setUp(
+      {
+        records: held,
+        onCreate: (_body, records) => ({
+          status: 200,
+          body: { code: "200", msg: "Success", trace_id: TRACE, data: records[0] },
+        }),
+      },
+      0,
+      { client: { dispatcher }, create: { allowDuplicate: true } },
+    );
+    await closing([client, agent, service], async () => {
+      const outcome = await create();
+      refusedNaming(outcome, [501]);
+      expect((outcome as Error).message).toMatch(/existed before the request was sent/);
+    });
+  });
+
+  it("after the service's own 500 and then a create that never connected, the next attempt is judged on the 500: sent, one endpoint", async () => {
+    const { agent, dispatcher } = refusingCreates((create) => create === 2);
+    let failed = false;
+    const { service, client, create } = await setUp(
+      { onCreate: () => (failed ? undefined : ((failed = true), SERVICE_500)) },
+      0,
+      { client: { dispatcher } },
+    );
+    await closing([client, agent, service], async () => {
+      const outcome = await create();
+      expect(outcome).toMatchObject({ recovered: false, attempts: 3, record: { creatorId: 7 } });
+      expect(service.records.filter((r) => r.webhook_name === NAME)).toHaveLength(1);
+    });
+  });
+
+  it("a signing secret the settling listed is redacted from the service's error thrown as it is, in every field and the stack", async () => {
+    // The 500 quotes the secret of an endpoint (same name, another URL) that only the settling's
+    // listing shows; with no retry left, that 500 is what the caller gets.
+    const secret = "whsec_LATE_0123456789";
+    let created = false;
+    const { service, client } = await setUp({
+      onCreate: () =>
+        created
+          ? undefined
+          : ((created = true),
+            {
+              status: 500,
+              body: { code: `50001 ${secret}`, msg: `failed near ${secret}`, trace_id: TRACE },
+            }),
+      onList: (body) =>
+        created && filtered(body)
+          ? ok([stored(502, 99, { webhook_url: "https://example.com/elsewhere", sign_secret: secret })])
+          : undefined,
+    });
+    await closing([client, service], async () => {
+      const error = await captureError(
+        client.create({ webhookName: NAME, webhookUrl: URL_ }, { maxRetries: 0 }),
+      );
+      expect(error).toBeInstanceOf(WebhookApiError);
+      const seen = [
+        inspect(error, { depth: Infinity, showHidden: true }),
+        JSON.stringify(error),
+        String((error as Error).stack),
+      ];
+      for (const text of seen) expect(text).not.toContain(secret);
     });
   });
 

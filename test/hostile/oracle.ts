@@ -1183,7 +1183,10 @@ export function forecastCreate(
       const record = records.find(
         (r) => r.webhookId === id && ours(r) && mayBeSameEndpoint(r, params) === "yes",
       )!;
-      if (!theirs.includes(id)) {
+      // "An id that the service lists under our principal and under another's is named, not taken"
+      // (its copies under any name and URL).
+      const contested = records.some((r) => r.webhookId === id && r.creatorId !== record.creatorId);
+      if (!theirs.includes(id) && !contested) {
         if (meaning.processed)
           return done({
             kind: "recovered",
@@ -1206,7 +1209,8 @@ export function forecastCreate(
     // service itself answered (its envelope, with a code a client can read and its trace id):
     // never after an answer from something in front of it, a reset, no answer at all, or a 502,
     // 503 or 504, whatever its body"
-    if (!proven || [502, 503, 504].includes(meaning.status ?? 0) || !meaning.serviceDone)
+    // "(a success answer whose data could not be used never: the service made it)"
+    if (!proven || [502, 503, 504].includes(meaning.status ?? 0) || !meaning.serviceDone || meaning.processed)
       return done({ kind: "uncertain", ids: [] });
     // "A retry is a create like the first: when that listing shows an endpoint with this name and
     // URL that was not in the first listing and that another principal created, it is not sent,
@@ -1228,6 +1232,8 @@ export function forecastCreate(
       } else {
         const again = listBefore();
         if (!(again instanceof Set)) return again;
+        // What it shows existed before the create, for the answer to come.
+        for (const id of again) idsBefore.add(id);
       }
     }
     forecast.createPosts++;
@@ -1258,7 +1264,9 @@ export function forecastCreate(
     }
     if (attempt === settings.maxRetries)
       return done({ kind: "failed", error: meaning.error, failure: meaning });
-    previous = { meaning, sent: previous?.sent === true || meaning.create === "ambiguous" };
+    // The settling before a retry judges the answer of the last attempt that reached the service.
+    if (meaning.create === "ambiguous" || previous === undefined)
+      previous = { meaning, sent: previous?.sent === true || meaning.create === "ambiguous" };
   }
   throw new Error("unreachable");
 }
