@@ -1,5 +1,5 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
-import { quoteServiceText, redact, sanitizeCause } from "../text";
+import { MAX_MESSAGE_CHARS, quoteServiceText, redact, sanitizeCause, showable } from "../text";
 import {
   WebhookAbortError,
   WebhookApiError,
@@ -9,7 +9,7 @@ import {
   WebhookInvalidResponseError,
   WebhookTimeoutError,
 } from "./errors";
-import { checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
+import { checkCallOptions, checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
 import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
 import {
   errorText,
@@ -19,7 +19,7 @@ import {
   type CreateSnapshot,
   type ServiceListing,
 } from "./reconcile";
-import { interpretResponse, type InterpretContext } from "./responses";
+import { MIN_EXTRA_SECRET_CHARS, interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, eitherSignal, isRetryableList, retrying } from "./retry";
 import { looseEndpointKey, sameName, sameUrl } from "./rules";
 import { CREATE_RESPONSE, LIST_RESPONSE, toRecord } from "./schemas";
@@ -47,6 +47,11 @@ interface QueueOutcome {
 /** Whether a create was sent and may have made an endpoint that no answer or listing showed. */
 interface CreateProgress {
   mayHaveCreated: boolean;
+  /**
+   * Every record this create's settling listings returned, over all its settlings (the window's and
+   * each retry's round): one id listed under two creators at any point is contested.
+   */
+  settled: WebhookEndpointRecord[];
 }
 
 /** A create's listings, with their bound as a whole and what they saw. */
@@ -119,6 +124,7 @@ export class WebhooksClient {
    * is an invalid response.
    */
   async list(params: ListParams = {}, options: CallOptions = {}): Promise<ListPage> {
+    checkCallOptions(options);
     const limit = params.limit ?? this.#settings.pageSize;
     const page = await this.#fetchPage({ ...params, limit }, options);
     return {
@@ -142,6 +148,7 @@ export class WebhooksClient {
     filter: ListFilter = {},
     options: CallOptions = {},
   ): AsyncGenerator<ListPage, void, undefined> {
+    checkCallOptions(options);
     const limit = filter.limit ?? this.#settings.pageSize;
     const filtered = (filter.webhookName ?? "") !== "" || (filter.webhookUrl ?? "") !== "";
     const pages = pagesOf((cursor) => this.#fetchPage({ ...filter, cursor, limit }, options), {
@@ -204,9 +211,10 @@ export class WebhooksClient {
    * URL up to the forms a service may store: `maySameEndpoint`) run one after another.
    */
   async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
+    checkCallOptions(options);
     const key = looseEndpointKey(params);
     const previous = this.#createQueues.get(key);
-    const progress: CreateProgress = { mayHaveCreated: false };
+    const progress: CreateProgress = { mayHaveCreated: false, settled: [] };
     // An earlier create of this address through this client whose outcome is still unknown, queued
     // or not, is remembered: the service may yet show the endpoint it made.
     const run =
@@ -294,12 +302,14 @@ export class WebhooksClient {
     secrets: string[],
     options: CreateOptions,
     settleMs: number,
+    earlier: WebhookEndpointRecord[],
   ): Promise<WebhookEndpointRecord | undefined> {
     // Bounded as a whole: the settle window, and the listings' own bound beyond it.
     const listings = this.#createListings(options, secrets, settleMs, "the endpoint may have been created");
+    const before = earlier.length;
     try {
       return await settleAmbiguousCreate(listings.listing, params, snapshot, failure, {
-        seen: () => listings.seen,
+        seen: () => [...earlier.slice(0, before), ...listings.seen],
         secrets,
         settleMs,
         clockSkewMs: this.#settings.clockSkewMs,
@@ -310,6 +320,10 @@ export class WebhooksClient {
         signal: eitherSignal(options.signal, this.#closing.signal),
       });
     } catch (settling) {
+      // Worded before the settling's listings, or copying the failure's fields: a signing secret
+      // they returned is redacted from both.
+      scrubSecrets(failure, secrets);
+      scrubSecrets(settling, secrets);
       const about = {
         operation: "create",
         cause: failure,
@@ -329,6 +343,7 @@ export class WebhooksClient {
         about,
       );
     } finally {
+      earlier.push(...listings.seen);
       listings.done();
       // The failure was worded before the settling's listings, and is every error's cause, or thrown
       // as it is when the create may be sent again: a signing secret they returned is redacted from it.
@@ -350,7 +365,15 @@ export class WebhooksClient {
     settleMs = this.#settings.createSettleMs,
   ): Promise<WebhookEndpointRecord | undefined> {
     try {
-      const found = await this.#settle(params, snapshot, failure, secrets, options, settleMs);
+      const found = await this.#settle(
+        params,
+        snapshot,
+        failure,
+        secrets,
+        options,
+        settleMs,
+        progress.settled,
+      );
       if (found) progress.mayHaveCreated = false;
       return found;
     } catch (settling) {
@@ -374,6 +397,9 @@ export class WebhooksClient {
     options: CreateOptions,
     progress: CreateProgress,
   ): Promise<{ found?: WebhookEndpointRecord | undefined; listed?: ReadonlySet<number> }> {
+    // An attempt that reached the service may have made it: until this round says otherwise, the
+    // create's outcome is unknown (what waits on it, and the client's memory, see that).
+    progress.mayHaveCreated = previous.sent;
     if (previous.sent)
       return {
         found: await this.#settled(params, snapshot, previous.failure, secrets, options, progress, 0),
@@ -692,14 +718,20 @@ function notSentAfterUncertain(
  * Redacts `secrets` from an error of ours, in place: its message and every text field it holds from
  * the service (`msg`, `serviceCode`, `traceId`...), and so down its causes.
  */
-function scrubSecrets(error: Error, secrets: readonly string[]): void {
+function scrubSecrets(error: unknown, all: readonly string[]): void {
+  // As when an error is worded: a shorter one is redacted only as a sign_secret field's value
+  // (redacted by value, it would cut ordinary text apart), and the message keeps its cap.
+  const secrets = all.filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS);
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
-    at.message = redact(at.message, secrets);
+    at.message = showable(redact(at.message, secrets), MAX_MESSAGE_CHARS);
     if (typeof at.stack === "string") at.stack = redact(at.stack, secrets);
     const fields = at as unknown as Record<string, unknown>;
     for (const key of Object.keys(fields)) {
       const value = fields[key];
-      if (typeof value === "string") fields[key] = redact(value, secrets);
+      // A trace id that holds a secret is no trace id: absent, as when it held the token.
+      if (key === "traceId" && typeof value === "string" && redact(value, secrets) !== value)
+        fields[key] = undefined;
+      else if (typeof value === "string") fields[key] = redact(value, secrets);
     }
   }
 }

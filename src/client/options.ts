@@ -38,14 +38,27 @@ export const CLIENT_DEFAULTS: Readonly<ClientSettings> = Object.freeze({
 });
 
 /** Validates the options and fills in defaults. Throws {@link WebhookConfigError} naming the option. */
+/** The range of `timeoutMs` and `maxRetries`, for the client's options and for a call's own. */
+const TIMEOUT_MS = [1, 3_600_000] as const;
+const MAX_RETRIES = [0, 100] as const;
+
+/** A call's own `timeoutMs` and `maxRetries`, checked like the client's: a clear error, not an endless retry. */
+export function checkCallOptions(options: {
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+}): void {
+  if (options.timeoutMs !== undefined) number(options.timeoutMs, "timeoutMs", ...TIMEOUT_MS);
+  if (options.maxRetries !== undefined) integer(options.maxRetries, "maxRetries", ...MAX_RETRIES);
+}
+
 export function clientSettings(options: WebhooksClientOptions): ClientSettings {
   const ascending = options.ascending ?? CLIENT_DEFAULTS.ascending;
   if (typeof ascending !== "string" || ascending.length > 100)
     throw new WebhookConfigError("ascending must be a string of at most 100 characters");
   return {
-    timeoutMs: number(options.timeoutMs, "timeoutMs", 1, 3_600_000),
+    timeoutMs: number(options.timeoutMs, "timeoutMs", ...TIMEOUT_MS),
     createTimeoutMs: number(options.createTimeoutMs, "createTimeoutMs", 1, 3_600_000),
-    maxRetries: integer(options.maxRetries, "maxRetries", 0, 100),
+    maxRetries: integer(options.maxRetries, "maxRetries", ...MAX_RETRIES),
     maxRetryAfterMs: number(options.maxRetryAfterMs, "maxRetryAfterMs", 0, 3_600_000),
     retryBaseDelayMs: number(options.retryBaseDelayMs, "retryBaseDelayMs", 0, 600_000),
     pageSize: integer(options.pageSize, "pageSize", 1, 10_000),

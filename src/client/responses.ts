@@ -61,9 +61,9 @@ export function interpretResponse<T extends { trace_id: string }>(
   const success = parsed && raw.status >= 200 && raw.status < 300 && isSuccessCode(json);
   if (success) {
     const matched = expected.match(json);
-    if (matched !== undefined) return withDocumentedTraceId(matched, context.token);
+    if (matched !== undefined) return withDocumentedTraceId(matched, context);
     const result = expected.schema().safeParse(json);
-    if (result.success) return withDocumentedTraceId(result.data, context.token);
+    if (result.success) return withDocumentedTraceId(result.data, context);
     const { field, problem } = describeIssue(result.error);
     const error = new WebhookInvalidResponseError(
       `${operation} returned a response whose ${field} ${problem}`,
@@ -260,7 +260,8 @@ function detailsOf(
   return {
     operation,
     status: raw.status,
-    traceId: traceId === undefined ? undefined : redact(traceId, [context.token]),
+    // One that holds the token or a secret is no trace id: reported as absent.
+    traceId: traceId === undefined || redact(traceId, secrets) !== traceId ? undefined : traceId,
     serviceCode: rawCode === undefined ? undefined : cleanServiceText(rawCode, secrets, 64),
     msg: rawMsg === undefined ? undefined : cleanServiceText(rawMsg, secrets, MAX_QUOTED_CHARS),
   };
@@ -268,11 +269,13 @@ function detailsOf(
 
 /**
  * The envelope with its trace id kept only in the documented form, and only when it does not hold
- * the token (a token of 32 hex characters has the trace id's form); else empty.
+ * the token or a secret the caller marked or the operation saw (a token or signing secret of 32 hex
+ * characters has the trace id's form); else empty.
  */
-function withDocumentedTraceId<T extends { trace_id: string }>(envelope: T, token: string): T {
+function withDocumentedTraceId<T extends { trace_id: string }>(envelope: T, context: InterpretContext): T {
   const traceId = documentedTraceId(envelope.trace_id);
-  envelope.trace_id = traceId === undefined || redact(traceId, [token]) !== traceId ? "" : traceId;
+  const secrets = [context.token, ...(context.redact ?? []), ...(context.secrets ?? [])];
+  envelope.trace_id = traceId === undefined || redact(traceId, secrets) !== traceId ? "" : traceId;
   return envelope;
 }
 

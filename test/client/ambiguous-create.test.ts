@@ -3,6 +3,7 @@ import { Agent, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   WebhookApiError,
+  WebhookConfigError,
   WebhookConnectionError,
   WebhookCreateUncertainError,
   WebhookEndpointExistsError,
@@ -738,7 +739,8 @@ describe("what the settling and a retry see, on a service whose listings waver",
   it("a signing secret the settling listed is redacted from the service's error thrown as it is, in every field and the stack", async () => {
     // The 500 quotes the secret of an endpoint (same name, another URL) that only the settling's
     // listing shows; with no retry left, that 500 is what the caller gets.
-    const secret = "whsec_LATE_0123456789";
+    // 32 hexadecimal digits: the form of a trace id too.
+    const secret = "0123456789abcdef0123456789abcdea";
     let created = false;
     const { service, client } = await setUp({
       onCreate: () =>
@@ -747,7 +749,7 @@ describe("what the settling and a retry see, on a service whose listings waver",
           : ((created = true),
             {
               status: 500,
-              body: { code: `50001 ${secret}`, msg: `failed near ${secret}`, trace_id: TRACE },
+              body: { code: `50001 ${secret}`, msg: `failed near ${secret}`, trace_id: secret },
             }),
       onList: (body) =>
         created && filtered(body)
@@ -759,12 +761,92 @@ describe("what the settling and a retry see, on a service whose listings waver",
         client.create({ webhookName: NAME, webhookUrl: URL_ }, { maxRetries: 0 }),
       );
       expect(error).toBeInstanceOf(WebhookApiError);
+      // A trace id that holds a secret is no trace id.
+      expect((error as WebhookApiError).traceId).toBeUndefined();
       const seen = [
         inspect(error, { depth: Infinity, showHidden: true }),
         JSON.stringify(error),
         String((error as Error).stack),
       ];
       for (const text of seen) expect(text).not.toContain(secret);
+    });
+  });
+
+  it("a retry whose settling round cannot tell leaves the address blocked in the client: a later create is not sent", async () => {
+    // The service commits the first create but answers 500, and its listings lag: the window shows
+    // nothing, so a retry may be sent; the retry's own round then fails to list.
+    let phase: "before" | "window" | "failing" | "lag" = "before";
+    let windowLists = 0;
+    const { service, client, create } = await setUp({
+      afterStore: () => (phase === "before" ? ((phase = "window"), SERVICE_500) : undefined),
+      onList: (body) => {
+        if (!filtered(body) || phase === "before") return undefined;
+        // The window's round lists by name, then by URL; the retry's round fails from its first.
+        if (phase === "window" && ++windowLists === 2) phase = "failing";
+        else if (phase === "failing") return SERVICE_500;
+        return ok([]);
+      },
+    });
+    await closing([client, service], async () => {
+      expect(await create()).toBeInstanceOf(WebhookCreateUncertainError);
+      phase = "lag";
+      const later = await create();
+      expect(later).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((later as Error).message).toMatch(/was not sent/);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("an id listed as another's during the window and as ours in the retry's round is named, not taken", async () => {
+    let created = false;
+    let rounds = 0;
+    const { service, client, create } = await setUp({
+      onCreate: () => (created ? undefined : ((created = true), SERVICE_500)),
+      onList: (body) => {
+        if (!created || body.webhook_name !== NAME) return undefined;
+        return ok(
+          rounds++ === 0
+            ? [stored(501, 99, { webhook_name: "renamed", webhook_url: "https://example.com/other" })]
+            : [stored(501, 7)],
+        );
+      },
+    });
+    await closing([client, service], async () => {
+      const outcome = await create();
+      expect(rounds).toBeGreaterThan(1);
+      expect(outcome).toBeInstanceOf(WebhookCreateUncertainError);
+      expect((outcome as WebhookCreateUncertainError).candidateIds).toEqual([501]);
+      expect(service.creates()).toBe(1);
+    });
+  });
+
+  it("a trace id that holds a signing secret the listing returned is no trace id: absent from the error", async () => {
+    const secret = "0123456789abcdef0123456789abcdee";
+    const { service, client, create } = await setUp({
+      onList: (body) =>
+        body.webhook_name === NAME
+          ? ok([stored(502, 99, { webhook_url: "https://example.com/elsewhere", sign_secret: secret })])
+          : undefined,
+      onCreate: () => ({ status: 400, body: { code: "40001", msg: "bad request", trace_id: secret } }),
+    });
+    await closing([client, service], async () => {
+      const error = await create();
+      expect(error).toBeInstanceOf(WebhookApiError);
+      expect((error as WebhookApiError).traceId).toBeUndefined();
+      expect(inspect(error, { depth: Infinity, showHidden: true })).not.toContain(secret);
+    });
+  });
+
+  it("a call's own maxRetries or timeoutMs out of range is a clear error, and nothing is sent", async () => {
+    const { service, client } = await setUp({});
+    await closing([client, service], async () => {
+      const sentBefore = service.requests.length;
+      for (const options of [{ maxRetries: Number.NaN }, { maxRetries: -1 }, { timeoutMs: 0 }]) {
+        const error = await captureError(client.create({ webhookName: NAME, webhookUrl: URL_ }, options));
+        expect(error, JSON.stringify(options)).toBeInstanceOf(WebhookConfigError);
+        expect(await captureError(client.list({}, options))).toBeInstanceOf(WebhookConfigError);
+      }
+      expect(service.requests.length).toBe(sentBefore);
     });
   });
 
