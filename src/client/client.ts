@@ -1,5 +1,5 @@
 import { CREATE_PATH, LIST_PATH } from "../api/contract";
-import { MAX_MESSAGE_CHARS, quoteServiceText, redact, sanitizeCause, showable } from "../text";
+import { quoteServiceText, sanitizeCause } from "../text";
 import {
   WebhookAbortError,
   WebhookApiError,
@@ -19,10 +19,11 @@ import {
   type CreateSnapshot,
   type ServiceListing,
 } from "./reconcile";
-import { MIN_EXTRA_SECRET_CHARS, interpretResponse, type InterpretContext } from "./responses";
+import { interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, eitherSignal, isRetryableList, retrying } from "./retry";
 import { looseEndpointKey, sameName, sameUrl } from "./rules";
 import { CREATE_RESPONSE, LIST_RESPONSE, toRecord } from "./schemas";
+import { scrubSecrets } from "./scrub";
 import { Transport } from "./transport";
 import type {
   CallOptions,
@@ -712,26 +713,4 @@ function notSentAfterUncertain(
     `create of ${name} was not sent: an earlier create of this name and URL through this client was sent and may have made the endpoint, which no listing shows yet (${errorText(earlier, secrets)}). List the endpoints named ${name} later: adopt the one that appears, or create again once none has`,
     { operation: "create", cause: sanitizeCause(earlier, secrets) },
   );
-}
-
-/**
- * Redacts `secrets` from an error of ours, in place: its message and every text field it holds from
- * the service (`msg`, `serviceCode`, `traceId`...), and so down its causes.
- */
-function scrubSecrets(error: unknown, all: readonly string[]): void {
-  // As when an error is worded: a shorter one is redacted only as a sign_secret field's value
-  // (redacted by value, it would cut ordinary text apart), and the message keeps its cap.
-  const secrets = all.filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS);
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
-    at.message = showable(redact(at.message, secrets), MAX_MESSAGE_CHARS);
-    if (typeof at.stack === "string") at.stack = redact(at.stack, secrets);
-    const fields = at as unknown as Record<string, unknown>;
-    for (const key of Object.keys(fields)) {
-      const value = fields[key];
-      // A trace id that holds a secret is no trace id: absent, as when it held the token.
-      if (key === "traceId" && typeof value === "string" && redact(value, secrets) !== value)
-        fields[key] = undefined;
-      else if (typeof value === "string") fields[key] = redact(value, secrets);
-    }
-  }
 }

@@ -1,4 +1,4 @@
-import { redactMessage, showsSecret } from "../text";
+import { redactMessage, rewriteField, showsSecret } from "../text";
 
 /**
  * What a program marked secret, as one provider call sees it: the names of the inputs that were
@@ -52,16 +52,29 @@ export function showsTainted(value: unknown, values: readonly string[]): boolean
   return false;
 }
 
-/** The error, its message (and, for an endpoint recorded despite a failure, its reasons) scrubbed of `values`. */
+/**
+ * The error, its message (and, for an endpoint recorded despite a failure, its reasons) scrubbed of
+ * `values`: in place, or, for an error that refuses the writes (a frozen one, a DOMException's
+ * message), a plain Error with its name and the scrubbed message.
+ */
 export function scrubbedError(error: unknown, values: readonly string[]): unknown {
   if (values.length === 0) return error;
   if (!(error instanceof Error)) return new Error(scrubbed(String(error), values));
-  error.message = scrubbed(error.message, values);
+  const message = scrubbed(error.message, values);
+  let clean = rewriteField(error, "message", message);
   const reasons = (error as { reasons?: unknown }).reasons;
   if (Array.isArray(reasons))
-    (error as unknown as { reasons: unknown[] }).reasons = reasons.map((reason: unknown) =>
-      typeof reason === "string" ? scrubbed(reason, values) : reason,
-    );
-  if (typeof error.stack === "string") error.stack = `${error.name}: ${error.message}`;
-  return error;
+    clean =
+      rewriteField(
+        error,
+        "reasons",
+        reasons.map((reason: unknown) => (typeof reason === "string" ? scrubbed(reason, values) : reason)),
+      ) && clean;
+  if (typeof error.stack === "string")
+    clean = rewriteField(error, "stack", `${error.name}: ${message}`) && clean;
+  if (clean) return error;
+  const copy = new Error(message);
+  rewriteField(copy, "name", scrubbed(String(error.name), values));
+  copy.stack = `${copy.name}: ${message}`;
+  return copy;
 }

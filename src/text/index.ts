@@ -11,6 +11,7 @@ export {
   cleanServiceText,
   quoteServiceText,
   redact,
+  rewriteField,
   sanitizeCause,
   secretForms,
   showable,

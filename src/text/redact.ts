@@ -204,6 +204,28 @@ export function sanitizeCause(error: unknown, secrets: readonly string[], depth 
   return copy;
 }
 
+/**
+ * Sets `key` on an error (or any object) to `value`, as an own property where the prototype has only
+ * a getter (a DOMException's `message`). False, and nothing thrown, when the object refuses (frozen,
+ * or a getter that is its own): a caller that redacts in place then drops or copies what it could not.
+ */
+export function rewriteField(target: object, key: string, value: unknown): boolean {
+  const fields = target as Record<string, unknown>;
+  try {
+    fields[key] = value;
+  } catch {
+    // An accessor without a setter, or a property that is read-only, in strict mode.
+  }
+  if (Object.is(fields[key], value)) return true;
+  try {
+    const enumerable = Object.getOwnPropertyDescriptor(target, key)?.enumerable ?? false;
+    Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function safeJson(value: unknown): string | undefined {
   try {
     return JSON.stringify(value);

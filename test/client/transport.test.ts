@@ -19,6 +19,7 @@ import {
   WebhookInvalidResponseError,
   WebhookTimeoutError,
   WebhooksClient,
+  type WebhooksClientOptions,
 } from "../../src/client";
 import { startEmulator } from "../../src/emulator";
 import { TOKEN, apiRecord, captureError, everythingVisible, rawServer, waitUntil } from "../support/helpers";
@@ -470,11 +471,13 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   const unavailable = JSON.stringify({ code: "503", msg: "unavailable", trace_id: "t-2", data: null });
   /**
    * A service whose gateway answers every create 502 while its listings find nothing, and a client
-   * that looks for the endpoint such a create may have made for a long time.
+   * that looks for the endpoint such a create may have made for a long time. The settling's first
+   * listing (the third request) is held unanswered: a test that waits for it knows it is in flight.
    */
   const settlingLong = async () => {
     const server = await rawServer((req, _body, res) => {
       const create = req.url?.endsWith("create") === true;
+      if (server.requests.length >= 3) return;
       res.writeHead(create ? 502 : 200, { "content-type": "application/json" });
       res.end(create ? "<html>bad gateway</html>" : listed());
     });
@@ -487,34 +490,56 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
     return { server, client };
   };
   /**
-   * A service that answers every call 503, reached through an in-process dispatcher, and a client
-   * that waits long between its attempts. `waiting()` resolves once the client has read the first
-   * answer and is waiting to retry: reading it ends in-process (its body's end, then promises), so
-   * one turn of the event loop after that end, the wait has begun.
+   * A service reached through an in-process dispatcher that answers each path with `answer`, so that
+   * a test knows when the client is done with an answer: `read()` counts the bodies closed (read to
+   * their end or dropped), and reading ends in-process, so what the client does next with an answer
+   * starts within a turn of the event loop of its body's close.
    */
-  const alwaysUnavailable = () => {
+  const inProcess = (
+    answer: (path: string) => { status: number; type: string; body: string },
+    settings: Partial<WebhooksClientOptions>,
+  ) => {
     const requests: string[] = [];
     let read = 0;
     const dispatcher = {
       request: (options: { path: string }) => {
         requests.push(options.path);
-        const body = Readable.from([Buffer.from(unavailable)]);
-        body.once("end", () => read++);
-        return Promise.resolve({ statusCode: 503, headers: { "content-type": "application/json" }, body });
+        const { status, type, body: text } = answer(options.path);
+        const body = Readable.from([Buffer.from(text)]);
+        body.once("close", () => read++);
+        return Promise.resolve({ statusCode: status, headers: { "content-type": type }, body });
       },
     };
     const client = new WebhooksClient({
       baseUrl: "http://127.0.0.1:9",
       accessToken: TOKEN,
       dispatcher: dispatcher as unknown as Agent,
+      ...settings,
+    });
+    return { requests, client, read: () => read };
+  };
+  /** Resolves once every request sent is read and no other is sent for a turn of the event loop. */
+  const quietAfter = async (service: ReturnType<typeof inProcess>, least: number) => {
+    for (;;) {
+      await waitUntil(
+        `${least} requests were sent and read`,
+        () => service.requests.length >= least && service.read() === service.requests.length,
+      );
+      const sent = service.requests.length;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (service.requests.length === sent && service.read() === sent) return sent;
+    }
+  };
+  /**
+   * A service that answers every call 503, and a client that waits long between its attempts.
+   * `waiting()` resolves once the client has read the first answer and is waiting to retry.
+   */
+  const alwaysUnavailable = () => {
+    const service = inProcess(() => ({ status: 503, type: "application/json", body: unavailable }), {
       retryBaseDelayMs: 600_000,
       maxRetries: 3,
     });
-    const waiting = async () => {
-      await waitUntil("the first answer was read", () => read === 1);
-      await new Promise((resolve) => setImmediate(resolve));
-    };
-    return { requests, client, waiting };
+    return { ...service, waiting: () => quietAfter(service, 1) };
   };
 
   it("an answer that switches protocols (101) fails the call, however long its deadline, and close() returns", async () => {
@@ -558,19 +583,54 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
     }
   });
 
-  it("a cancel while a create's outcome is looked for says the endpoint may have been created", async () => {
+  /**
+   * The service of `settlingLong` in process: `settlingWaits()` resolves once the client is done
+   * with the settling's first listings and waits before its next, with the number of requests sent.
+   */
+  const settlingLongInProcess = () => {
+    const service = inProcess(
+      (path) =>
+        path.endsWith("create")
+          ? { status: 502, type: "text/html", body: "<html>bad gateway</html>" }
+          : { status: 200, type: "application/json", body: listed() },
+      { createSettleMs: 600_000, maxRetries: 0 },
+    );
+    // The snapshot's listing, the create, then the settling's listings.
+    return { ...service, settlingWaits: () => quietAfter(service, 3) };
+  };
+
+  it("a cancel while a create's settling waits between listings says the endpoint may have been created", async () => {
+    const { requests, client, settlingWaits } = settlingLongInProcess();
+    try {
+      const cancel = new AbortController();
+      const pending = client.create(HOOK, { signal: cancel.signal });
+      const sent = await settlingWaits();
+      // Node's own reason, a DOMException: its message cannot be written, and the client does not try.
+      cancel.abort();
+      const error = await captureError(pending);
+      expect(error).toBeInstanceOf(WebhookAbortError);
+      expect(error).toMatchObject({ operation: "create", status: 502 });
+      expect((error as Error).message).toMatch(/may have been created/);
+      expect(requests.filter((path) => path.endsWith("create"))).toHaveLength(1);
+      expect(requests).toHaveLength(sent);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a cancel while a create's settling lists says the endpoint may have been created", async () => {
     const { server, client } = await settlingLong();
     try {
       const cancel = new AbortController();
       const pending = client.create(HOOK, { signal: cancel.signal });
-      // The snapshot's listing, the create, then a listing of the settling.
-      await waitUntil("the settling has listed", () => server.requests.length >= 3);
+      await waitUntil("the settling's listing is in flight", () => server.requests.length >= 3);
       cancel.abort();
       const error = await captureError(pending);
       expect(error).toBeInstanceOf(WebhookAbortError);
       expect(error).toMatchObject({ operation: "create", status: 502 });
       expect((error as Error).message).toMatch(/may have been created/);
       expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
+      expect(server.requests).toHaveLength(3);
     } finally {
       await client.close();
       await server.close();
@@ -581,15 +641,28 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
     const { server, client } = await settlingLong();
     try {
       const pending = client.create(HOOK);
-      await waitUntil("the settling has listed", () => server.requests.length >= 3);
+      await waitUntil("the settling's listing is in flight", () => server.requests.length >= 3);
       await client.close();
       const error = await captureError(pending);
       expect(error).toBeInstanceOf(WebhookCreateUncertainError);
       expect((error as Error).message).toMatch(/client was closed .* may have been created/);
       expect(server.requests.filter((r) => r.path.endsWith("create"))).toHaveLength(1);
+      expect(server.requests).toHaveLength(3);
     } finally {
       await server.close();
     }
+  });
+
+  it("close() while a create's settling waits between listings stops looking, and says the endpoint may have been created", async () => {
+    const { requests, client, settlingWaits } = settlingLongInProcess();
+    const pending = client.create(HOOK);
+    const sent = await settlingWaits();
+    await client.close();
+    const error = await captureError(pending);
+    expect(error).toBeInstanceOf(WebhookCreateUncertainError);
+    expect((error as Error).message).toMatch(/client was closed .* may have been created/);
+    expect(requests.filter((path) => path.endsWith("create"))).toHaveLength(1);
+    expect(requests).toHaveLength(sent);
   });
 
   /**

@@ -7,7 +7,7 @@ import { ProviderCore } from "../../src/core/provider-core";
 import { settingValueProblem } from "../../src/core/settings";
 import type { WebhookEndpointOutputs } from "../../src/core/state";
 import { createDynamicProvider } from "../../src/dynamic/provider";
-import { scrubbed, showsTainted } from "../../src/core/taint";
+import { scrubbed, scrubbedError, showsTainted } from "../../src/core/taint";
 import { startEmulator, type Emulator } from "../../src/emulator";
 import { propertySeed } from "../support/seed";
 
@@ -362,5 +362,36 @@ describe("the provider core judges secrets in messages and outputs by the text p
     expect(showsTainted({ webhookName: "n", webhookUrl: "https://x/" }, ["webhookUrl"])).toBe(false);
     // Numbers are not searched (the endpoint's id is never secret).
     expect(showsTainted(1001, ["1001"])).toBe(false);
+  });
+});
+
+describe("an error the provider cannot rewrite is replaced, never thrown over", () => {
+  const VALUE = "team-secret-name-77";
+  it("a DOMException whose message shows a secret value: its message is scrubbed, no TypeError", () => {
+    const error = new DOMException(`cancelled while creating ${VALUE}`, "AbortError");
+    let scrubbedOne: unknown;
+    expect(() => (scrubbedOne = scrubbedError(error, [VALUE]))).not.toThrow();
+    expect(String(scrubbedOne)).not.toContain(VALUE);
+    expect((scrubbedOne as Error).message).toContain("cancelled while creating");
+    expect((scrubbedOne as Error).name).toBe("AbortError");
+  });
+
+  it("a frozen error is replaced by a copy that keeps its name and shows no secret value", () => {
+    const error = Object.freeze(new RangeError(`out of range near ${VALUE}`));
+    const result = scrubbedError(error, [VALUE]) as Error;
+    expect(result).not.toBe(error);
+    expect(result).toBeInstanceOf(Error);
+    expect(result.name).toBe("RangeError");
+    expect(`${result.message}\n${result.stack ?? ""}`).not.toContain(VALUE);
+    expect(result.message).toContain("out of range near");
+  });
+
+  it("an error that takes the writes is scrubbed in place, its reasons too", () => {
+    const error = Object.assign(new Error(`refused ${VALUE}`), { reasons: [`because ${VALUE}`, 7] });
+    void error.stack;
+    const result = scrubbedError(error, [VALUE]) as Error & { reasons: unknown[] };
+    expect(result).toBe(error);
+    expect(`${result.message}\n${result.stack ?? ""}\n${result.reasons.join()}`).not.toContain(VALUE);
+    expect(result.reasons[1]).toBe(7);
   });
 });
