@@ -150,5 +150,13 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
 }
 
 function abortReason(signal: AbortSignal | undefined): Error {
-  return signal?.reason instanceof Error ? signal.reason : new Error("aborted");
+  // Anyone's object: a revoked proxy throws at `instanceof`, which here (in the signal's listener)
+  // would be thrown past every caller, out of the process.
+  try {
+    const reason: unknown = signal?.reason;
+    if (reason instanceof Error) return reason;
+  } catch {
+    // A reason that cannot be looked at is no Error of use.
+  }
+  return new Error("aborted");
 }

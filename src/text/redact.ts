@@ -188,12 +188,22 @@ export function quoteServiceText(
  * useful for debugging but cannot leak the token.
  */
 export function sanitizeCause(error: unknown, secrets: readonly string[], depth = 0): Error | undefined {
+  // Whatever the caller passed (a cancel's reason is anyone's object): a getter that throws, or a
+  // revoked proxy that throws on any look, is a cause that could not be read, never this call's throw.
+  try {
+    return copiedCause(error, secrets, depth);
+  } catch {
+    return new Error("[a cause that could not be read]");
+  }
+}
+
+function copiedCause(error: unknown, secrets: readonly string[], depth: number): Error | undefined {
   if (error === undefined || error === null) return undefined;
   const scrub = (text: string): string => cleanServiceText(text, secrets, MAX_MESSAGE_CHARS);
   if (!(error instanceof Error))
     return new Error(scrub(typeof error === "string" ? error : (safeJson(error) ?? typeof error)));
-  const copy = new Error(scrub(error.message));
-  copy.name = cleanServiceText(error.name, secrets, 100);
+  const copy = new Error(scrub(String(error.message)));
+  copy.name = cleanServiceText(String(error.name), secrets, 100);
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") (copy as Error & { code?: string }).code = scrub(code);
   if (depth < 2 && error.cause !== undefined) {
@@ -216,12 +226,13 @@ export function rewriteField(target: object, key: string, value: unknown): boole
   } catch {
     // An accessor without a setter, or a property that is read-only, in strict mode.
   }
-  if (Object.is(fields[key], value)) return true;
   try {
+    if (Object.is(fields[key], value)) return true;
     const enumerable = Object.getOwnPropertyDescriptor(target, key)?.enumerable ?? false;
     Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable });
     return true;
   } catch {
+    // Frozen, a getter of its own that throws, or a proxy that refuses.
     return false;
   }
 }
