@@ -9,7 +9,7 @@ import {
   WebhookInvalidResponseError,
   WebhookTimeoutError,
 } from "./errors";
-import { checkCallOptions, checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
+import { checkedCallOptions, checkToken, clientSettings, parseBaseUrl, type ClientSettings } from "./options";
 import { COMPLETE, nextCursor, oppositeOrder, pagesOf, readContinuation, type ServicePage } from "./paging";
 import {
   errorText,
@@ -19,11 +19,11 @@ import {
   type CreateSnapshot,
   type ServiceListing,
 } from "./reconcile";
-import { interpretResponse, type InterpretContext } from "./responses";
+import { MIN_EXTRA_SECRET_CHARS, interpretResponse, type InterpretContext } from "./responses";
 import { classifyCreateFailure, eitherSignal, isRetryableList, retrying } from "./retry";
 import { looseEndpointKey, sameName, sameUrl } from "./rules";
 import { CREATE_RESPONSE, LIST_RESPONSE, toRecord } from "./schemas";
-import { scrubSecrets } from "./scrub";
+import { ListedSecrets, scrubSecrets } from "./scrub";
 import { Transport } from "./transport";
 import type {
   CallOptions,
@@ -53,6 +53,12 @@ interface CreateProgress {
    * each retry's round): one id listed under two creators at any point is contested.
    */
   settled: WebhookEndpointRecord[];
+  /**
+   * The token, the caller's `redact` values, then the signing secret of every record this create's
+   * listings return (appended as they come): redacted from every message built from service text
+   * during the create, and from a later create's of the same address that waits its turn.
+   */
+  secrets: string[];
 }
 
 /** A create's listings, with their bound as a whole and what they saw. */
@@ -65,11 +71,17 @@ interface CreateListings {
 }
 
 /** Internal options of a create's listings, beside the caller's. */
+/** A create's cancel while it waited to send again. */
+const CANCELLED_BEFORE_RESEND =
+  "create was cancelled by the caller before it was sent again; the attempts before it made nothing";
+
 interface ListingHooks {
   /** Redacted from the service's text like the token: signing secrets this create has seen. */
   secrets?: readonly string[];
   /** Called with each page's records. */
   observe?: (records: readonly WebhookEndpointRecord[]) => void;
+  /** The secrets this listing operation's pages returned: its later pages' errors redact them. */
+  listed?: ListedSecrets;
 }
 
 /**
@@ -90,6 +102,8 @@ export class WebhooksClient {
   readonly #inflightLists = new Map<string, Promise<ServicePage>>();
   /** Creates of one name and URL run one after another (see `create`). */
   readonly #createQueues = new Map<string, Promise<QueueOutcome>>();
+  /** The secrets lists (`CreateProgress.secrets`) of the creates of each address in its queue. */
+  readonly #queuedSecrets = new Map<string, Set<string[]>>();
   /**
    * Addresses (see `looseEndpointKey`) whose last create was sent and may have made an endpoint no
    * answer or listing showed, with why: no later create of them is sent through this client.
@@ -124,8 +138,8 @@ export class WebhooksClient {
    * calls in flight at the same moment share one request. A page with more records than `limit`
    * is an invalid response.
    */
-  async list(params: ListParams = {}, options: CallOptions = {}): Promise<ListPage> {
-    checkCallOptions(options);
+  async list(params: ListParams = {}, given?: CallOptions): Promise<ListPage> {
+    const options = checkedCallOptions(given, "list");
     const limit = params.limit ?? this.#settings.pageSize;
     const page = await this.#fetchPage({ ...params, limit }, options);
     return {
@@ -145,18 +159,22 @@ export class WebhooksClient {
    * A cap (`maxPages`, `maxScanRecords`, `maxScanBytes`) or a cursor that cannot be used stops it
    * with a `WebhookPagingError`.
    */
-  async *listAll(
-    filter: ListFilter = {},
-    options: CallOptions = {},
-  ): AsyncGenerator<ListPage, void, undefined> {
-    checkCallOptions(options);
+  async *listAll(filter: ListFilter = {}, given?: CallOptions): AsyncGenerator<ListPage, void, undefined> {
+    const options = checkedCallOptions(given, "list");
     const limit = filter.limit ?? this.#settings.pageSize;
     const filtered = (filter.webhookName ?? "") !== "" || (filter.webhookUrl ?? "") !== "";
-    const pages = pagesOf((cursor) => this.#fetchPage({ ...filter, cursor, limit }, options), {
+    const listed = new ListedSecrets();
+    const paging: CallOptions & ListingHooks = { ...options, listed };
+    const fetch = async (cursor: string) => {
+      const page = await this.#fetchPage({ ...filter, cursor, limit }, paging);
+      listed.add(page.records);
+      return page;
+    };
+    const pages = pagesOf(fetch, {
       ...this.#settings,
       limit,
       reach: () => this.#reach,
-      learnReach: filtered ? () => this.#learnReach(limit, options) : undefined,
+      learnReach: filtered ? () => this.#learnReach(limit, paging) : undefined,
       idPaging: { confirmed: () => this.#pagesById, confirm: () => (this.#pagesById = true) },
     });
     for await (const page of pages) {
@@ -211,17 +229,24 @@ export class WebhooksClient {
    * Concurrent creates through one client of addresses that may be one endpoint (the same name and
    * URL up to the forms a service may store: `maySameEndpoint`) run one after another.
    */
-  async create(params: CreateParams, options: CreateOptions = {}): Promise<CreateResult> {
-    checkCallOptions(options);
+  async create(params: CreateParams, given?: CreateOptions): Promise<CreateResult> {
+    const options = checkedCallOptions(given, "create");
     const key = looseEndpointKey(params);
     const previous = this.#createQueues.get(key);
-    const progress: CreateProgress = { mayHaveCreated: false, settled: [] };
+    const progress: CreateProgress = {
+      mayHaveCreated: false,
+      settled: [],
+      secrets: [this.#context.token, ...nonEmpty(options.redact)],
+    };
+    // What the queue's creates list is redacted from a cancel of one waiting its turn.
+    const queued = this.#queuedSecrets.get(key) ?? new Set<string[]>();
+    this.#queuedSecrets.set(key, queued.add(progress.secrets));
     // An earlier create of this address through this client whose outcome is still unknown, queued
     // or not, is remembered: the service may yet show the endpoint it made.
     const run =
       previous === undefined
         ? this.#createNow(params, options, progress, this.#uncertainAddresses.get(key))
-        : this.#turn(previous, options.signal).then((earlier) =>
+        : this.#turn(previous, options, () => [...queued].flat()).then((earlier) =>
             this.#createNow(
               params,
               options,
@@ -248,6 +273,8 @@ export class WebhooksClient {
     this.#createQueues.set(key, settled);
     void settled.then(() => {
       if (this.#createQueues.get(key) === settled) this.#createQueues.delete(key);
+      queued.delete(progress.secrets);
+      if (queued.size === 0 && this.#queuedSecrets.get(key) === queued) this.#queuedSecrets.delete(key);
     });
     return run;
   }
@@ -256,7 +283,12 @@ export class WebhooksClient {
    * Resolves when the earlier creates of the same address are done; the caller's cancel, or
    * `close()`, ends the wait at once, and then nothing of this create was sent.
    */
-  #turn(previous: Promise<QueueOutcome>, signal: AbortSignal | undefined): Promise<QueueOutcome> {
+  #turn(
+    previous: Promise<QueueOutcome>,
+    options: CallOptions,
+    listed: () => readonly string[],
+  ): Promise<QueueOutcome> {
+    const { signal } = options;
     const ends =
       signal === undefined ? this.#closing.signal : AbortSignal.any([signal, this.#closing.signal]);
     return new Promise<QueueOutcome>((resolve, reject) => {
@@ -265,7 +297,10 @@ export class WebhooksClient {
           signal?.aborted === true
             ? new WebhookAbortError(
                 "create was cancelled by the caller while it waited for an earlier create of the same name and URL through this client; nothing of it was sent",
-                { operation: "create", cause: sanitizeCause(signal.reason, [this.#context.token]) },
+                {
+                  operation: "create",
+                  cause: sanitizeCause(signal.reason, this.#redacted(options, listed())),
+                },
               )
             : new WebhookConnectionError(
                 "create was not sent: the client was closed while it waited for an earlier create of the same name and URL",
@@ -414,13 +449,17 @@ export class WebhooksClient {
 
   /**
    * How a call's waits between attempts end early, and what they throw then: the caller's cancel
-   * (a WebhookAbortError saying what it leaves), or `close` (nothing more is sent).
+   * (a WebhookAbortError saying what it leaves, whose cause is the cancel's reason with the token,
+   * the caller's `redact` values and the `listed` secrets of the operation redacted), or `close`
+   * (nothing more is sent).
    */
   #waits(
     operation: "list" | "create",
-    signal: AbortSignal | undefined,
+    options: CallOptions,
     cancelled: string,
+    listed: () => readonly string[] = () => [],
   ): { signal: AbortSignal | undefined; closing: AbortSignal; cancelled: (reason: unknown) => Error } {
+    const { signal } = options;
     return {
       signal,
       closing: this.#closing.signal,
@@ -428,13 +467,25 @@ export class WebhooksClient {
         signal?.aborted === true
           ? new WebhookAbortError(cancelled, {
               operation,
-              cause: sanitizeCause(reason, [this.#context.token]),
+              cause: sanitizeCause(reason, this.#redacted(options, listed())),
             })
           : new WebhookConnectionError(`${operation} was not sent again: the client was closed`, {
               operation,
               requestSent: false,
             }),
     };
+  }
+
+  /**
+   * What a message built from anyone's text redacts: the token, the caller's `redact` values, and of
+   * the signing secrets the operation listed those of MIN_EXTRA_SECRET_CHARS or more.
+   */
+  #redacted(options: CallOptions, listed: readonly string[]): string[] {
+    return [
+      this.#context.token,
+      ...nonEmpty(options.redact),
+      ...listed.filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS),
+    ];
   }
 
   /** Creator ids known to be ours: learnt from this client's creates, and those the caller says are. */
@@ -464,9 +515,7 @@ export class WebhooksClient {
     earlierUncertain: unknown,
   ): Promise<CreateResult> {
     const body = { webhook_name: params.webhookName, webhook_url: params.webhookUrl };
-    // The token, then the signing secret of every record this create's listings return (appended
-    // as they come): redacted from every message built from service text during the create.
-    const secrets = [this.#context.token, ...nonEmpty(options.redact)];
+    const { secrets } = progress;
     let snapshot = await this.#snapshot(params, options, secrets);
     // Once a listing shows an endpoint there, what the earlier create made (or not) is visible: only
     // `allowDuplicate` gets this far with one shown.
@@ -534,11 +583,7 @@ export class WebhooksClient {
         maxRetries: options.maxRetries ?? this.#settings.maxRetries,
         canRetry: (error) => typeof error === "object" && error !== null && nothingCreated.has(error),
         backoff: this.#settings,
-        ...this.#waits(
-          "create",
-          options.signal,
-          "create was cancelled by the caller before it was sent again; the attempts before it made nothing",
-        ),
+        ...this.#waits("create", options, CANCELLED_BEFORE_RESEND, () => secrets),
       },
     );
     if (!result.recovered)
@@ -637,14 +682,15 @@ export class WebhooksClient {
     options: CallOptions,
   ): Promise<ServicePage> {
     const tokenOnly = [this.#context.token];
+    const hooks = options as CallOptions & ListingHooks;
     return retrying(
       async () => {
         const raw = await this.#transport.post(LIST_PATH, body, this.#sendOptions("list", options));
-        const hooks = options as CallOptions & ListingHooks;
         const envelope = interpretResponse("list", raw, LIST_RESPONSE, {
           ...this.#context,
           secrets: hooks.secrets,
           redact: nonEmpty(options.redact),
+          listed: hooks.listed,
         });
         if (envelope.data.data.length > body.limit) {
           throw new WebhookInvalidResponseError(
@@ -673,7 +719,10 @@ export class WebhooksClient {
         maxRetries: options.maxRetries ?? this.#settings.maxRetries,
         canRetry: isRetryableList,
         backoff: this.#settings,
-        ...this.#waits("list", options.signal, "list was cancelled by the caller while it waited to retry"),
+        ...this.#waits("list", options, "list was cancelled by the caller while it waited to retry", () => [
+          ...(hooks.secrets ?? []),
+          ...(hooks.listed?.values ?? []),
+        ]),
       },
     );
   }

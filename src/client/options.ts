@@ -1,5 +1,5 @@
 import { WebhookConfigError } from "./errors";
-import type { WebhooksClientOptions } from "./types";
+import type { CreateOptions, WebhooksClientOptions } from "./types";
 
 /** The client's configuration after defaults and validation. */
 export interface ClientSettings {
@@ -42,13 +42,69 @@ export const CLIENT_DEFAULTS: Readonly<ClientSettings> = Object.freeze({
 const TIMEOUT_MS = [1, 3_600_000] as const;
 const MAX_RETRIES = [0, 100] as const;
 
-/** A call's own `timeoutMs` and `maxRetries`, checked like the client's: a clear error, not an endless retry. */
-export function checkCallOptions(options: {
-  timeoutMs?: number | undefined;
-  maxRetries?: number | undefined;
-}): void {
-  if (options.timeoutMs !== undefined) number(options.timeoutMs, "timeoutMs", ...TIMEOUT_MS);
-  if (options.maxRetries !== undefined) integer(options.maxRetries, "maxRetries", ...MAX_RETRIES);
+/**
+ * A call's own options, checked before anything is sent, and copied: what the call uses is what was
+ * checked (a getter is read once). Nothing or an object; `signal` an AbortSignal; `redact` texts;
+ * `timeoutMs` and `maxRetries` in the client's own ranges (a clear error, not an endless retry);
+ * for a create, `allowDuplicate` true or false and `ourCreatorIds` whole numbers.
+ */
+export function checkedCallOptions<T extends CreateOptions>(
+  options: T | undefined,
+  operation: "list" | "create",
+): T {
+  if (options === undefined) return {} as T;
+  const copy = ownFields(options, `${operation}'s options`) as T & Record<string, unknown>;
+  if (copy.timeoutMs !== undefined) number(copy.timeoutMs, "timeoutMs", ...TIMEOUT_MS);
+  if (copy.maxRetries !== undefined) integer(copy.maxRetries, "maxRetries", ...MAX_RETRIES);
+  if (copy.signal !== undefined && !isAbortSignal(copy.signal))
+    throw new WebhookConfigError(
+      `${operation}'s signal must be an AbortSignal (an AbortController's signal)`,
+    );
+  if (copy.redact !== undefined)
+    copy.redact = listOf(copy.redact, (value) => typeof value === "string", `${operation}'s redact`, "texts");
+  if (operation === "create") {
+    if (copy.allowDuplicate !== undefined && typeof copy.allowDuplicate !== "boolean")
+      throw new WebhookConfigError("create's allowDuplicate must be true or false");
+    if (copy.ourCreatorIds !== undefined)
+      copy.ourCreatorIds = listOf(
+        copy.ourCreatorIds,
+        Number.isSafeInteger,
+        "create's ourCreatorIds",
+        "whole numbers",
+      );
+  }
+  return copy;
+}
+
+/** An object's own fields, read once; anything else, or an object that cannot be read, is refused. */
+function ownFields(value: unknown, what: string): Record<string, unknown> {
+  try {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return { ...value };
+  } catch {
+    // A getter that throws, or a revoked proxy.
+  }
+  throw new WebhookConfigError(`${what} must be an object whose fields can be read, or left out`);
+}
+
+function isAbortSignal(value: unknown): boolean {
+  try {
+    return value instanceof AbortSignal;
+  } catch {
+    return false;
+  }
+}
+
+/** A copy of a list whose every item passes `valid`. */
+function listOf<T>(value: unknown, valid: (item: unknown) => boolean, what: string, items: string): T[] {
+  try {
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [...(value as unknown[])];
+      if (copy.every(valid)) return copy as T[];
+    }
+  } catch {
+    // A proxy or a getter that throws.
+  }
+  throw new WebhookConfigError(`${what} must be a list of ${items}`);
 }
 
 export function clientSettings(options: WebhooksClientOptions): ClientSettings {

@@ -28,6 +28,11 @@ export interface InterpretContext {
    * their length, since the caller marked them.
    */
   redact?: readonly string[] | undefined;
+  /**
+   * The signing secrets a listing operation's earlier pages returned (`ListedSecrets` in scrub.ts):
+   * redacted like `secrets`, and a trace id that shows one is absent.
+   */
+  listed?: { readonly values: readonly string[]; inTraceId(traceId: string): boolean } | undefined;
 }
 
 /** Shortest extra secret (see {@link InterpretContext.secrets}) redacted by value. */
@@ -238,6 +243,7 @@ function detailsOf(
     context.token,
     ...(context.redact ?? []),
     ...(context.secrets ?? []).filter((secret) => secret.length >= MIN_EXTRA_SECRET_CHARS),
+    ...(context.listed?.values ?? []),
   ];
   const rawMsg =
     typeof envelope?.msg === "string"
@@ -275,7 +281,12 @@ function detailsOf(
 function withDocumentedTraceId<T extends { trace_id: string }>(envelope: T, context: InterpretContext): T {
   const traceId = documentedTraceId(envelope.trace_id);
   const secrets = [context.token, ...(context.redact ?? []), ...(context.secrets ?? [])];
-  envelope.trace_id = traceId === undefined || redact(traceId, secrets) !== traceId ? "" : traceId;
+  envelope.trace_id =
+    traceId === undefined ||
+    redact(traceId, secrets) !== traceId ||
+    context.listed?.inTraceId(traceId) === true
+      ? ""
+      : traceId;
   return envelope;
 }
 

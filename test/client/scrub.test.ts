@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WebhookApiError, WebhookCreateUncertainError } from "../../src/client";
-import { scrubSecrets } from "../../src/client/scrub";
+import { ListedSecrets, scrubSecrets } from "../../src/client/scrub";
 import { everythingVisible } from "../support/helpers";
 
 /**
@@ -75,5 +75,25 @@ describe("redacting listed secrets from errors that refuse writes", () => {
     expect(everythingVisible(error)).not.toContain(SECRET);
     expect(error.msg).toContain("duplicate of");
     expect(error.traceId).toBeUndefined();
+  });
+});
+
+describe("the secrets a listing operation has listed, against a documented trace id", () => {
+  const trace = "0123456789abcdef00000000FEEDFACE";
+  const listed = (...secrets: string[]) => {
+    const all = new ListedSecrets();
+    all.add(secrets.map((signSecret) => ({ signSecret })));
+    return all;
+  };
+  it("one of 8 hex digits or more anywhere in it, in any letter case, shows; a shorter one is left to the sign_secret pattern", () => {
+    expect(listed("feedface").inTraceId(trace)).toBe(true);
+    expect(listed("CDEF0000").inTraceId(trace)).toBe(true);
+    expect(listed("9abcdef").inTraceId(trace)).toBe(false);
+    expect(listed("9abcdef").values).toEqual([]);
+  });
+  it("one that is not hex digits, or not in it, does not; each secret is kept once", () => {
+    expect(listed("whsec_89abcdef").inTraceId(trace)).toBe(false);
+    expect(listed("fedcba9876").inTraceId(trace)).toBe(false);
+    expect(listed("whsec_listed_1", "whsec_listed_1").values).toEqual(["whsec_listed_1"]);
   });
 });

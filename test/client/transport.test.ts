@@ -491,12 +491,12 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   };
   /**
    * A service reached through an in-process dispatcher that answers each path with `answer`, so that
-   * a test knows when the client is done with an answer: `read()` counts the bodies closed (read to
-   * their end or dropped), and reading ends in-process, so what the client does next with an answer
-   * starts within a turn of the event loop of its body's close.
+   * a test knows when the client is done with an answer: `read()` counts the bodies read to their
+   * end, and reading ends in-process, so what the client does next with an answer starts within a
+   * turn of the event loop of its body's end.
    */
   const inProcess = (
-    answer: (path: string) => { status: number; type: string; body: string },
+    answer: (path: string, index: number) => { status: number; type: string; body: string },
     settings: Partial<WebhooksClientOptions>,
   ) => {
     const requests: string[] = [];
@@ -504,9 +504,9 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
     const dispatcher = {
       request: (options: { path: string }) => {
         requests.push(options.path);
-        const { status, type, body: text } = answer(options.path);
+        const { status, type, body: text } = answer(options.path, requests.length - 1);
         const body = Readable.from([Buffer.from(text)]);
-        body.once("close", () => read++);
+        body.once("end", () => read++);
         return Promise.resolve({ statusCode: status, headers: { "content-type": type }, body });
       },
     };
@@ -849,6 +849,73 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
         await server.close();
       }
     }
+  });
+
+  describe("a cancel's reason is anyone's object: the wait ends in a WebhookAbortError, whose cause shows no listed secret", () => {
+    const SECRET = "whsec_scan_page_one_3c7e";
+    /** A scan whose first page lists an endpoint with SECRET and whose next page is unavailable. */
+    const scanWaiting = () =>
+      inProcess(
+        (_path, index) =>
+          index === 0
+            ? {
+                status: 200,
+                type: "application/json",
+                body: JSON.stringify({
+                  code: "200",
+                  msg: "SUCCESS",
+                  trace_id: "t-1",
+                  data: { data: [apiRecord({ webhook_id: 7, sign_secret: SECRET })], cursor: "c2" },
+                }),
+              }
+            : { status: 503, type: "application/json", body: unavailable },
+        { retryBaseDelayMs: 600_000, maxRetries: 3 },
+      );
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    };
+    const throwingMessage = () =>
+      Object.create(Error.prototype, {
+        message: {
+          get() {
+            throw new TypeError("a getter that throws");
+          },
+        },
+      }) as Error;
+    const reasons: [string, () => unknown, RegExp][] = [
+      ["a revoked proxy", revoked, /^aborted$/],
+      ["an Error whose message getter throws", throwingMessage, /could not be read/],
+      [
+        "a frozen Error quoting the listed secret",
+        () => Object.freeze(new Error(`stop at ${SECRET}`)),
+        /^stop at/,
+      ],
+      [
+        "a DOMException quoting the listed secret",
+        () => new DOMException(`stop at ${SECRET}`, "AbortError"),
+        /^stop at/,
+      ],
+    ];
+    for (const [what, reason, cause] of reasons)
+      it(`${what}, given while a scan waits to retry its second page`, async () => {
+        const service = scanWaiting();
+        try {
+          const cancel = new AbortController();
+          const pending = service.client.scan({}, { signal: cancel.signal });
+          await quietAfter(service, 2);
+          cancel.abort(reason());
+          const error = await captureError(pending);
+          expect(error).toBeInstanceOf(WebhookAbortError);
+          expect(error).toMatchObject({ operation: "list" });
+          expect(((error as Error).cause as Error).message).toMatch(cause);
+          expect(everythingVisible(error)).not.toContain(SECRET);
+          expect(service.requests).toHaveLength(2);
+        } finally {
+          await service.client.close();
+        }
+      });
   });
 
   it("close() ends a wait to retry, and nothing is sent again", async () => {
