@@ -27,7 +27,8 @@ export function createDynamicProvider(
   let config: (key: string) => string | undefined = () => undefined;
   /**
    * The stack the program runs as (`__stack`, from the last call that carried the program's inputs:
-   * the stored text adds it to them, earlier releases' programs registered it): the dynamic-provider
+   * the stored text's face of this provider adds it to them, see {@link forStack}; earlier releases'
+   * programs registered it): the dynamic-provider
    * host tells `read` neither the resource's URN nor its inputs. One provider host serves one stack's
    * run. A value not of the form `<project>/<stack>` (a text whose stack was never written in) is none.
    */
@@ -197,8 +198,58 @@ function stored(state: WebhookEndpointOutputs, taint: Taint, core: ProviderCore)
   return { ...outs, stackRoot: resourceReference(outs.stackRoot) as unknown as string };
 }
 
-/** The provider every serialized shim reaches: one per provider-host process. */
-export const provider: DynamicWebhookProvider = createDynamicProvider();
+/**
+ * Which argument of each method holds the program's inputs (with the stored text in `__provider`):
+ * `check(olds, news)`, `diff(id, olds, news)`, `create(inputs)`, `update(id, olds, news)`. The other
+ * arguments, and `read`'s and `delete`'s, hold what the state recorded, whose text may be another
+ * stack's (a resource `pulumi state move` brought in keeps the text it was created with).
+ */
+const PROGRAM_INPUTS = { check: 1, diff: 2, create: 0, update: 2 } as const;
+
+/**
+ * `base` for the program of `stack` (`<project>/<stack>`): the stack is handed to it as `__stack` in
+ * the program's inputs of each call that carries them (copies: the host's objects are not changed).
+ */
+export function stackFace(base: DynamicWebhookProvider, stack: string): DynamicWebhookProvider {
+  const face = { ...base };
+  for (const [method, at] of Object.entries(PROGRAM_INPUTS) as [keyof typeof PROGRAM_INPUTS, number][]) {
+    const call = base[method] as (...args: unknown[]) => unknown;
+    (face as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const inputs = args[at];
+      if (typeof inputs === "object" && inputs !== null) args[at] = { ...inputs, __stack: stack };
+      return call(...args);
+    };
+  }
+  return face;
+}
+
+/** The dynamic provider with the face the stored text asks for, per stack. */
+export interface StoredTextProvider extends DynamicWebhookProvider {
+  /**
+   * This provider for the program of `stack`, as the stored text (stored-provider.js) calls it: the
+   * stack, which the text embeds and the dynamic-provider host does not tell a provider, is handed in
+   * the program's inputs. One face per stack, kept for the process.
+   */
+  forStack(stack: string): DynamicWebhookProvider;
+}
+
+function withStackFaces(base: DynamicWebhookProvider): StoredTextProvider {
+  const faces = new Map<string, DynamicWebhookProvider>();
+  return {
+    ...base,
+    forStack(stack: string): DynamicWebhookProvider {
+      let face = faces.get(stack);
+      if (face === undefined) faces.set(stack, (face = stackFace(base, stack)));
+      return face;
+    },
+  };
+}
+
+/**
+ * The provider every stored text reaches: one per provider-host process. The texts of 0.2.0 call its
+ * methods directly; today's call them through `forStack`.
+ */
+export const provider: StoredTextProvider = withStackFaces(createDynamicProvider());
 
 export { EndpointCreatedButFailedError };
 export type { WebhookEndpointOutputs };

@@ -6,7 +6,7 @@
  * object. scripts/build.mjs minifies this file into dist/dynamic/stored-provider.min.js, and
  * `providerText` (shim.ts) writes into it the two values it holds: where the program loaded the
  * package from, and the program's stack. Written by hand
- * rather than produced by Pulumi's closure serializer: about 1.2 KB instead of 3.6 KB, a plain
+ * rather than produced by Pulumi's closure serializer: about 1.1 KB instead of 3.6 KB, a plain
  * string rather than an Output per resource, and no function parsed by the serializer in every
  * program run.
  *
@@ -15,7 +15,10 @@
  * built-ins only, nothing else of this package (none of it is in the text).
  *
  * Each method loads the installed package when it first runs, so the text holds no token and no
- * package code, and a package upgrade reaches old resources on refresh and destroy. Where the
+ * package code, and a package upgrade reaches old resources on refresh and destroy; what each call
+ * needs besides (the stack, handed in the program's inputs) is the package's to add, through its
+ * provider's `forStack`, so that the text stays short: it travels in every engine call, and the
+ * engine logs every property of every call. Where the
  * package is looked for, first usable copy wins (Node's global folders, NODE_PATH and
  * ~/.node_modules, are never consulted):
  * 1. `node_modules/pulumi-webhook-endpoints` in the provider host's working directory (the
@@ -33,7 +36,6 @@
  * runs once, not on every engine call. An error while loading the copy found is not masked: it is
  * the package's own.
  */
-"use strict";
 const { existsSync, readFileSync } = require("fs");
 // eslint-disable-next-line @typescript-eslint/unbound-method -- Node's path functions do not use `this`
 const { dirname, join } = require("path");
@@ -48,30 +50,28 @@ const LOADED_FROM = "(where the program loaded the package from)";
 
 /**
  * The stack (`<project>/<stack>`) of the program that wrote the text: `providerText` writes it over
- * this placeholder. Each call that carries the program's inputs hands it to the provider as `__stack`
- * (see `handler`): the dynamic-provider host does not tell a provider which stack it runs for, and an
- * endpoint's provenance records it.
+ * this placeholder. The provider is asked for its face for this stack (`forStack`), which hands the
+ * stack to the provider in the program's inputs of each call that carries them: the
+ * dynamic-provider host does not tell a provider which stack it runs for, and an endpoint's
+ * provenance records it.
  */
 const STACK = "(the stack the program runs as)";
 
 /** The package's entry that exports the provider, and the key the process keeps the provider under. */
 const ENTRY = `${PACKAGE}/provider`;
 
-/** Where the provider found is kept: on the process, shared by every resource's text. */
+/** Where the provider found is kept: on the process, shared by every resource's text (0.2.0's too). */
 const PROCESS_WIDE = /** @type {Record<symbol, Provider>} */ (/** @type {unknown} */ (globalThis));
 
 /** @typedef {"configure" | "check" | "diff" | "create" | "read" | "update" | "delete"} Method */
-/** @typedef {Record<Method, (...args: unknown[]) => unknown>} Provider */
-
 /**
- * The provider's methods, each with the argument that holds the program's inputs (with this text in
- * their `__provider`), or -1: `check(olds, news)`, `diff(id, olds, news)`, `create(inputs)`,
- * `update(id, olds, news)`. The other arguments, and `read`'s and `delete`'s, hold what the state
- * recorded, whose text may be another stack's (a resource `pulumi state move` brought in keeps the
- * text it was created with).
- * @type {Record<Method, number>}
+ * The package's provider: its methods, and (from 0.3.0) `forStack`, the same provider for one stack's
+ * program. A package without `forStack` (0.2.0, after a downgrade) is called as it is.
+ * @typedef {Record<Method, (...args: unknown[]) => unknown> & { forStack?: (stack: string) => Provider }} Provider
  */
-const METHODS = { configure: -1, check: 1, diff: 2, create: 0, read: -1, update: 2, delete: -1 };
+
+/** The provider's methods the host calls, as one string: the text is stored in every resource. */
+const METHODS = "configure check diff create read update delete";
 
 /**
  * The file of the package's `./provider` entry in the first usable copy, else `loadedFrom` if it
@@ -82,20 +82,18 @@ const METHODS = { configure: -1, check: 1, diff: 2, create: 0, read: -1, update:
  * @returns {string}
  */
 function locateProvider(workingDir, loadedFrom) {
-  const installed = [];
-  for (let dir = workingDir; ; dir = dirname(dir)) {
-    installed.push(join(dir, "node_modules", PACKAGE));
-    if (dirname(dir) === dir) break;
-  }
+  /** @type {string[]} */
+  const modules = [];
+  // Every node_modules from the working directory up to the root, nearest first.
+  for (let dir = workingDir; modules.push(join(dir, "node_modules")), dir !== (dir = dirname(dir)););
   const unusable = [];
   // Every node_modules first, then every pnpm store under them (`node_modules/.pnpm/node_modules`).
-  for (const copy of installed.concat(
-    installed.map((at) => join(dirname(at), ".pnpm", "node_modules", PACKAGE)),
-  )) {
+  for (const copy of modules
+    .concat(modules.map((at) => join(at, ".pnpm/node_modules")))
+    .map((at) => join(at, PACKAGE))) {
     const manifest = join(copy, "package.json");
     if (!existsSync(manifest)) continue;
-    /** @type {string} */
-    let why;
+    let why = "no ./provider in it";
     try {
       // Node's resolution from a directory goes on to the global folders unless the package it
       // finds there has an exports map: a copy counts only if its package.json exports
@@ -104,10 +102,8 @@ function locateProvider(workingDir, loadedFrom) {
       // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
       // prettier-ignore
       // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
-      if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"]) {
+      if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"])
         return require.resolve(ENTRY, { paths: [dirname(dirname(copy))] });
-      }
-      why = "no ./provider in it";
     } catch (error) {
       // Node's own errors name their code (MODULE_NOT_FOUND, EACCES); a package.json that does not
       // parse, its message.
@@ -124,29 +120,20 @@ function locateProvider(workingDir, loadedFrom) {
 }
 
 /**
- * The package's provider, found from the working directory and loaded on the process's first call.
- * @returns {Provider}
- */
-function loadProvider() {
-  // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
-  // prettier-ignore
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
-  return (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
-}
-
-/**
  * What the dynamic-provider host calls on the evaluated text for the provider object: each method
  * finds and loads the package's provider when first called (never when the text is evaluated) and
- * forwards the call to it, with the program's stack in the program's inputs (`__stack`).
- * @returns {Provider}
+ * forwards the call to its face for this text's stack.
+ * @returns {Record<Method, (...args: unknown[]) => unknown>}
  */
 function handler() {
-  const forwarding = /** @type {Provider} */ ({});
-  for (const [method, at] of /** @type {[Method, number][]} */ (Object.entries(METHODS))) {
+  const forwarding = /** @type {Record<Method, (...args: unknown[]) => unknown>} */ ({});
+  for (const method of /** @type {Method[]} */ (METHODS.split(" "))) {
     forwarding[method] = (...args) => {
-      const inputs = args[at];
-      if (typeof inputs === "object" && inputs !== null) args[at] = { ...inputs, __stack: STACK };
-      return loadProvider()[method](...args);
+      // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
+      // prettier-ignore
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
+      const found = (PROCESS_WIDE[Symbol.for(ENTRY)] ||= /** @type {{ provider: Provider }} */ (require(locateProvider(process.cwd(), LOADED_FROM))).provider);
+      return (found.forStack?.(STACK) ?? found)[method](...args);
     };
   }
   return forwarding;

@@ -165,6 +165,20 @@ describe("the provider object the host gets", () => {
     delete (globalThis as Record<symbol, unknown>)[FOUND];
   });
 
+  /**
+   * A provider that answers every method with its arguments, and (`faces`) the face for a stack that
+   * answers with the stack too: which face the text called, and with what.
+   */
+  function echoingProvider(copy: string, faces: boolean): void {
+    writeFileSync(
+      join(copy, "lib", "provider.js"),
+      `const methods = ${JSON.stringify(["configure", "check", "diff", "create", "read", "update", "delete"])};
+      const echo = (stack) => Object.fromEntries(methods.map((m) => [m, async (...args) => ({ stack, args })]));
+      exports.provider = echo(null);
+      ${faces ? "exports.provider.forStack = (stack) => echo(stack);" : ""}`,
+    );
+  }
+
   it("loads nothing until a method is called, then finds the package once per process and forwards every call", async () => {
     const program = join(root, "program");
     const copy = join(program, "node_modules", PACKAGE);
@@ -182,41 +196,47 @@ describe("the provider object the host gets", () => {
     ]);
     expect((globalThis as Record<symbol, unknown>)[FOUND]).toBeUndefined();
     expect(await provider.check({}, { webhookName: "a" })).toEqual({
-      inputs: { webhookName: "a", __stack: STACK, copy: "first" },
+      inputs: { webhookName: "a", copy: "first" },
     });
     // Found once: with the copy gone, this text and another resource's text still reach it.
     rmSync(copy, { recursive: true });
     expect(await provider.check({}, { webhookName: "b" })).toEqual({
-      inputs: { webhookName: "b", __stack: STACK, copy: "first" },
+      inputs: { webhookName: "b", copy: "first" },
     });
     expect(await handler().check({}, { webhookName: "c" })).toEqual({
-      inputs: { webhookName: "c", __stack: STACK, copy: "first" },
+      inputs: { webhookName: "c", copy: "first" },
     });
   });
 
-  it("hands the provider the program's stack in the program's inputs, and nowhere else", async () => {
+  it("calls every method of the provider's face for the text's stack, with the host's arguments as they are", async () => {
     const program = join(root, "program");
     const copy = join(program, "node_modules", PACKAGE);
     copyAt(copy, "one");
-    // A provider that answers with the arguments it was given.
-    writeFileSync(
-      join(copy, "lib", "provider.js"),
-      `exports.provider = Object.fromEntries(${JSON.stringify(["configure", "check", "diff", "create", "read", "update", "delete"])}.map((m) => [m, async (...args) => args]));`,
-    );
+    echoingProvider(copy, true);
     process.chdir(program);
-    const provider = handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown[]>>;
+    const provider = handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     const olds = { webhookName: "old", __provider: "old text" };
     const news = { webhookName: "new", __provider: "this text" };
-    const withStack = { ...news, __stack: STACK };
-    expect(await provider.check!(olds, news)).toEqual([olds, withStack]);
-    expect(await provider.diff!("1", olds, news)).toEqual(["1", olds, withStack]);
-    expect(await provider.create!(news)).toEqual([withStack]);
-    expect(await provider.update!("1", olds, news)).toEqual(["1", olds, withStack]);
-    // What the state recorded may hold another stack's text (a resource moved in): left as it is.
-    expect(await provider.read!("1", olds)).toEqual(["1", olds]);
-    expect(await provider.delete!("1", olds)).toEqual(["1", olds]);
-    // The caller's objects are not changed.
-    expect(news).toEqual({ webhookName: "new", __provider: "this text" });
+    const faced = (args: unknown[]) => ({ stack: STACK, args });
+    expect(await provider.configure!({ config: "c" })).toEqual(faced([{ config: "c" }]));
+    expect(await provider.check!(olds, news)).toEqual(faced([olds, news]));
+    expect(await provider.diff!("1", olds, news)).toEqual(faced(["1", olds, news]));
+    expect(await provider.create!(news)).toEqual(faced([news]));
+    expect(await provider.read!("1", olds)).toEqual(faced(["1", olds]));
+    expect(await provider.update!("1", olds, news)).toEqual(faced(["1", olds, news]));
+    expect(await provider.delete!("1", olds)).toEqual(faced(["1", olds]));
+  });
+
+  it("calls a package without stack faces (0.2.0, after a downgrade) as it is", async () => {
+    const program = join(root, "program");
+    const copy = join(program, "node_modules", PACKAGE);
+    copyAt(copy, "old");
+    echoingProvider(copy, false);
+    process.chdir(program);
+    const provider = handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const news = { webhookName: "new", __provider: "this text" };
+    expect(await provider.create!(news)).toEqual({ stack: null, args: [news] });
+    expect(await provider.check!({}, news)).toEqual({ stack: null, args: [{}, news] });
   });
 
   it("fails on the first call, not when the text is evaluated, when the package is nowhere", () => {
