@@ -9,6 +9,9 @@
 // - lean:   the same no-op provider registered as WebhookEndpoint registers itself: a hand-written provider
 //           text in __provider (no closure serializer), the engine's cost with nothing of ours or of the
 //           serializer on top;
+// - shape:  the lean floor with the state's shape of ours (a provider text as long, the outputs ours stores
+//           that the lean floor does not: see shapeOf), the engine's cost of what ours stores and nothing of
+//           ours' code;
 // - native: the same N endpoints as a Pulumi YAML program on the native provider, the plugin
 //           pulumi-resource-webhooks found on PATH in the installed package's node_modules/.bin.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -19,9 +22,9 @@ import { PASSPHRASE, Project, backendFor } from "../scripts/harness/pulumi.mjs";
 import { parseJson } from "../scripts/harness/repo.mjs";
 import { PLUGIN_EXECUTABLE } from "../scripts/release/platforms.mjs";
 
-/** @typedef {"ours" | "floor" | "lean" | "native"} Kind */
+/** @typedef {"ours" | "floor" | "lean" | "shape" | "native"} Kind */
 /** The kinds that make no API call (the no-op floors). @param {Kind} kind */
-const isFloor = (kind) => kind === "floor" || kind === "lean";
+const isFloor = (kind) => kind === "floor" || kind === "lean" || kind === "shape";
 /** @typedef {"up" | "preview" | "refresh" | "destroy"} Op */
 /** @typedef {import("../src/emulator/types.js").RequestLogEntry} RequestLogEntry */
 
@@ -79,6 +82,8 @@ const isFloor = (kind) => kind === "floor" || kind === "lean";
  * @property {Precheck | undefined} precheck
  * @property {Partial<Record<Op, ProfileStats[]>>} profiles BENCH_PROFILE: what bench/profile-hook.cjs wrote for each
  *   provider host and program, per instrumented command
+ * @property {Partial<import("../scripts/harness/pulumi.mjs").StateResource> & { stack: string }} [sample] with the
+ *   `sample` option: the first endpoint's state entry after up, and the stack (`<project>/<stack>`)
  */
 
 /**
@@ -145,7 +150,7 @@ export function installPackedPackage(repo, p, log) {
   log("packing the package and installing the tarball into .e2e/bench/base");
   const tarball = packTarball(p.pack);
   const installed = installProject(p.base, { name: "bench-base", tarball });
-  for (const kind of ["ours", "floor", "lean"])
+  for (const kind of ["ours", "floor", "lean", "shape"])
     Project.create(join(repo, "bench", "program"), join(p.projects, kind));
   return { version: installed.packageVersion };
 }
@@ -180,6 +185,7 @@ const RESOURCE_TYPES = {
   ours: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
   floor: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
   lean: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
+  shape: "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
   native: "webhooks:index:WebhookEndpoint",
 };
 
@@ -450,6 +456,8 @@ function checkpointBytes(dir, stack) {
  * @property {Partial<Record<Op, string>>} [profileDirs] where bench/profile-hook.cjs writes, per command
  * (read after it)
  * @property {Record<string, string>} [env] for every command of this run, over `extraEnv`
+ * @property {Shape | undefined} [shape] shape kind: the state's shape it takes (shapeOf)
+ * @property {boolean} [sample] keep the first endpoint's state entry (CycleResult.sample)
  * @property {string} [pluginDir] native kind: a directory put before the installed package's on PATH, whose
  *   pulumi-resource-webhooks the engine then runs (the single executable, BENCH_PARTS=sea)
  */
@@ -480,6 +488,24 @@ export async function cycle(options) {
   await project.ok(["stack", "init", stack]);
   const config =
     kind === "native" ? [] : ["--plaintext", `bench:count=${n}`, "--plaintext", `bench:kind=${kind}`];
+  if (kind === "shape") {
+    const { shape } = options;
+    if (shape === undefined) throw new Error("the shape kind needs the shape it takes (shapeOf)");
+    config.push(
+      "--plaintext",
+      `bench:shape=${JSON.stringify({ textBytes: shape.textBytes, pad: shape.pad })}`,
+    );
+    // The outputs name this stack where ours' named its own (provenance, the stack's root resource).
+    const [probeProject, probeStack] = shape.stack.split("/");
+    const renamed = JSON.stringify(shape.outputs)
+      .split(shape.stack)
+      .join(`${project.name}/${stack}`)
+      .split(`${probeProject}-${probeStack}`)
+      .join(`${project.name}-${stack}`)
+      .split(`:${probeStack}::`)
+      .join(`:${stack}::`);
+    project.env.BENCH_SHAPE_OUTPUTS = renamed;
+  }
   await project.ok([
     "config",
     "set-all",
@@ -553,6 +579,7 @@ export async function cycle(options) {
     resourceBytes: n === 0 ? 0 : sum((r) => Buffer.byteLength(JSON.stringify(r))) / n,
     fileBytes: checkpointBytes(join(backend.dir, "state"), stack),
   };
+  const sample = options.sample ? { ...resources[0], stack: `${project.name}/${stack}` } : undefined;
 
   if (!isFloor(kind)) options.afterUp?.(emulator);
 
@@ -592,7 +619,27 @@ export async function cycle(options) {
     state,
     precheck,
     profiles,
+    ...(sample === undefined ? {} : { sample }),
   };
+}
+
+/**
+ * What the shape kind takes from a stack of ours and one of the lean floor (each a CycleResult with its
+ * sample): the length of ours' provider text, that text (the pad, so that the shape's compresses alike), the
+ * outputs ours stores that the lean floor does not, as ours stored them, and the stack they name.
+ * @typedef {{ textBytes: number, pad: string, outputs: Record<string, unknown>, stack: string }} Shape
+ * @param {CycleResult} ours
+ * @param {CycleResult} lean
+ * @returns {Shape}
+ */
+export function shapeOf(ours, lean) {
+  const o = ours.sample;
+  const l = lean.sample;
+  if (o === undefined || l === undefined) throw new Error("shapeOf needs the samples of a stack of each");
+  const text = typeof o.outputs?.__provider === "string" ? o.outputs.__provider : "";
+  const leanKeys = new Set(Object.keys(l.outputs ?? {}));
+  const outputs = Object.fromEntries(Object.entries(o.outputs ?? {}).filter(([key]) => !leanKeys.has(key)));
+  return { textBytes: Buffer.byteLength(text), pad: text, outputs, stack: o.stack };
 }
 
 /**

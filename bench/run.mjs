@@ -9,8 +9,9 @@
 //     BENCH_RUNS=3                  runs per cell, each a fresh stack; the median is shown   quick: 1
 //     BENCH_LARGE_FROM=1000         sizes from this one up run at the first latency only,  quick: 20
 //     BENCH_LARGE_RUNS=3            this many times (N = 1000: up, preview, refresh, destroy vs the floor),  quick: 1
-//     BENCH_GRID_KINDS=ours,floor,lean which kinds the grid runs (the lean floor at latency 0 only); leaving one
-//                                   out makes a quicker run of the others, whose ratios to it are then blank
+//     BENCH_GRID_KINDS=ours,floor,lean,shape which kinds the grid runs (the lean floor and the shape, the lean floor
+//                                   with ours' state's shape, at latency 0 only); leaving one out makes a quicker run
+//                                   of the others, whose ratios to it are then blank
 //     BENCH_LARGE_CHECKPOINTS=0     with PULUMI_SKIP_CHECKPOINTS=true for both kinds: the file backend rewrites the
 //                                   whole state after every step, O(N²), minutes at N = 1000 for ours and the floor
 //                                   alike; 1 keeps the engine's default (intermediate checkpoints)
@@ -39,7 +40,7 @@
 //     split by owner (bench/profile.mjs) in a table and notes; the profiles stay in .e2e/bench/profiles
 //     BENCH_PROFILE_SIZE=1000       quick: 10
 //     BENCH_PROFILE_RUNS=1
-//     BENCH_PROFILE_KINDS=ours,lean (floor may be added)
+//     BENCH_PROFILE_KINDS=ours,lean (floor and shape may be added)
 //   BENCH_PARALLEL=<n>            pass --parallel n to up/preview/refresh/destroy (default: the CLI's
 // default, cores x 4)
 //   BENCH_PARALLEL_DIFF=1         set PULUMI_PARALLEL_DIFF=true (the engine diffs in parallel; default serial)
@@ -64,7 +65,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pulumiVersion } from "../scripts/harness/pulumi.mjs";
 import { clientBenchmark } from "./client.mjs";
-import { cycle, installPackedPackage, paths } from "./engine.mjs";
+import { cycle, installPackedPackage, paths, shapeOf } from "./engine.mjs";
 import { hostPlatform } from "../scripts/release/platforms.mjs";
 import { buildHostArchive, coldStart } from "./plugin.mjs";
 import { CATEGORIES, cpuBreakdown, heapBreakdown, listed, shares } from "./profile.mjs";
@@ -174,8 +175,8 @@ function kindList(name, fallback) {
   const raw = process.env[name] || fallback;
   const kinds = raw.split(",").map((s) => s.trim());
   for (const kind of kinds)
-    if (kind !== "ours" && kind !== "floor" && kind !== "lean")
-      throw new Error(`${name} must list ours, floor and lean only, got "${raw}"`);
+    if (kind !== "ours" && kind !== "floor" && kind !== "lean" && kind !== "shape")
+      throw new Error(`${name} must list ours, floor, lean and shape only, got "${raw}"`);
   return /** @type {Kind[]} */ (kinds);
 }
 
@@ -221,7 +222,7 @@ const settings = {
     runs: int("BENCH_PROFILE_RUNS", 1),
     kinds: kindList("BENCH_PROFILE_KINDS", "ours,lean"),
   },
-  gridKinds: kindList("BENCH_GRID_KINDS", "ours,floor,lean"),
+  gridKinds: kindList("BENCH_GRID_KINDS", "ours,floor,lean,shape"),
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
   sea: {
@@ -419,6 +420,37 @@ async function engineBenchmark() {
     return () => log(`${part}: ${((Date.now() - at) / 60_000).toFixed(1)} min`);
   };
 
+  /**
+   * The state's shape of ours, which the shape kind takes: read off a stack of two endpoints of ours and one of
+   * the lean floor (neither timed nor reported), once, before any kind that needs it runs.
+   * @type {import("./engine.mjs").Shape | undefined}
+   */
+  let shape;
+  const shapeNeeded =
+    (settings.parts.includes("engine") && settings.gridKinds.includes("shape")) ||
+    (settings.parts.includes("profile") && settings.profile.kinds.includes("shape"));
+  if (shapeNeeded) {
+    const probe = (/** @type {Kind} */ kind) =>
+      cycle({
+        p,
+        emulator,
+        token: TOKEN,
+        id: `${++seq}-shape-probe-${kind}`,
+        kind,
+        n: 2,
+        latency: 0,
+        extraEnv,
+        parallelArgs,
+        ops: [],
+        sample: true,
+        prepare: emptyService(0),
+      });
+    shape = shapeOf(await probe("ours"), await probe("lean"));
+    log(
+      `the shape kind takes ours' provider text (${shape.textBytes} B) and its outputs ${Object.keys(shape.outputs).join(", ")}`,
+    );
+  }
+
   try {
     if (settings.parts.includes("engine")) {
       const done = partStarted("engine (main grid)");
@@ -427,12 +459,14 @@ async function engineBenchmark() {
           for (let r = 0; r < (isLarge(n) ? settings.largeRuns : settings.runs); r++) {
             // Alternated, so that machine noise hits every kind alike, and the order rotated from run to
             // run, so that none always goes first (a warm cache, or the previous run's leftovers); the
-            // lean floor at latency 0 only (it makes no call, so latency changes nothing for it).
+            // lean floor and the shape at latency 0 only (they make no call, so latency changes nothing for them).
             /** @type {Kind[]} */
-            const kinds = settings.gridKinds.filter((kind) => latency === 0 || kind !== "lean");
+            const kinds = settings.gridKinds.filter(
+              (kind) => latency === 0 || (kind !== "lean" && kind !== "shape"),
+            );
             for (const kind of kinds.map((_, i) => kinds[(i + r) % kinds.length] ?? "ours")) {
               const env = isLarge(n) && !settings.largeCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
-              await run({ kind, n, latency, tag: "grid", prepare: emptyService(latency), env });
+              await run({ kind, n, latency, tag: "grid", prepare: emptyService(latency), env, shape });
             }
           }
         }
@@ -591,6 +625,7 @@ async function engineBenchmark() {
             opEnv,
             profileDirs,
             env,
+            shape,
             prepare: emptyService(0),
             label: "instrumented",
           });
@@ -757,7 +792,9 @@ function leanRows({ n, latency, ours, floor, lean, rows, misses }) {
 /**
  * The summary against the lean floor: per size (at latency 0) and command, medians of wall time, CPU of all
  * processes, of the provider host, the program and the CLI with the rest, the emulator's CPU (the service, not in
- * "all"), and the provider host's peak RSS, each with ours ÷ lean; ✗ marks a judged figure past its target.
+ * "all"), and the provider host's peak RSS, each with ours ÷ lean; ✗ marks a judged figure past its target. Where
+ * the shape kind ran, CPU of all processes splits ours ÷ lean into what ours' state's shape costs the engine
+ * (shape ÷ lean) and what ours' code costs on top of it (ours ÷ shape).
  * @param {CycleResult[]} all
  * @returns {string}
  */
@@ -765,6 +802,7 @@ function leanFloorTable(all) {
   const grid = all.filter((r) => r.tag === "grid" && r.latency === 0);
   const sizes = [...new Set(grid.filter((r) => r.kind === "lean").map((r) => r.n))];
   if (sizes.length === 0) return "";
+  const withShape = grid.some((r) => r.kind === "shape");
   const header = [
     "N",
     "command",
@@ -772,6 +810,7 @@ function leanFloorTable(all) {
     "÷",
     "CPU all ours / lean (s)",
     "÷",
+    ...(withShape ? ["CPU all shape (s)", "shape ÷ lean", "ours ÷ shape"] : []),
     "host CPU ours / lean (s)",
     "÷",
     "program CPU ÷",
@@ -785,6 +824,7 @@ function leanFloorTable(all) {
   for (const n of sizes) {
     const ours = grid.filter((r) => r.n === n && r.kind === "ours");
     const lean = grid.filter((r) => r.n === n && r.kind === "lean");
+    const shaped = grid.filter((r) => r.n === n && r.kind === "shape");
     const judged = TARGET.leanJudgedSizes.includes(n);
     for (const op of OPS) {
       const pair = (/** @type {(r: CycleResult) => number | undefined} */ f) => {
@@ -810,6 +850,12 @@ function leanFloorTable(all) {
         fmt.ratio(wall.ratio),
         `${fmt.cpu(cpu.o)} / ${fmt.cpu(cpu.l)}`,
         flagged(cpu.ratio, TARGET.cpuVsLean),
+        ...(withShape
+          ? (() => {
+              const sh = median(shaped.map((r) => r.cpu[op]?.all));
+              return [fmt.cpu(sh), fmt.ratio(sh / cpu.l), fmt.ratio(cpu.o / sh)];
+            })()
+          : []),
         `${fmt.cpu(host.o)} / ${fmt.cpu(host.l)}`,
         fmt.ratio(host.ratio),
         program.l > 0 ? fmt.ratio(program.ratio) : "–",
@@ -1429,6 +1475,11 @@ const LEGEND =
 - lean floor (the baseline column of the grid rows at latency 0): the same no-op provider registered the way
   WebhookEndpoint registers itself, with its methods' text written into __provider by hand (no serializer): the engine's
   own cost and nothing else. ours, floor and lean floor alternated.
+- shape: the lean floor with the state's shape of ours, read off a stack of ours before the grid: a provider text as
+  long as ours' (padded with ours' own text, which compresses alike), and the outputs ours stores that the lean floor
+  does not (provenance, stackRoot), with ours' values. It runs none of ours' code, so shape ÷ lean is what the engine
+  (CLI, language host, program, provider host's gRPC) pays for what ours stores, and ours ÷ shape is what ours' code
+  adds (its API calls, checks and lookups); the two multiply to ours ÷ lean. Alternated with the others.
 - crowd / page: endpoints of other teams on the service before up (created first, so a listing of the whole service in
   id order meets all of them before the stack's), and the service's page size (the emulator's maxPageSize; the client
   asks for 100 and gets at most that). The main grid runs on an empty service with the emulator's default page size.

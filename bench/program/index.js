@@ -7,7 +7,11 @@
 //                           the same additionalSecretOutputs: what the engine costs by itself,
 //                           declared as pulumi.dynamic.Resource (Pulumi serializes the provider);
 //                "lean"  -> the same no-op provider registered the way WebhookEndpoint registers
-//                           itself: its methods' text in __provider, written out here, no serializer.
+//                           itself: its methods' text in __provider, written out here, no serializer;
+//                "shape" -> the lean floor with the state's shape of "ours" (bench:shape, JSON, which
+//                           bench/run.mjs reads off a stack of ours): a provider text as long as ours,
+//                           and the outputs ours stores that the lean floor does not, the engine's own
+//                           cost of what ours stores, without any of ours' code.
 const pulumi = require("@pulumi/pulumi");
 
 const config = new pulumi.Config("bench");
@@ -94,6 +98,28 @@ class FloorEndpoint extends pulumi.dynamic.Resource {
 // The no-op provider as module text, for the lean floor: the host evaluates it and calls handler().
 const LEAN_TEXT = `exports.handler = () => ({ create: ${String(floorProvider.create)}, diff: ${String(floorProvider.diff)}, read: ${String(floorProvider.read)}, delete: ${String(floorProvider.delete)} });\n`;
 
+/**
+ * The shape kind's text: the lean floor's provider, whose create adds the outputs of ours that the lean
+ * floor has not (BENCH_SHAPE_OUTPUTS, JSON, which bench/engine.mjs gives the commands of a shape stack,
+ * naming this stack where ours' named its own), padded with a comment to the length of ours' text. The pad
+ * is ours' own text, so that it compresses as ours does (the engine deflates what it logs).
+ * @param {{ textBytes: number, pad: string }} shape
+ */
+function shapeText(shape) {
+  const base = LEAN_TEXT.trim()
+    .replace(/^exports\.handler = /, "")
+    .replace(/;$/, "");
+  const provider = `exports.handler = () => { const base = (${base})(); return { ...base, create: async (inputs) => { const made = await base.create(inputs); return { ...made, outs: { ...made.outs, ...JSON.parse(process.env.BENCH_SHAPE_OUTPUTS ?? "{}") } }; } }; };\n`;
+  const room = shape.textBytes - Buffer.byteLength(provider) - 4;
+  return `/*${shape.pad.replace(/\*\//g, "").slice(0, Math.max(0, room))}*/${provider}`;
+}
+
+/** The shape kind's text, made once: the same for every resource, as ours' is. */
+const SHAPE_TEXT =
+  kind === "shape"
+    ? shapeText(/** @type {{ textBytes: number, pad: string }} */ (config.requireObject("shape")))
+    : undefined;
+
 class LeanFloorEndpoint extends pulumi.CustomResource {
   /**
    * @param {string} name
@@ -105,7 +131,7 @@ class LeanFloorEndpoint extends pulumi.CustomResource {
     super(
       "pulumi-nodejs:dynamic/webhooks:WebhookEndpoint",
       name,
-      { ...registration.props, __provider: LEAN_TEXT },
+      { ...registration.props, __provider: SHAPE_TEXT ?? LEAN_TEXT },
       registration.opts,
     );
     // Declares the output's type for tsc only, as in FloorEndpoint.
@@ -115,8 +141,8 @@ class LeanFloorEndpoint extends pulumi.CustomResource {
   }
 }
 
-if (kind !== "ours" && kind !== "floor" && kind !== "lean")
-  throw new Error(`bench:kind must be "ours", "floor" or "lean", got "${kind}"`);
+if (kind !== "ours" && kind !== "floor" && kind !== "lean" && kind !== "shape")
+  throw new Error(`bench:kind must be "ours", "floor", "lean" or "shape", got "${kind}"`);
 // The installed package (from the tarball), loaded only for "ours" so the floor never pays for it;
 // typed as the source it was built from (dist/ need not exist when this is type-checked).
 /** @type {(id: string) => unknown} */
@@ -124,7 +150,7 @@ const load = require;
 const Endpoint =
   kind === "ours"
     ? /** @type {typeof import("../../src/index.js")} */ (load("pulumi-webhook-endpoints")).WebhookEndpoint
-    : kind === "lean"
+    : kind === "lean" || kind === "shape"
       ? LeanFloorEndpoint
       : FloorEndpoint;
 
