@@ -15,7 +15,7 @@
 // - native: the same N endpoints as a Pulumi YAML program on the native provider, the plugin
 //           pulumi-resource-webhooks found on PATH in the installed package's node_modules/.bin.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { installProject, packTarball } from "../scripts/harness/pack.mjs";
 import { runProcess } from "../scripts/harness/process.mjs";
 import { PASSPHRASE, Project, backendFor } from "../scripts/harness/pulumi.mjs";
@@ -82,6 +82,8 @@ const isFloor = (kind) => kind === "floor" || kind === "lean" || kind === "shape
  * @property {Precheck | undefined} precheck
  * @property {Partial<Record<Op, ProfileStats[]>>} profiles BENCH_PROFILE: what bench/profile-hook.cjs wrote for each
  *   provider host and program, per instrumented command
+ * @property {Partial<Record<Op, string>>} [cliCpuProfiles] with the `cliProfiles` option: the CLI's CPU profile
+ *   of each command
  * @property {Partial<import("../scripts/harness/pulumi.mjs").StateResource> & { stack: string }} [sample] with the
  *   `sample` option: the first endpoint's state entry after up, and the stack (`<project>/<stack>`)
  */
@@ -456,6 +458,8 @@ function checkpointBytes(dir, stack) {
  * @property {Partial<Record<Op, string>>} [profileDirs] where bench/profile-hook.cjs writes, per command
  * (read after it)
  * @property {Record<string, string>} [env] for every command of this run, over `extraEnv`
+ * @property {Partial<Record<Op, string>>} [cliProfiles] per command, a path prefix for the CLI's own profiles
+ *   (`pulumi --profiling <prefix>`, Go's pprof; the CPU profile is CycleResult.cliCpuProfiles)
  * @property {Shape | undefined} [shape] shape kind: the state's shape it takes (shapeOf)
  * @property {boolean} [sample] keep the first endpoint's state entry (CycleResult.sample)
  * @property {string} [pluginDir] native kind: a directory put before the installed package's on PATH, whose
@@ -535,7 +539,9 @@ export async function cycle(options) {
     const seq = lastSeq(emulator);
     const before = emulator.counters();
     const cpuBefore = process.cpuUsage();
-    const run = await pulumi(project, [...args, ...parallelArgs], opEnv);
+    const cliProfile = options.cliProfiles?.[op];
+    const profiling = cliProfile === undefined ? [] : ["--profiling", cliProfile];
+    const run = await pulumi(project, [...args, ...parallelArgs, ...profiling], opEnv);
     const after = emulator.counters();
     const entries = requestsAfter(emulator, seq);
     ms[op] = run.ms;
@@ -547,10 +553,20 @@ export async function cycle(options) {
 
   /** @type {Partial<Record<Op, ProfileStats[]>>} */
   const profiles = {};
+  /** @type {Partial<Record<Op, string>>} */
+  const cliCpuProfiles = {};
   const timedOp = async (/** @type {Op} */ op, /** @type {string[]} */ args) => {
     const done = await timed(op, args, options.opEnv?.[op]);
     const dir = options.profileDirs?.[op];
     if (dir !== undefined) profiles[op] = readProfiles(dir);
+    const cliProfile = options.cliProfiles?.[op];
+    if (cliProfile !== undefined) {
+      // The CLI writes <prefix>.<pid>.cpu (and .mem, .trace).
+      const file = readdirSync(dirname(cliProfile)).find(
+        (f) => f.startsWith(`${basename(cliProfile)}.`) && f.endsWith(".cpu"),
+      );
+      if (file !== undefined) cliCpuProfiles[op] = join(dirname(cliProfile), file);
+    }
     return done;
   };
   const up = await timedOp("up", ["up", "--yes", "--skip-preview"]);
@@ -620,6 +636,7 @@ export async function cycle(options) {
     precheck,
     profiles,
     ...(sample === undefined ? {} : { sample }),
+    ...(Object.keys(cliCpuProfiles).length === 0 ? {} : { cliCpuProfiles }),
   };
 }
 

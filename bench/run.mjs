@@ -69,6 +69,7 @@ import { cycle, installPackedPackage, paths, shapeOf } from "./engine.mjs";
 import { hostPlatform } from "../scripts/release/platforms.mjs";
 import { buildHostArchive, coldStart } from "./plugin.mjs";
 import { CATEGORIES, cpuBreakdown, heapBreakdown, listed, shares } from "./profile.mjs";
+import { CLI_FRAMES, cliBreakdown } from "./cli-profile.mjs";
 
 /** @typedef {import("./engine.mjs").CycleResult} CycleResult */
 /** @typedef {import("./engine.mjs").Op} Op */
@@ -598,16 +599,26 @@ async function engineBenchmark() {
       const done = partStarted("profile");
       const n = settings.profile.size;
       const hook = join(REPO, "bench", "profile-hook.cjs");
+      // The CLI's own profile too, where Go's pprof can read it.
+      const cliProfiled = onPath("go");
+      if (!cliProfiled)
+        skipped.push("the CLI's own profile skipped: no go on PATH to read it (go tool pprof)");
       for (let r = 0; r < settings.profile.runs; r++) {
         for (const kind of settings.profile.kinds) {
           /** @type {Partial<Record<Op, Record<string, string>>>} */
           const opEnv = {};
           /** @type {Partial<Record<Op, string>>} */
           const profileDirs = {};
+          /** @type {Partial<Record<Op, string>>} */
+          const cliProfiles = {};
           for (const op of OPS) {
             const profileDir = join(p.profiles, `${kind}-${r + 1}-${op}`);
             rmSync(profileDir, { recursive: true, force: true });
             profileDirs[op] = profileDir;
+            if (cliProfiled) {
+              mkdirSync(profileDir, { recursive: true });
+              cliProfiles[op] = join(profileDir, "cli");
+            }
             opEnv[op] = {
               NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(hook)}`.trim(),
               BENCH_PROFILE_OUT: profileDir,
@@ -624,6 +635,7 @@ async function engineBenchmark() {
             tag: "profile",
             opEnv,
             profileDirs,
+            cliProfiles,
             env,
             shape,
             prepare: emptyService(0),
@@ -967,6 +979,56 @@ function profileTables(all) {
     }
   }
   return { table: `Profiles at N = ${n} (instrumented runs):\n\n${simpleTable(header, lines)}`, notes };
+}
+
+/**
+ * The CLI's own CPU profile in the instrumented runs, per command and kind: its sampled CPU and, of it, the
+ * property log, the marshalling of every call's properties (that log included), the snapshot and Go's GC
+ * (bench/cli-profile.mjs), and "ours − lean".
+ * @param {CycleResult[]} all
+ * @returns {string}
+ */
+function cliProfileTable(all) {
+  const profiled = all.filter((r) => r.tag === "profile" && r.cliCpuProfiles !== undefined);
+  const binary = pulumiBinary();
+  if (profiled.length === 0 || binary === undefined) return "";
+  const names = /** @type {(keyof typeof CLI_FRAMES)[]} */ (Object.keys(CLI_FRAMES));
+  const header = ["command", "kind", "CLI sampled (s)", ...names.map((name) => `${name} (s)`)];
+  /** @type {string[][]} */
+  const lines = [];
+  for (const op of OPS) {
+    /** @type {Map<string, number[]>} */
+    const byKind = new Map();
+    for (const kind of settings.profile.kinds) {
+      const file = profiled.find((r) => r.kind === kind)?.cliCpuProfiles?.[op];
+      const cli = file === undefined ? undefined : cliBreakdown(binary, file);
+      if (cli === undefined) continue;
+      const values = [cli.totalMs, ...names.map((name) => cli.frames[name])];
+      byKind.set(kind, values);
+      lines.push([op, kind, ...values.map((ms) => fmt.cpu(ms / 1000))]);
+    }
+    const ours = byKind.get("ours");
+    const lean = byKind.get("lean");
+    if (ours !== undefined && lean !== undefined)
+      lines.push([op, "ours − lean", ...ours.map((ms, i) => fmt.cpu((ms - (lean[i] ?? 0)) / 1000))]);
+  }
+  return lines.length === 0
+    ? ""
+    : `The CLI's own profile (instrumented runs, Go's pprof):\n\n${simpleTable(header, lines)}`;
+}
+
+/** The `pulumi` on PATH (the one that ran), for pprof's symbols. */
+function pulumiBinary() {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    const file = join(dir || ".", "pulumi");
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -1528,6 +1590,12 @@ const LEGEND =
   columns split the profile's samples by owner (bench/profile.mjs: the innermost package on the stack; module loading
   apart), in ms of sampled time, which on a busy machine runs above CPU time: read them as shares. "ours − lean" is
   the provider host's difference per column. Start-up times come from /proc (10 ms resolution).
+- the CLI's own profile: the same instrumented commands run with \`pulumi --profiling\` (Go's pprof, 10 ms samples,
+  read with \`go tool pprof\`); per command and kind, the CLI's sampled CPU and the inclusive time of: the property log
+  (every property, and every key of an object property, of every call to a plugin or from the program is logged,
+  encoded, deflated and encrypted, at every verbosity: logging.VerboseLogger.Infof), the marshalling of those
+  properties (MarshalProperties and UnmarshalProperties, that log included), the snapshot (saveSnapshot) and Go's
+  garbage collector (gcBgMarkWorker). They overlap (the log is inside the marshalling; GC runs beside all).
 - client: WebhooksClient vs a bare undici.request loop (keep-alive Agent, same bodies and headers, JSON.parse),
   emulator in a separate process at latency 0, ${settings.clientConcurrency} in flight, ${settings.clientOps} ops per trial,
   ${settings.runs} trials each alternated after a warm-up; median ops/s, and median CPU time of the benchmark process per
@@ -1572,10 +1640,12 @@ async function main() {
   const table = rows.length === 0 ? "" : markdownTable(rows);
   const leanTable = leanFloorTable(engine?.runs ?? []);
   const profiles = profileTables(engine?.runs ?? []);
+  const cliProfiles = cliProfileTable(engine?.runs ?? []);
   const notes = [...rowNotes, ...profiles.notes];
   const extra = [
     ...(leanTable === "" ? [] : [`Against the lean floor (latency 0, medians):\n\n${leanTable}`]),
     ...(profiles.table === "" ? [] : [profiles.table]),
+    ...(cliProfiles === "" ? [] : [cliProfiles]),
     ...(seaTable(engine) === "" ? [] : [seaTable(engine)]),
   ];
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
