@@ -643,20 +643,37 @@ export async function cycle(options) {
 /**
  * What the shape kind takes from a stack of ours and one of the lean floor (each a CycleResult with its
  * sample): the length of ours' provider text, that text (the pad, so that the shape's compresses alike), the
- * outputs ours stores that the lean floor does not, as ours stored them, and the stack they name.
+ * outputs ours stores that the lean floor does not, as ours stored them, and the stack they name. `parts`
+ * narrows it to some of that, to measure each apart: "text" (the text's length; without it the shape's text is
+ * the lean floor's with the extra outputs' code) and the names of the extra outputs; undefined takes all.
  * @typedef {{ textBytes: number, pad: string, outputs: Record<string, unknown>, stack: string }} Shape
  * @param {CycleResult} ours
  * @param {CycleResult} lean
+ * @param {readonly string[]} [parts]
  * @returns {Shape}
  */
-export function shapeOf(ours, lean) {
+export function shapeOf(ours, lean, parts) {
   const o = ours.sample;
   const l = lean.sample;
   if (o === undefined || l === undefined) throw new Error("shapeOf needs the samples of a stack of each");
   const text = typeof o.outputs?.__provider === "string" ? o.outputs.__provider : "";
   const leanKeys = new Set(Object.keys(l.outputs ?? {}));
-  const outputs = Object.fromEntries(Object.entries(o.outputs ?? {}).filter(([key]) => !leanKeys.has(key)));
-  return { textBytes: Buffer.byteLength(text), pad: text, outputs, stack: o.stack };
+  const outputs = Object.fromEntries(
+    Object.entries(o.outputs ?? {}).filter(
+      ([key]) => !leanKeys.has(key) && (parts === undefined || parts.includes(key)),
+    ),
+  );
+  const unknown = (parts ?? []).filter((part) => part !== "text" && !(part in outputs));
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_SHAPE names ${unknown.join(", ")}, which is neither "text" nor an output ours stores that the lean floor does not (${Object.keys(
+        o.outputs ?? {},
+      )
+        .filter((key) => !leanKeys.has(key))
+        .join(", ")})`,
+    );
+  const full = parts === undefined || parts.includes("text");
+  return { textBytes: full ? Buffer.byteLength(text) : 0, pad: text, outputs, stack: o.stack };
 }
 
 /**

@@ -12,6 +12,9 @@
 //     BENCH_GRID_KINDS=ours,floor,lean,shape which kinds the grid runs (the lean floor and the shape, the lean floor
 //                                   with ours' state's shape, at latency 0 only); leaving one out makes a quicker run
 //                                   of the others, whose ratios to it are then blank
+//     BENCH_SHAPE=text,provenance,... what of ours' state's shape the shape kind takes (default all of it): "text"
+//                                   (its provider text's length) and the names of the outputs ours stores that the
+//                                   lean floor does not, to measure each apart
 //     BENCH_LARGE_CHECKPOINTS=0     with PULUMI_SKIP_CHECKPOINTS=true for both kinds: the file backend rewrites the
 //                                   whole state after every step, O(N²), minutes at N = 1000 for ours and the floor
 //                                   alike; 1 keeps the engine's default (intermediate checkpoints)
@@ -224,6 +227,11 @@ const settings = {
     kinds: kindList("BENCH_PROFILE_KINDS", "ours,lean"),
   },
   gridKinds: kindList("BENCH_GRID_KINDS", "ours,floor,lean,shape"),
+  shapeParts: process.env.BENCH_SHAPE
+    ? process.env.BENCH_SHAPE.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined,
   parallel: process.env.BENCH_PARALLEL ? int("BENCH_PARALLEL", CLI_DEFAULT_PARALLEL) : undefined,
   parallelDiff: process.env.BENCH_PARALLEL_DIFF === "1",
   sea: {
@@ -299,7 +307,8 @@ function reproduceCommand() {
     `BENCH_CLIENT_OPS=${settings.clientOps}`,
     `BENCH_CLIENT_CONCURRENCY=${settings.clientConcurrency}`,
   ];
-  if (settings.gridKinds.length < 3) knobs.push(`BENCH_GRID_KINDS=${settings.gridKinds.join(",")}`);
+  if (settings.gridKinds.length < 4) knobs.push(`BENCH_GRID_KINDS=${settings.gridKinds.join(",")}`);
+  if (settings.shapeParts !== undefined) knobs.push(`BENCH_SHAPE=${settings.shapeParts.join(",")}`);
   if (settings.parallel !== undefined) knobs.push(`BENCH_PARALLEL=${settings.parallel}`);
   if (settings.parallelDiff) knobs.push("BENCH_PARALLEL_DIFF=1");
   if (process.env.BENCH_PARTS) knobs.push(`BENCH_PARTS=${process.env.BENCH_PARTS}`);
@@ -446,9 +455,9 @@ async function engineBenchmark() {
         sample: true,
         prepare: emptyService(0),
       });
-    shape = shapeOf(await probe("ours"), await probe("lean"));
+    shape = shapeOf(await probe("ours"), await probe("lean"), settings.shapeParts);
     log(
-      `the shape kind takes ours' provider text (${shape.textBytes} B) and its outputs ${Object.keys(shape.outputs).join(", ")}`,
+      `the shape kind takes ${shape.textBytes > 0 ? `ours' provider text's length (${shape.textBytes} B)` : "the lean floor's provider text"} and ours' outputs ${Object.keys(shape.outputs).join(", ") || "(none)"}`,
     );
   }
 
