@@ -6,7 +6,7 @@
  * object. scripts/build.mjs minifies this file into dist/dynamic/stored-provider.min.js, and
  * `providerText` (shim.ts) writes into it the two values it holds: where the program loaded the
  * package from, and the program's stack. Written by hand
- * rather than produced by Pulumi's closure serializer: about 1.1 KB instead of 3.6 KB, a plain
+ * rather than produced by Pulumi's closure serializer: about 1.2 KB instead of 3.6 KB, a plain
  * string rather than an Output per resource, and no function parsed by the serializer in every
  * program run.
  *
@@ -21,24 +21,25 @@
  * engine logs every property of every call. Where the
  * package is looked for, first usable copy wins (Node's global folders, NODE_PATH and
  * ~/.node_modules, are never consulted):
- * 1. `node_modules/pulumi-webhook-endpoints` in the provider host's working directory (the
- *    program's directory) and the directories above it: npm, Yarn with node_modules, pnpm as a
- *    direct dependency;
- * 2. pnpm's hoisted store, `node_modules/.pnpm/node_modules`, in that directory or above it: pnpm
- *    when the package is a dependency of a wrapper library;
- * 3. the directory the program itself loaded the package from (the same command, or the same
- *    checkout later), the one value the text embeds.
- * A copy whose package.json does not export `./provider`, or whose `./provider` cannot be resolved
- * inside it (not built, a foreign package.json, one without an exports map, for which Node would go
- * on to its global folders) is skipped and named in the error if nothing usable is found; the error
+ * 1. in the provider host's working directory (the program's directory), then in each directory
+ *    above it, nearest first: its `node_modules/pulumi-webhook-endpoints` (npm, Yarn with
+ *    node_modules, pnpm as a direct dependency), then pnpm's hoisted store under it,
+ *    `node_modules/.pnpm/node_modules/pulumi-webhook-endpoints` (pnpm when the package is a
+ *    dependency of a wrapper library);
+ * 2. the directory the program itself loaded the package from (the same command, or the same
+ *    checkout later), which the text embeds.
+ * A copy whose package.json does not export `./provider` or is not a file, whose `./provider`
+ * cannot be resolved inside it (not built, a foreign package.json, one without an exports map, for
+ * which Node would go on to its global folders, a target that leads out of it) is skipped and named
+ * in the error if nothing usable is found; the error
  * names the package, where the program runs and the commands that install it, without a stack.
  * What is found is kept for the rest of the provider host process (one per command), so the search
  * runs once, not on every engine call. An error while loading the copy found is not masked: it is
  * the package's own.
  */
-const { existsSync, readFileSync } = require("fs");
+const { existsSync, readFileSync, realpathSync, statSync } = require("fs");
 // eslint-disable-next-line @typescript-eslint/unbound-method -- Node's path functions do not use `this`
-const { dirname, join } = require("path");
+const { dirname, join, sep } = require("path");
 
 const PACKAGE = "pulumi-webhook-endpoints";
 
@@ -83,30 +84,40 @@ const METHODS = "configure check diff create read update delete";
  */
 function locateProvider(workingDir, loadedFrom) {
   /** @type {string[]} */
-  const modules = [];
-  // Every node_modules from the working directory up to the root, nearest first.
-  for (let dir = workingDir; modules.push(join(dir, "node_modules")), dir !== (dir = dirname(dir)););
+  const copies = [];
+  // From the working directory up to the root, nearest first: each directory's node_modules, then
+  // the pnpm store under it (`node_modules/.pnpm/node_modules`), so that no directory above the
+  // project comes before the project's own store.
+  for (
+    let dir = workingDir;
+    copies.push(join(dir, "node_modules", PACKAGE), join(dir, "node_modules/.pnpm/node_modules", PACKAGE)),
+      dir !== (dir = dirname(dir));
+  );
   const unusable = [];
-  // Every node_modules first, then every pnpm store under them (`node_modules/.pnpm/node_modules`).
-  for (const copy of modules
-    .concat(modules.map((at) => join(at, ".pnpm/node_modules")))
-    .map((at) => join(at, PACKAGE))) {
+  for (const copy of copies) {
     const manifest = join(copy, "package.json");
-    if (!existsSync(manifest)) continue;
     let why = "no ./provider in it";
     try {
-      // Node's resolution from a directory goes on to the global folders unless the package it
-      // finds there has an exports map: a copy counts only if its package.json exports
-      // ./provider, and then Node resolves it inside that copy or fails (an exports target cannot
-      // leave its package).
-      // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
-      // prettier-ignore
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
-      if (/** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"])
-        return require.resolve(ENTRY, { paths: [dirname(dirname(copy))] });
+      // Nothing there, or no file (read, a FIFO would hold the provider host forever): no copy.
+      if (!statSync(manifest, { throwIfNoEntry: false })?.isFile()) continue;
+      if (
+        // Node's resolution from a directory goes on to the global folders unless the package it
+        // finds there has an exports map: a copy counts only if its package.json exports
+        // ./provider, and then only if what Node resolves is inside that copy.
+        // Typed by the JSDoc cast, which tsc reads and typescript-eslint cannot see.
+        // prettier-ignore
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access
+        /** @type {{ exports?: Record<string, unknown> } | null} */ (JSON.parse(readFileSync(manifest, "utf8")))?.exports?.["./provider"]
+      ) {
+        // From inside the copy, Node resolves the package's own name by its exports map (a copy
+        // under another name is looked for elsewhere, and refused below).
+        const file = require("module").createRequire(manifest).resolve(ENTRY);
+        if (realpathSync(file).startsWith(realpathSync(copy) + sep)) return file;
+        why = `./provider outside it: ${file}`;
+      }
     } catch (error) {
-      // Node's own errors name their code (MODULE_NOT_FOUND, EACCES); a package.json that does not
-      // parse, its message.
+      // Node's own errors name their code (MODULE_NOT_FOUND, EACCES, ELOOP); a package.json that
+      // does not parse, its message.
       why = String(/** @type {{ code?: unknown } | null} */ (error)?.code || error);
     }
     unusable.push(`${copy} (${why})`);

@@ -84,10 +84,11 @@ describe("the serialized provider", () => {
     expect(text).toContain(JSON.stringify("serialize-test/dev"));
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(emulator.url);
-    // It loads the installed package by name (require.resolve from the program's directory and
-    // pnpm's hoisted store), so a package upgrade reaches resources created by older versions.
+    // It loads the installed package by name (Node resolving it from each copy found in the
+    // program's directory, the directories above and pnpm's hoisted stores), so a package upgrade
+    // reaches resources created by older versions.
     expect(text).toContain('"pulumi-webhook-endpoints"');
-    expect(text).toContain("require.resolve(");
+    expect(text).toContain(".resolve(");
     // Nothing of the package's own code is inlined.
     expect(text).not.toMatch(/WebhooksClient|undici|zod/);
   });

@@ -7,7 +7,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
+import { execFileSync } from "node:child_process";
+import Module, { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -97,20 +98,62 @@ describe("where the stored text looks for the package", () => {
     expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(nearer);
   });
 
-  it("takes pnpm's hoisted store (a wrapper library's dependency), after every node_modules above", () => {
+  it("takes pnpm's hoisted store (a wrapper library's dependency) after its directory's node_modules, before any directory above", () => {
     const program = join(root, "packages", "program");
     mkdirSync(program, { recursive: true });
     // A pnpm store keeps the package elsewhere and links it into .pnpm/node_modules.
-    const stored = join(root, "node_modules", ".pnpm", `${PACKAGE}@1.0.0`, "node_modules", PACKAGE);
+    const stored = join(root, "store", ".pnpm", `${PACKAGE}@1.0.0`, "node_modules", PACKAGE);
     copyAt(stored, "hoisted");
     mkdirSync(join(program, "node_modules", ".pnpm", "node_modules"), { recursive: true });
     symlinkSync(stored, join(program, "node_modules", ".pnpm", "node_modules", PACKAGE), "dir");
+    // A copy in a directory above the project (anyone's, in a shared directory) does not come first.
+    copyAt(join(root, "node_modules", PACKAGE), "above");
     expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(
       join(stored, "lib", "provider.js"),
     );
-    // A copy in node_modules, even two directories up, comes before any hoisted store.
-    const direct = copyAt(join(root, "node_modules", PACKAGE), "direct");
+    // The project's own node_modules comes before its store.
+    const direct = copyAt(join(program, "node_modules", PACKAGE), "direct");
     expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(direct);
+  });
+
+  it("in a program inside a node_modules, takes the copy beside it and never one of Node's global folders", () => {
+    const program = join(root, "app", "node_modules", "program");
+    mkdirSync(program, { recursive: true });
+    const beside = copyAt(join(root, "app", "node_modules", "node_modules", PACKAGE), "beside");
+    const global = join(root, "global");
+    copyAt(join(global, PACKAGE), "global");
+    const previous = process.env.NODE_PATH;
+    process.env.NODE_PATH = global;
+    (Module as unknown as { _initPaths(): void })._initPaths();
+    try {
+      expect(locateProvider(program, join(root, "gone", "provider.js"))).toBe(beside);
+      rmSync(join(beside, ".."), { recursive: true });
+      // With it gone, the global copy is still not taken.
+      expect(() => locateProvider(program, join(root, "gone", "provider.js"))).toThrow(/is not installed/);
+    } finally {
+      if (previous === undefined) delete process.env.NODE_PATH;
+      else process.env.NODE_PATH = previous;
+      (Module as unknown as { _initPaths(): void })._initPaths();
+    }
+  });
+
+  it("passes over, and never reads, a package.json that is not a file; names a copy whose ./provider leads out of it", () => {
+    const program = join(root, "program");
+    const fifo = join(program, "node_modules", PACKAGE);
+    mkdirSync(fifo, { recursive: true });
+    execFileSync("mkfifo", [join(fifo, "package.json")]);
+    const leaking = join(program, "node_modules", ".pnpm", "node_modules", PACKAGE);
+    copyAt(leaking, "leaking", { built: false });
+    mkdirSync(join(root, "outside"), { recursive: true });
+    writeFileSync(join(root, "outside", "provider.js"), "exports.provider = {};");
+    symlinkSync(join(root, "outside", "provider.js"), join(leaking, "lib", "provider.js"));
+    const error = thrown(() => locateProvider(program, join(root, "gone", "provider.js")));
+    expect(error.message).toBe(
+      notInstalled(
+        program,
+        `; copies found but unusable: ${leaking} (./provider outside it: ${join(root, "outside", "provider.js")})`,
+      ),
+    );
   });
 
   it("falls back to where the program loaded the package from, the one path the text embeds", () => {
