@@ -137,11 +137,25 @@ describe("where the stored text looks for the package", () => {
     }
   });
 
-  it("passes over, and never reads, a package.json that is not a file; names a copy whose ./provider leads out of it", () => {
+  it("passes over, and never reads, a package.json that is not a file", () => {
     const program = join(root, "program");
     const fifo = join(program, "node_modules", PACKAGE);
     mkdirSync(fifo, { recursive: true });
     execFileSync("mkfifo", [join(fifo, "package.json")]);
+    // In a child process, so that a read (which would block for good) fails this test at its bound
+    // instead of holding the test run.
+    const script = `
+      const Module = require("node:module");
+      const m = new Module("");
+      m._compile(require("node:fs").readFileSync(${JSON.stringify(join(REPO, "src/dynamic/stored-provider.js"))}, "utf8"), "");
+      try { m.exports.locateProvider(${JSON.stringify(program)}, "/gone/provider.js"); } catch (error) { process.stdout.write(error.message); }`;
+    expect(execFileSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 })).toBe(
+      notInstalled(program),
+    );
+  });
+
+  it("names a copy whose ./provider leads out of it", () => {
+    const program = join(root, "program");
     const leaking = join(program, "node_modules", ".pnpm", "node_modules", PACKAGE);
     copyAt(leaking, "leaking", { built: false });
     mkdirSync(join(root, "outside"), { recursive: true });
