@@ -385,6 +385,20 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
  * A secret holding `%` or `&` is not searched in every text for that: the readings hold each layer.
  */
 export function mayHold(text: string): (folded: string) => boolean {
+  // A plain text is its only reading, folded by letter case alone: tested where it stands, without a
+  // folded copy of it (a listing's long record fields, each redacted of the token, made a copy of
+  // every one: the hostile fat-records test's peak past its 256 MB).
+  // Past a few secrets (the signing secrets a listing saw), one folded copy serves them all.
+  if (text !== "" && PLAIN.test(text)) {
+    let lower: string | undefined;
+    let asked = 0;
+    return (folded) => {
+      if (folded === "") return false;
+      if (lower === undefined && ++asked <= CASELESS_TESTS) return caseless(folded).test(text);
+      lower ??= text.toLowerCase();
+      return lower.includes(folded);
+    };
+  }
   const held = heldTexts(text);
   if (held === undefined) return (folded) => folded !== "";
   return (folded) => folded !== "" && holds(held, folded);
@@ -477,6 +491,26 @@ export class HeldSecrets<T> {
     return [...found];
   }
 }
+
+/**
+ * A pattern that finds `folded` (a {@link foldedSecret}) in a plain text in any letter case: what
+ * `text.toLowerCase().includes(folded)` tells, without the copy (in a pattern without the `u` flag,
+ * no character past ASCII matches an ASCII one, and a plain text is ASCII).
+ */
+function caseless(folded: string): RegExp {
+  let pattern = CASELESS.get(folded);
+  if (pattern === undefined) {
+    pattern = new RegExp(folded.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "i");
+    if (CASELESS.size >= MAX_CASELESS) CASELESS.clear();
+    CASELESS.set(folded, pattern);
+  }
+  return pattern;
+}
+const CASELESS = new Map<string, RegExp>();
+/** Patterns kept: the few secrets tested one by one (the token, a call's own), not every one listed. */
+const MAX_CASELESS = 256;
+/** Secrets a plain text is tested for by pattern before one folded copy of it serves the rest. */
+const CASELESS_TESTS = 4;
 
 /** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */
 export function foldedSecret(secret: string): string {

@@ -94,3 +94,29 @@ describe("foldedSecret", () => {
     expect(foldedSecret("A".repeat(300))).toBe("a".repeat(256));
   });
 });
+
+describe("mayHold on a plain text", () => {
+  // A plain text (printable ASCII without escapes) is its only reading: it holds a secret exactly
+  // where its lower-case form holds the folded secret, whatever characters the secret has.
+  const SECRETS = ["Tok.en*1", "a(b)c", "x[y]z", "p|q", "r$s^t", "u{2}v", "w+x?y", "back\\slash", "s/l/a/sh"];
+  it("finds a secret of any characters in any letter case, and only where it stands", () => {
+    for (const secret of SECRETS) {
+      const folded = foldedSecret(secret);
+      const plain = secret.replace(/\\/g, "");
+      const holding = `id ${secret.toUpperCase().replace(/\\/g, "")} here`;
+      // Each test alone, then past the few tested by pattern (the rest share one folded copy).
+      for (const tests of [1, 8]) {
+        const may = mayHold(holding);
+        for (let i = 1; i < tests; i++) may(foldedSecret(`other-${i}`));
+        expect(may(folded), `${secret} in ${holding} (${tests})`).toBe(
+          `id ${plain} here`.toLowerCase().includes(folded),
+        );
+        // The secret with one character changed is not held: no character of it is a pattern's.
+        const changed = `id ${folded.slice(0, 2)}Q${folded.slice(3)} here`;
+        expect(mayHold(changed)(folded), `${secret} in ${changed}`).toBe(
+          changed.toLowerCase().includes(folded),
+        );
+      }
+    }
+  });
+});
