@@ -771,7 +771,9 @@ function leanRows({ n, latency, ours, floor, lean, rows, misses }) {
     const fl = median(floor.map(f));
     const ratio = o / l;
     const ok = ratio <= limit;
-    if (judged && !ok)
+    // Judged where ours ran (a run of the floors alone, BENCH_GRID_KINDS=lean,shape, judges nothing).
+    const judging = judged && Number.isFinite(ratio);
+    if (judging && !ok)
       misses.push(
         `N=${n} ${op}: ${what} ${fmt.ratio(ratio)} the lean floor's (${format(o)} vs ${format(l)}; target ≤${limit}×)`,
       );
@@ -786,7 +788,7 @@ function leanRows({ n, latency, ours, floor, lean, rows, misses }) {
         vsFloor: fmt.ratio(o / fl),
         baseline: format(l),
         vsBaseline: fmt.ratio(ratio),
-        target: judged ? verdict(ok, `≤${limit.toFixed(2)}× lean floor`) : "",
+        target: judging ? verdict(ok, `≤${limit.toFixed(2)}× lean floor`) : "",
       }),
     );
   };
@@ -854,7 +856,7 @@ function leanFloorTable(all) {
         return { o, l, ratio: o / l };
       };
       const flagged = (/** @type {number} */ ratio, /** @type {number} */ limit) =>
-        `${fmt.ratio(ratio)}${judged && !(ratio <= limit) ? " ✗" : ""}`;
+        `${fmt.ratio(ratio)}${judged && Number.isFinite(ratio) && !(ratio <= limit) ? " ✗" : ""}`;
       const wall = pair((r) => r.ms[op]);
       const cpu = pair((r) => r.cpu[op]?.all);
       const host = pair((r) => r.cpu[op]?.provider);
@@ -1225,7 +1227,10 @@ function buildRows(engine, client) {
         // engine costs with nothing on top; the usual floor also pays for Pulumi's closure serializer).
         const [strict, strictName] = lean.length > 0 ? [o / l, "lean floor"] : [ratio, "floor"];
         let target = "";
-        if (isLarge(n)) {
+        // Nothing is judged where ours did not run (BENCH_GRID_KINDS=lean,shape).
+        if (ours.length === 0) {
+          // no target
+        } else if (isLarge(n)) {
           target = verdict(
             strict <= TARGET.largeVsFloor,
             `≤${TARGET.largeVsFloor.toFixed(2)}× ${strictName}`,
