@@ -385,8 +385,8 @@ export function decodedSpans(text: string, secret: string): [number, number][] {
  * A secret holding `%` or `&` is not searched in every text for that: the readings hold each layer.
  */
 export function mayHold(text: string): (folded: string) => boolean {
-  // A plain text is its only reading, folded by letter case alone: tested where it stands, without a
-  // folded copy of it (a listing's long record fields, each redacted of the token, made a copy of
+  // A plain text is its only reading, folded by letter case alone: searched where it stands, without
+  // a folded copy of it (a listing's long record fields, each redacted of the token, made a copy of
   // every one: the hostile fat-records test's peak past its 256 MB).
   // Past a few secrets (the signing secrets a listing saw), one folded copy serves them all.
   if (text !== "" && PLAIN.test(text)) {
@@ -394,7 +394,7 @@ export function mayHold(text: string): (folded: string) => boolean {
     let asked = 0;
     return (folded) => {
       if (folded === "") return false;
-      if (lower === undefined && ++asked <= CASELESS_TESTS) return caseless(folded).test(text);
+      if (lower === undefined && ++asked <= CASELESS_TESTS) return includesCaseless(text, folded);
       lower ??= text.toLowerCase();
       return lower.includes(folded);
     };
@@ -493,23 +493,27 @@ export class HeldSecrets<T> {
 }
 
 /**
- * A pattern that finds `folded` (a {@link foldedSecret}) in a plain text in any letter case: what
- * `text.toLowerCase().includes(folded)` tells, without the copy (in a pattern without the `u` flag,
- * no character past ASCII matches an ASCII one, and a plain text is ASCII).
+ * Whether the plain (printable ASCII) `text` holds `folded` (a {@link foldedSecret}) in any letter
+ * case: what `text.toLowerCase().includes(folded)` tells, without the copy. A character of `folded`
+ * past ASCII is in no plain text, and matches none of its characters here either.
  */
-function caseless(folded: string): RegExp {
-  let pattern = CASELESS.get(folded);
-  if (pattern === undefined) {
-    pattern = new RegExp(folded.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "i");
-    if (CASELESS.size >= MAX_CASELESS) CASELESS.clear();
-    CASELESS.set(folded, pattern);
+function includesCaseless(text: string, folded: string): boolean {
+  const length = folded.length;
+  const first = folded.charCodeAt(0);
+  const firstUpper = first >= 0x61 && first <= 0x7a ? first - 0x20 : first;
+  for (let at = 0; at + length <= text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code !== first && code !== firstUpper) continue;
+    let i = 1;
+    for (; i < length; i++) {
+      const c = text.charCodeAt(at + i);
+      if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== folded.charCodeAt(i)) break;
+    }
+    if (i === length) return true;
   }
-  return pattern;
+  return false;
 }
-const CASELESS = new Map<string, RegExp>();
-/** Patterns kept: the few secrets tested one by one (the token, a call's own), not every one listed. */
-const MAX_CASELESS = 256;
-/** Secrets a plain text is tested for by pattern before one folded copy of it serves the rest. */
+/** Secrets a plain text is searched for in place before one folded copy of it serves the rest. */
 const CASELESS_TESTS = 4;
 
 /** A secret as {@link mayHold} takes it: case-folded, without the hidden characters no reader sees. */
