@@ -1023,6 +1023,20 @@ describe("recover: locks, windows and refusals", () => {
     expect((error as CliError).message).not.toContain(secret);
   });
 
+  it("pulumi's refusal to import shows no part of a secret its shown text is cut inside", async () => {
+    const bravo = await endpoint("bravo", RUN_START + 1_000);
+    setup([], [pendingCreate("bravo")]);
+    const secret = emulator.records().find((r) => r.webhook_id === bravo)!.sign_secret;
+    // pulumi's text is shown up to 1,200 bytes: the secret starts just before that.
+    const before = "error: could not import: ";
+    stack.importFailures.push(`${before}${"x".repeat(1180 - before.length)}${secret} more from pulumi\n`);
+    const { error } = await recover();
+    const message = (error as CliError).message;
+    expect(message).toMatch(/writing the recovered state failed/);
+    expect(message).toContain("xxxxxxxx");
+    for (let n = 8; n <= secret.length; n++) expect(message).not.toContain(secret.slice(0, n));
+  });
+
   it("a state that changed while recover ran is not overwritten (5)", async () => {
     await endpoint("bravo", RUN_START + 1_000);
     setup([], [pendingCreate("bravo")]);

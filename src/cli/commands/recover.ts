@@ -762,7 +762,8 @@ function fillReport(
  * recorded) redacted from it.
  */
 function importFailure(result: PulumiResult, state: UntypedDeployment, options: RecoverOptions): string {
-  return redactShown(pulumiFailure(result), [...(options.secrets?.inText ?? []), ...secretTexts(state)]);
+  const secrets = [...(options.secrets?.inText ?? []), ...secretTexts(state)];
+  return pulumiFailure(result, (text) => redactShown(text, secrets));
 }
 
 /** `pulumi stack import` from stdin; a lock it reports is released once when its holder is gone. */

@@ -72,13 +72,26 @@ export function pulumiCli(options: { cwd: string; env?: NodeJS.ProcessEnv; comma
   };
 }
 
-/** pulumi's own explanation of a failure, bounded and without control characters. */
-export function pulumiFailure(result: PulumiResult): string {
+/** Most of pulumi's explanation of a failure shown (UTF-8 bytes). */
+const FAILURE_BYTES = 1200;
+
+/** pulumi's own explanation of a failure, whole, on one line. */
+function failureText(result: PulumiResult): string {
   const text = (result.stderr.trim() || result.stdout.trim() || `exit code ${result.code}`).replace(
     /\s+\n/g,
     "\n",
   );
-  return showable(text.replace(/\n/g, " | "), 1200);
+  return text.replace(/\n/g, " | ");
+}
+
+/**
+ * pulumi's own explanation of a failure, bounded and without control characters; with `redacted`,
+ * the text policy's redaction of the whole text first (`redactShown`), so that a secret the cut
+ * would split is never shown in part.
+ */
+export function pulumiFailure(result: PulumiResult, redacted?: (text: string) => string): string {
+  const text = failureText(result);
+  return showable(redacted === undefined ? text : redacted(text), FAILURE_BYTES);
 }
 
 /** `--stack S`, or nothing for the current stack. */
