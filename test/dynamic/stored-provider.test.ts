@@ -236,6 +236,16 @@ describe("the provider object the host gets", () => {
     );
   }
 
+  /** The stored text's handler in a program whose one copy of the package has `echoingProvider`. */
+  function echoingHandler(version: string, faces: boolean) {
+    const program = join(root, "program");
+    const copy = join(program, "node_modules", PACKAGE);
+    copyAt(copy, version);
+    echoingProvider(copy, faces);
+    process.chdir(program);
+    return handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  }
+
   it("loads nothing until a method is called, then finds the package once per process and forwards every call", async () => {
     const program = join(root, "program");
     const copy = join(program, "node_modules", PACKAGE);
@@ -266,12 +276,7 @@ describe("the provider object the host gets", () => {
   });
 
   it("calls every method of the provider's face for the text's stack, with the host's arguments as they are", async () => {
-    const program = join(root, "program");
-    const copy = join(program, "node_modules", PACKAGE);
-    copyAt(copy, "one");
-    echoingProvider(copy, true);
-    process.chdir(program);
-    const provider = handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const provider = echoingHandler("one", true);
     const olds = { webhookName: "old", __provider: "old text" };
     const news = { webhookName: "new", __provider: "this text" };
     const faced = (args: unknown[]) => ({ stack: STACK, args });
@@ -285,12 +290,7 @@ describe("the provider object the host gets", () => {
   });
 
   it("calls a package without stack faces (0.2.0, after a downgrade) as it is", async () => {
-    const program = join(root, "program");
-    const copy = join(program, "node_modules", PACKAGE);
-    copyAt(copy, "old");
-    echoingProvider(copy, false);
-    process.chdir(program);
-    const provider = handler() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const provider = echoingHandler("old", false);
     const news = { webhookName: "new", __provider: "this text" };
     expect(await provider.create!(news)).toEqual({ stack: null, args: [news] });
     expect(await provider.check!({}, news)).toEqual({ stack: null, args: [{}, news] });
