@@ -555,6 +555,32 @@ export function readSpans(text: string, secrets: readonly string[], firstOnly = 
   return spans;
 }
 
+/**
+ * Where `text` ends in the first characters of one of `secrets`, as some reader reads it: the first
+ * such position in `text`, or `text.length` when it ends in none (0 when it has more readings than
+ * are searched). What is shown of a text cut short is cut there, for a secret's rest may lie past
+ * all that was read.
+ */
+export function secretStartAtEnd(text: string, secrets: readonly string[]): number {
+  if (secrets.length === 0 || text.length === 0) return text.length;
+  const { readings, complete } = foldedReadings(text);
+  if (!complete) return 0;
+  let start = text.length;
+  for (const secret of secrets) {
+    const folded = foldedSecret(secret);
+    for (const reading of readings) {
+      // The longest start of the secret the reading ends in is the one that begins first.
+      for (let shown = Math.min(folded.length - 1, reading.text.length); shown >= 1; shown--) {
+        if (!reading.text.endsWith(folded.slice(0, shown))) continue;
+        const at = reading.text.length - shown;
+        start = Math.min(start, reading.starts.length === reading.text.length ? reading.starts[at]! : 0);
+        break;
+      }
+    }
+  }
+  return start;
+}
+
 /** Of `secrets`, those `text` may hold (see {@link mayHold}). */
 export function secretsPossiblyIn(text: string, secrets: readonly string[]): string[] {
   if (secrets.length === 0) return [];

@@ -9,7 +9,7 @@
  */
 
 import { HIDDEN } from "./hidden";
-import { SEARCHED_CHARS, decodedReading, readSpans, redactSpans } from "./reading";
+import { SEARCHED_CHARS, decodedReading, readSpans, redactSpans, secretStartAtEnd } from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -128,8 +128,24 @@ export function cleanServiceText(text: string, secrets: readonly string[], maxBy
   // a page's reader takes for `N`), so an escape it ends inside is left out, and what is left is
   // redacted once more.
   const cut = redact(withoutCutEscape(prefixWithinBytes(redacted, room)), secrets);
-  return `${withoutCutEscape(prefixWithinBytes(cut, room))}…`;
+  return `${withoutCutEscape(withoutSecretStart(withoutCutEscape(prefixWithinBytes(cut, room)), secrets))}…`;
 }
+
+/**
+ * `cut` without a tail that a secret could continue: what is shown of a text cut short may end in
+ * the first characters of a secret whose rest lies past all that was read (its characters spread
+ * apart by more escaped hidden characters than the window reads).
+ */
+function withoutSecretStart(cut: string, secrets: readonly string[]): string {
+  const forms = secrets.flatMap(withUnescapedForm);
+  // A cut may end inside a character's bytes written in percent escapes (`%E2%80` of `%E2%80%8B`),
+  // which a URL's reader shows as they stand: the tail is read without them.
+  const whole = cut.replace(TRAILING_PERCENT_BYTES, "");
+  const inWhole = secretStartAtEnd(whole, forms);
+  return cut.slice(0, Math.min(secretStartAtEnd(cut, forms), inWhole < whole.length ? inWhole : cut.length));
+}
+
+const TRAILING_PERCENT_BYTES = /(?:%(?:25){0,8}[0-9A-Fa-f]{2})+$/;
 
 /**
  * The escape a cut may end inside of (`&#78`, `&sh`, `%4`, `\\u00`, `\\u{4`, `\\x4`, a lone `\\`): what a

@@ -472,3 +472,40 @@ describe("F: a token in another letter case, or rebuilt by JSON's escaping, is s
     }
   });
 });
+
+describe("J: a cut shows no start of a token whose rest lies past all that is read", () => {
+  // The token's characters spread apart by more escaped hidden characters than a cut text is read
+  // past its cap: what is shown ends in the token's first characters, and nothing redacts them.
+  const hiddenEscapes = ["%E2%80%8B", "%25E2%2580%258B", "&#8203;", "&ZeroWidthSpace;", "&shy;"];
+  for (const cap of [300, 2000]) {
+    for (const padding of hiddenEscapes) {
+      it(`at a cap of ${cap} bytes, the token split by thousands of ${padding}`, () => {
+        for (const shownChars of [4, 8, TOKEN.length - 1]) {
+          const spread = `${TOKEN.slice(0, shownChars)}${padding.repeat(5000)}${TOKEN.slice(shownChars)}`;
+          expect(readsSecret(spread, TOKEN), "the token is whole to its reader").toBe(true);
+          const shown = cleanServiceText(`rejected ${spread} here`, [TOKEN], cap);
+          expect(shown.startsWith("rejected "), shown.slice(0, 40)).toBe(true);
+          expect(readsSecret(shown, TOKEN.slice(0, 4)), `${shownChars} shown: ${shown.slice(0, 60)}`).toBe(
+            false,
+          );
+        }
+      });
+    }
+  }
+
+  it("a cut that ends in ordinary text keeps it", () => {
+    const shown = cleanServiceText(`rejected ${"word ".repeat(200)}`, [TOKEN], 300);
+    expect(Buffer.byteLength(shown)).toBeGreaterThan(290);
+  });
+});
+
+describe("J: a cut keeps what could start no token", () => {
+  it("ordinary text, and percent escapes that start no token, at the end of a cut", () => {
+    for (const tail of ["word ", "%41%42", "%E2%82%AC", "x%E2%82"]) {
+      const text = `rejected ${tail.repeat(400)}`;
+      const shown = cleanServiceText(text, [TOKEN], 300);
+      const noneKnown = cleanServiceText(text, [], 300);
+      expect(shown, tail).toBe(noneKnown);
+    }
+  });
+});
