@@ -559,26 +559,94 @@ export function readSpans(text: string, secrets: readonly string[], firstOnly = 
  * Where `text` ends in the first characters of one of `secrets`, as some reader reads it: the first
  * such position in `text`, or `text.length` when it ends in none (0 when it has more readings than
  * are searched). What is shown of a text cut short is cut there, for a secret's rest may lie past
- * all that was read.
+ * all that was read. A reading that ends inside an escape, a character's percent-escaped bytes or
+ * unclosed markup ({@link partialTails}) is read without them too, and so is the text cut where they
+ * start: the cut may have left `&amp;#82` of `&amp;#8203;` at the end, which one page's reader makes
+ * `&#82`, another a hidden character, and which stands after the secret's start as nothing a reader
+ * sees.
  */
 export function secretStartAtEnd(text: string, secrets: readonly string[]): number {
   if (secrets.length === 0 || text.length === 0) return text.length;
-  const { readings, complete } = foldedReadings(text);
-  if (!complete) return 0;
+  const folds = secrets.map(foldedSecret);
   let start = text.length;
-  for (const secret of secrets) {
-    const folded = foldedSecret(secret);
+  const ends = [text.length];
+  for (let next = 0; next < ends.length && next < MAX_CUT_SOURCES; next++) {
+    const { readings, complete } = foldedReadings(text.slice(0, ends[next]));
+    if (!complete) return 0;
     for (const reading of readings) {
-      // The longest start of the secret the reading ends in is the one that begins first.
-      for (let shown = Math.min(folded.length - 1, reading.text.length); shown >= 1; shown--) {
-        if (!reading.text.endsWith(folded.slice(0, shown))) continue;
-        const at = reading.text.length - shown;
-        start = Math.min(start, reading.starts.length === reading.text.length ? reading.starts[at]! : 0);
-        break;
+      const lengths = partialTails(reading.text);
+      for (const length of lengths) {
+        const at = secretStartBefore(reading.text, length, folds);
+        if (at >= 0) start = Math.min(start, reading.starts[at]!);
       }
+      const shortest = lengths.at(-1)!;
+      const end = shortest < reading.text.length ? reading.starts[shortest]! : undefined;
+      if (end !== undefined && !ends.includes(end)) ends.push(end);
     }
   }
   return start;
+}
+
+/** Most texts {@link secretStartAtEnd} reads: the text, and it cut where its readings' partial tails start. */
+const MAX_CUT_SOURCES = 8;
+
+/** Where the longest start of one of `folds` that `text.slice(0, end)` ends in begins, or -1. */
+function secretStartBefore(text: string, end: number, folds: readonly string[]): number {
+  let first = -1;
+  for (const folded of folds)
+    // The longest start of the secret the text ends in is the one that begins first.
+    for (let shown = Math.min(folded.length - 1, end); shown >= 1; shown--) {
+      if (!text.startsWith(folded.slice(0, shown), end - shown)) continue;
+      first = first < 0 ? end - shown : Math.min(first, end - shown);
+      break;
+    }
+  return first;
+}
+
+/**
+ * The lengths of `text` and of it without each partial tail in turn: an escape cut short
+ * ({@link CUT_ESCAPE}), a character's percent-escaped bytes whose last may be missing (`%E2%80` of
+ * `%E2%80%8B`, which a URL's reader shows as they stand), markup left open (`<!--aaa`, which a
+ * page's reader renders as nothing).
+ */
+function partialTails(text: string): number[] {
+  const lengths = [text.length];
+  for (let rest = text; ;) {
+    const open = openMarkupAt(rest);
+    const shorter =
+      open >= 0
+        ? open
+        : rest.length - (CUT_ESCAPE.exec(rest) ?? TRAILING_PERCENT_BYTES.exec(rest) ?? [""])[0].length;
+    if (shorter === rest.length) return lengths;
+    rest = rest.slice(0, shorter);
+    lengths.push(shorter);
+  }
+}
+
+/** A run of percent-escaped bytes at the end of a text, each escape encoded any number of times. */
+const TRAILING_PERCENT_BYTES = /(?:%(?:25)*[0-9A-Fa-f]{2})+$/;
+
+/**
+ * The escape a text cut short may end inside of (`&#78`, `&#x0000002`, `&sh`, `%4`, `%2525u00`,
+ * `\\u00`, `\\u{4`, `\\x4`, a lone `\\`, `<b`): what a reader would decode into another character
+ * than the whole escape meant.
+ */
+const CUT_ESCAPE =
+  /(?:&#[xX]?[0-9A-Fa-f]*|&[A-Za-z][A-Za-z0-9]{0,31}|&|%(?:25)*(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]{0,8}|U[0-9A-Fa-f]{0,7}|x[0-9A-Fa-f]?|[0-7]{1,2})?|<[^<>]{0,64})$/;
+
+/** `text` without the escape it may end inside of (see {@link CUT_ESCAPE}). */
+export function withoutCutEscape(text: string): string {
+  return text.replace(CUT_ESCAPE, "");
+}
+
+/** Where the first markup of `text` starts that runs to its end unclosed, or -1. */
+function openMarkupAt(text: string): number {
+  for (let at = text.indexOf("<"); at >= 0;) {
+    const end = markupEnd(text, at);
+    if (end === OPEN) return at;
+    at = text.indexOf("<", end === undefined ? at + 1 : end);
+  }
+  return -1;
 }
 
 /** Of `secrets`, those `text` may hold (see {@link mayHold}). */
@@ -744,46 +812,79 @@ function compatibilityReadings(char: string, pos: number): Reading[] {
 
 /**
  * Markup a page renders as nothing between two letters, read as the HTML tokenizer reads it: a tag
- * (`<wbr>`, `<b>`, `</b>`, `<my-element title="a>b">`), a comment (`<!---->`, the abrupt `<!-->`),
- * a bogus comment (`<?x?>`, `<!x>`, `</#>`, `<![CDATA[]]>`): a reading that stands for no character.
- * Looked for within {@link MARKUP_REACH} characters, so a text of many `<` costs no more than that
- * each.
+ * (`<wbr>`, `<b>`, `</b>`, `<my-element title="a>b">`, `<b<i>`, whose name holds the `<`), a comment
+ * (`<!---->`, the abrupt `<!-->`), a bogus comment (`<?x?>`, `<!x>`, `</#>`, `<![CDATA[]]>`): a
+ * reading that stands for no character, however long (a comment of thousands of characters between
+ * two halves of a token hides neither from the page's reader). Its end is found by searches of the
+ * text that each later `<` takes up where the last left off ({@link nextIndex}), so a text of many
+ * `<` costs no more than a few reads of it; only a tag's quoted values are walked, and within
+ * {@link MARKUP_STEPS} characters.
  */
-const MARKUP_REACH = 1024;
+const MARKUP_STEPS = 1024;
 
 function markupReadings(text: string, pos: number): Reading[] {
-  const end = markupEnd(text.slice(pos, pos + MARKUP_REACH));
-  return end === undefined ? [] : [{ char: "", end: pos + end }];
+  const end = markupEnd(text, pos);
+  return end === undefined || end === OPEN ? [] : [{ char: "", end }];
 }
 
-/** Where the markup at the start of `window` (which starts with `<`) ends, or undefined. */
-function markupEnd(window: string): number | undefined {
-  if (window.startsWith("<!--")) {
-    if (window.startsWith("<!-->")) return 5;
-    if (window.startsWith("<!--->")) return 6;
-    const close = window.indexOf("-->", 4);
-    return close < 0 ? undefined : close + 3;
+/** What {@link markupEnd} returns for markup that starts and runs to the end of the text, unclosed. */
+const OPEN = -1;
+
+/**
+ * Where the markup at `pos` of `text` (a `<`) ends; {@link OPEN} when it runs to the end of the
+ * text unclosed (which a page's reader renders as nothing too); undefined when `<` starts no markup.
+ */
+function markupEnd(text: string, pos: number): number | undefined {
+  if (text.startsWith("<!--", pos)) {
+    if (text.startsWith("<!-->", pos)) return pos + 5;
+    if (text.startsWith("<!--->", pos)) return pos + 6;
+    const close = nextIndex(text, "-->", pos + 4);
+    return close < 0 ? OPEN : close + 3;
   }
-  const next = window.charAt(1);
+  const next = text.charAt(pos + 1);
   const closing = next === "/";
-  const first = closing ? window.charAt(2) : next;
+  const first = closing ? text.charAt(pos + 2) : next;
   if (next === "?" || next === "!" || (closing && first !== "" && first !== ">" && !/[A-Za-z]/.test(first))) {
-    const close = window.indexOf(">", 2);
-    return close < 0 ? undefined : close + 1;
+    const close = nextIndex(text, ">", pos + 2);
+    return close < 0 ? OPEN : close + 1;
   }
   if (!/[A-Za-z]/.test(first)) return undefined;
-  // A tag: its name, then attributes, whose quoted values may hold `>`.
-  for (let at = closing ? 3 : 2; at < window.length; at++) {
-    const char = window.charAt(at);
-    if (char === ">") return at + 1;
-    if (char === "<") return undefined;
-    if ((char === '"' || char === "'") && /[=\s]/.test(window.charAt(at - 1))) {
-      const close = window.indexOf(char, at + 1);
-      if (close < 0) return undefined;
-      at = close;
-    }
+  // A tag: its name, then attributes, whose quoted values may hold `>`. Without a quote before
+  // the next `>`, that `>` ends it.
+  let at = closing ? pos + 3 : pos + 2;
+  for (let steps = 0; steps < MARKUP_STEPS; steps++) {
+    const close = nextIndex(text, ">", at);
+    const quote = firstFound(nextIndex(text, '"', at), nextIndex(text, "'", at));
+    if (close < 0 && quote < 0) return OPEN;
+    if (close >= 0 && (quote < 0 || close < quote)) return close + 1;
+    // A quote opens a value after `=` or a space only; its value runs to the same quote.
+    if (/[=\s]/.test(text.charAt(quote - 1))) {
+      const end = nextIndex(text, text.charAt(quote), quote + 1);
+      if (end < 0) return OPEN;
+      at = end + 1;
+    } else at = quote + 1;
   }
   return undefined;
+}
+
+/**
+ * `text.indexOf(needle, from)`, remembered: the last answer for each needle serves every later
+ * search from no further than it (and a search that found nothing serves every later one).
+ */
+function nextIndex(text: string, needle: string, from: number): number {
+  let last = lastFound.get(needle);
+  if (last === undefined || last.text !== text || from < last.from || (last.at >= 0 && from > last.at)) {
+    last = { text, from, at: text.indexOf(needle, from) };
+    lastFound.set(needle, last);
+  }
+  return last.at;
+}
+
+const lastFound = new Map<string, { text: string; from: number; at: number }>();
+
+/** The first of two positions found (-1 for none found). */
+function firstFound(a: number, b: number): number {
+  return a < 0 ? b : b < 0 ? a : Math.min(a, b);
 }
 
 /**

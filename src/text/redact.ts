@@ -9,7 +9,14 @@
  */
 
 import { HIDDEN } from "./hidden";
-import { SEARCHED_CHARS, decodedReading, readSpans, redactSpans, secretStartAtEnd } from "./reading";
+import {
+  SEARCHED_CHARS,
+  decodedReading,
+  readSpans,
+  redactSpans,
+  secretStartAtEnd,
+  withoutCutEscape,
+} from "./reading";
 import { serviceOf } from "./service";
 
 /**
@@ -128,35 +135,30 @@ export function cleanServiceText(text: string, secrets: readonly string[], maxBy
   // a page's reader takes for `N`), so an escape it ends inside is left out, and what is left is
   // redacted once more.
   const cut = redact(withoutCutEscape(prefixWithinBytes(redacted, room)), secrets);
-  return `${withoutCutEscape(withoutSecretStart(withoutCutEscape(prefixWithinBytes(cut, room)), secrets))}…`;
+  return `${withoutSecretStart(prefixWithinBytes(cut, room), secrets)}…`;
 }
 
 /**
  * `cut` without a tail that a secret could continue: what is shown of a text cut short may end in
  * the first characters of a secret whose rest lies past all that was read (its characters spread
- * apart by more escaped hidden characters than the window reads).
+ * apart by more escaped hidden characters than the window reads), and without the escape it may end
+ * inside of. Each of the two may leave the other at the end (an escape before the secret's start, a
+ * secret's start before the escape), so both are taken off until neither is left.
  */
 function withoutSecretStart(cut: string, secrets: readonly string[]): string {
   const forms = secrets.flatMap(withUnescapedForm);
-  // A cut may end inside a character's bytes written in percent escapes (`%E2%80` of `%E2%80%8B`),
-  // which a URL's reader shows as they stand: the tail is read without them.
-  const whole = cut.replace(TRAILING_PERCENT_BYTES, "");
-  const inWhole = secretStartAtEnd(whole, forms);
-  return cut.slice(0, Math.min(secretStartAtEnd(cut, forms), inWhole < whole.length ? inWhole : cut.length));
+  let shown = withoutCutEscape(cut);
+  for (let round = 0; round < MAX_TRIM_ROUNDS; round++) {
+    const trimmed = withoutCutEscape(shown.slice(0, secretStartAtEnd(shown, forms)));
+    if (trimmed === shown) return shown;
+    shown = trimmed;
+  }
+  // A tail that keeps yielding one more escape or start: nothing of it is shown.
+  return "";
 }
 
-const TRAILING_PERCENT_BYTES = /(?:%(?:25){0,8}[0-9A-Fa-f]{2})+$/;
-
-/**
- * The escape a cut may end inside of (`&#78`, `&sh`, `%4`, `\\u00`, `\\u{4`, `\\x4`, a lone `\\`): what a
- * reader would decode into another character than the whole escape meant.
- */
-const CUT_ESCAPE =
-  /(?:&#[xX]?[0-9A-Fa-f]{0,10}|&[A-Za-z][A-Za-z0-9]{0,31}|&|%(?:25){0,8}(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]{0,8}|U[0-9A-Fa-f]{0,7}|x[0-9A-Fa-f]?|[0-7]{1,2})?|<[^<>]{0,64})$/;
-
-function withoutCutEscape(text: string): string {
-  return text.replace(CUT_ESCAPE, "");
-}
+/** Most rounds of {@link withoutSecretStart}: each takes off an escape or a secret's start. */
+const MAX_TRIM_ROUNDS = 16;
 
 const ELLIPSIS_BYTES = 3;
 

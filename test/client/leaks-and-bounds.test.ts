@@ -476,22 +476,62 @@ describe("F: a token in another letter case, or rebuilt by JSON's escaping, is s
 describe("J: a cut shows no start of a token whose rest lies past all that is read", () => {
   // The token's characters spread apart by more escaped hidden characters than a cut text is read
   // past its cap: what is shown ends in the token's first characters, and nothing redacts them.
-  const hiddenEscapes = ["%E2%80%8B", "%25E2%2580%258B", "&#8203;", "&ZeroWidthSpace;", "&shy;"];
+  // One layer deep, and written one layer deeper: a cut may end inside the outer escape
+  // (`&amp;#82`), which a reader of one layer shows as text and a reader of two as nothing.
+  const hiddenEscapes = [
+    "%E2%80%8B",
+    "%25E2%2580%258B",
+    "&#8203;",
+    "&ZeroWidthSpace;",
+    "&shy;",
+    "&amp;ZeroWidthSpace;",
+    "&amp;#8203;",
+    "&#37;E2&#37;80&#37;8B",
+    "&percnt;E2&percnt;80&percnt;8B",
+    "%2525252525E2%2525252525" + "80%25252525258B",
+    "&#x0000000000000200B;",
+    "\\u0025E2\\u002580\\u00258B",
+  ];
+  // Markup a page renders as nothing, longer than the text is read past its cap.
+  const hidingMarkup = [`<!--${"x".repeat(12_000)}-->`, `<b title="${"x".repeat(12_000)}">`];
   for (const cap of [300, 2000]) {
-    for (const padding of hiddenEscapes) {
-      it(`at a cap of ${cap} bytes, the token split by thousands of ${padding}`, () => {
+    for (const [padding, times] of [
+      ...hiddenEscapes.map((escape) => [escape, 5000] as const),
+      ...hidingMarkup.map((markup) => [markup, 1] as const),
+    ]) {
+      it(`at a cap of ${cap} bytes, the token split by ${times} × ${padding.slice(0, 24)}`, () => {
         for (const shownChars of [4, 8, TOKEN.length - 1]) {
-          const spread = `${TOKEN.slice(0, shownChars)}${padding.repeat(5000)}${TOKEN.slice(shownChars)}`;
+          const spread = `${TOKEN.slice(0, shownChars)}${padding.repeat(times)}${TOKEN.slice(shownChars)}`;
           expect(readsSecret(spread, TOKEN), "the token is whole to its reader").toBe(true);
           const shown = cleanServiceText(`rejected ${spread} here`, [TOKEN], cap);
           expect(shown.startsWith("rejected "), shown.slice(0, 40)).toBe(true);
           expect(readsSecret(shown, TOKEN.slice(0, 4)), `${shownChars} shown: ${shown.slice(0, 60)}`).toBe(
             false,
           );
+          expect(shown.toLowerCase(), "as it stands").not.toContain(TOKEN.slice(0, 4));
         }
       });
     }
   }
+
+  it("a token split by markup longer than a page's reader could be thought to look is redacted whole", () => {
+    for (const markup of [`<!--${"x".repeat(1500)}-->`, `<b title="${"y>".repeat(750)}">`]) {
+      const text = `rejected ${TOKEN.slice(0, 12)}${markup}${TOKEN.slice(12)} here`;
+      expect(readsSecret(text, TOKEN), "a page's reader reads the token").toBe(true);
+      expect(cleanServiceText(text, [TOKEN], 2000)).toBe("rejected [REDACTED] here");
+      expect(redact(text, [TOKEN])).toBe("rejected [REDACTED] here");
+    }
+  });
+
+  it("a cut taken back to a token's start and then out of an escape it leaves ends in neither", () => {
+    // What precedes the spread token ends in its first characters and an `&`: once the cut leaves
+    // out the token's start, then the `&`, it ends in those first characters again.
+    const spread = `${TOKEN.slice(0, 8)}${"&#8203;".repeat(5000)}${TOKEN.slice(8)}`;
+    for (const cap of [300, 2000]) {
+      const shown = cleanServiceText(`rejected ${TOKEN.slice(0, 8)}&${spread}`, [TOKEN], cap);
+      expect(shown).toBe("rejected …");
+    }
+  });
 
   it("a cut that ends in ordinary text keeps it", () => {
     const shown = cleanServiceText(`rejected ${"word ".repeat(200)}`, [TOKEN], 300);

@@ -14,6 +14,7 @@ const NAMED: Record<string, string> = {
   zwj: "\u200d",
   NoBreak: "\u2060",
   amp: "&",
+  percnt: "%",
   fjlig: "fj",
   ThickSpace: "\u205f\u200a",
   // Letters a URL's parser maps to plain ones (NFKC): a ligature, double-struck italic e and d.
@@ -220,6 +221,8 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a CDATA section, a bogus comment to a page", `${head}<![CDATA[]]>${tail}`],
     ["a custom element with a long name", `${head}<my-very-long-custom-element-name>${tail}`],
     ["an attribute holding >", `${head}<span title="a>b">${tail}`],
+    // The HTML tokenizer takes a `<` inside a tag into its name.
+    ["a tag whose name holds a <", `${head}<b<i>${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
     // A letter as the page's reference to its double-struck form, which NFKC maps back.
     ...letterAfterHead(secret).map((i): [string, string] => [

@@ -23,6 +23,11 @@ describe("decodedReading", () => {
     ["a JavaScript identity escape and an octal one", "\\Z\\132!", "ZZ!"],
     ["two-character references: a ligature, and a space pair no one sees", "&fjlig;x&ThickSpace;y", "fjxy"],
     ["a tag and a comment, which a browser renders as nothing", "to<wbr>k<!---->en<b></b>!", "token!"],
+    // However long the markup: a page's reader does not stop looking for its end.
+    ["a comment of 5,000 characters", `to<!--${"x".repeat(5000)}-->ken`, "token"],
+    ["an attribute value of 5,000 characters holding >", `to<b title="${"a>".repeat(2500)}">ken`, "token"],
+    ["a tag whose name holds a <, as the HTML tokenizer reads it", "to<b<i>ken", "token"],
+    ["markup left open is text to this reading", "token <b title='x", "token <b title='x"],
   ])("%s", (_what, text, expected) => {
     expect(decodedReading(text)).toBe(expected);
   });
