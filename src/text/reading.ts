@@ -817,11 +817,8 @@ function compatibilityReadings(char: string, pos: number): Reading[] {
  * reading that stands for no character, however long (a comment of thousands of characters between
  * two halves of a token hides neither from the page's reader). Its end is found by searches of the
  * text that each later `<` takes up where the last left off ({@link nextIndex}), so a text of many
- * `<` costs no more than a few reads of it; only a tag's quoted values are walked, and within
- * {@link MARKUP_STEPS} characters.
+ * `<` costs no more than a few reads of it.
  */
-const MARKUP_STEPS = 1024;
-
 function markupReadings(text: string, pos: number): Reading[] {
   const end = markupEnd(text, pos);
   return end === undefined || end === OPEN ? [] : [{ char: "", end }];
@@ -838,33 +835,80 @@ function markupEnd(text: string, pos: number): number | undefined {
   if (text.startsWith("<!--", pos)) {
     if (text.startsWith("<!-->", pos)) return pos + 5;
     if (text.startsWith("<!--->", pos)) return pos + 6;
-    const close = nextIndex(text, "-->", pos + 4);
-    return close < 0 ? OPEN : close + 3;
+    // Closed by `-->`, or by the `--!>` the tokenizer takes for it.
+    const close = firstFound(nextIndex(text, "-->", pos + 4), nextIndex(text, "--!>", pos + 4));
+    return close < 0 ? OPEN : close + (text.startsWith("-->", close) ? 3 : 4);
   }
   const next = text.charAt(pos + 1);
   const closing = next === "/";
   const first = closing ? text.charAt(pos + 2) : next;
-  if (next === "?" || next === "!" || (closing && first !== "" && first !== ">" && !/[A-Za-z]/.test(first))) {
+  // A bogus comment, `</>` among them (no tag, and nothing to the tokenizer's reader).
+  if (next === "?" || next === "!" || (closing && first !== "" && !/[A-Za-z]/.test(first))) {
     const close = nextIndex(text, ">", pos + 2);
     return close < 0 ? OPEN : close + 1;
   }
   if (!/[A-Za-z]/.test(first)) return undefined;
-  // A tag: its name, then attributes, whose quoted values may hold `>`. Without a quote before
-  // the next `>`, that `>` ends it.
-  let at = closing ? pos + 3 : pos + 2;
-  for (let steps = 0; steps < MARKUP_STEPS; steps++) {
+  return tagEnd(text, closing ? pos + 3 : pos + 2);
+}
+
+/**
+ * Where a tag whose name starts before `from` ends (past its `>`), or {@link OPEN}: the first `>`
+ * outside its quoted attribute values. A value is quoted when its quote follows the attribute's `=`
+ * (spaces between); any other quote is a character of a name (`<b '>` ends at its `>`). A tag that
+ * starts inside the last tag walked, outside its quoted values, ends where that one does: a text of
+ * many `<` is walked once, not once per `<`.
+ */
+function tagEnd(text: string, from: number): number {
+  const last = lastTag;
+  if (last !== undefined && last.text === text && from > last.from && from < last.until) {
+    if (!inValue(last.values, from)) return last.end;
+  }
+  const values: [number, number][] = [];
+  let at = from;
+  let end = OPEN;
+  for (;;) {
     const close = nextIndex(text, ">", at);
     const quote = firstFound(nextIndex(text, '"', at), nextIndex(text, "'", at));
-    if (close < 0 && quote < 0) return OPEN;
-    if (close >= 0 && (quote < 0 || close < quote)) return close + 1;
-    // A quote opens a value after `=` or a space only; its value runs to the same quote.
-    if (/[=\s]/.test(text.charAt(quote - 1))) {
-      const end = nextIndex(text, text.charAt(quote), quote + 1);
-      if (end < 0) return OPEN;
-      at = end + 1;
-    } else at = quote + 1;
+    if (close < 0 && quote < 0) break;
+    if (close >= 0 && (quote < 0 || close < quote)) {
+      end = close + 1;
+      break;
+    }
+    if (!opensValue(text, quote)) {
+      at = quote + 1;
+      continue;
+    }
+    const valueEnd = nextIndex(text, text.charAt(quote), quote + 1);
+    if (valueEnd < 0) break;
+    values.push([quote, valueEnd]);
+    at = valueEnd + 1;
   }
-  return undefined;
+  lastTag = { text, from, until: end === OPEN ? text.length : end, end, values };
+  return end;
+}
+
+/** The last tag {@link tagEnd} walked: where, its end, and its quoted values' `[open, close]` quotes. */
+let lastTag:
+  { text: string; from: number; until: number; end: number; values: readonly [number, number][] } | undefined;
+
+/** Whether `at` lies inside one of `values` (past its opening quote, up to its closing one), which are in order. */
+function inValue(values: readonly [number, number][], at: number): boolean {
+  let [low, high] = [0, values.length - 1];
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const [open, close] = values[middle]!;
+    if (at <= open) high = middle - 1;
+    else if (at > close) low = middle + 1;
+    else return true;
+  }
+  return false;
+}
+
+/** Whether the quote at `at` opens an attribute's value: it follows an `=`, spaces between. */
+function opensValue(text: string, at: number): boolean {
+  let before = at - 1;
+  while (before >= 0 && /[\t\n\f\r ]/.test(text.charAt(before))) before--;
+  return text.charAt(before) === "=";
 }
 
 /**
@@ -901,8 +945,9 @@ function percentReadings(text: string, pos: number): Reading[] {
   }
   const byte = hexAt(text, again, 2);
   if (byte !== undefined) {
-    const sequence = utf8From(text, byte, again + 2);
-    if (sequence !== undefined) readings.push(sequence);
+    // A byte that starts no UTF-8 character is its Latin-1 one to a reader of bytes (JavaScript's
+    // `unescape`, a page shown in Latin-1): `%AD` is a soft hyphen, no one sees it.
+    readings.push(utf8From(text, byte, again + 2) ?? { char: String.fromCharCode(byte), end: again + 2 });
   }
   if (text.charAt(pos + 1) === "u") {
     const unit = utf16At(text, pos + 2, "%u");

@@ -515,7 +515,12 @@ describe("J: a cut shows no start of a token whose rest lies past all that is re
   }
 
   it("a token split by markup longer than a page's reader could be thought to look is redacted whole", () => {
-    for (const markup of [`<!--${"x".repeat(1500)}-->`, `<b title="${"y>".repeat(750)}">`]) {
+    for (const markup of [
+      `<!--${"x".repeat(1500)}-->`,
+      `<b title="${"y>".repeat(750)}">`,
+      `<b${" a=''".repeat(300)}>`,
+      `<b ${"'".repeat(1500)}>`,
+    ]) {
       const text = `rejected ${TOKEN.slice(0, 12)}${markup}${TOKEN.slice(12)} here`;
       expect(readsSecret(text, TOKEN), "a page's reader reads the token").toBe(true);
       expect(cleanServiceText(text, [TOKEN], 2000)).toBe("rejected [REDACTED] here");

@@ -31,12 +31,13 @@ const url: Reader = (text) => {
   try {
     return decodeURIComponent(text);
   } catch {
-    // Not a whole URL component: its escapes one by one.
+    // Not a whole URL component: its escapes one by one, and bytes that make no UTF-8 character as
+    // their Latin-1 characters, as JavaScript's `unescape` and a page shown in Latin-1 read them.
     return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
       try {
         return decodeURIComponent(run);
       } catch {
-        return run;
+        return unescape(run);
       }
     });
   }
@@ -73,7 +74,8 @@ const markup: Reader = (text) =>
     // abrupt and bogus comments); a compatibility character is mapped as a URL's parser maps it
     // (NFKC) at the end.
     .replace(
-      /<!--(?:>|->|[^]*?-->)|<[?!][^>]*>|<\/[^A-Za-z>][^>]*>|<\/?[A-Za-z](?:[^>"']|"[^"]*"|'[^']*')*>/g,
+      // A quote opens an attribute's value only after its `=`; `</>` is nothing.
+      /<!--(?:>|->|[^]*?--!?>)|<[?!][^>]*>|<\/>|<\/[^A-Za-z>][^>]*>|<\/?[A-Za-z](?:=\s*"[^"]*"|=\s*'[^']*'|[^>])*>/g,
       "",
     );
 
@@ -223,6 +225,10 @@ export function escapedSplits(secret: string): [string, string][] {
     ["an attribute holding >", `${head}<span title="a>b">${tail}`],
     // The HTML tokenizer takes a `<` inside a tag into its name.
     ["a tag whose name holds a <", `${head}<b<i>${tail}`],
+    ["a tag whose attribute's name holds a quote", `${head}<b 'x>${tail}`],
+    ["an end tag without a name, nothing to a page's reader", `${head}</>${tail}`],
+    ["a comment closed by --!>", `${head}<!--x--!>${tail}`],
+    ["a soft hyphen's Latin-1 byte, percent-escaped", `${head}%AD${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
     // A letter as the page's reference to its double-struck form, which NFKC maps back.
     ...letterAfterHead(secret).map((i): [string, string] => [
