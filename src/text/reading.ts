@@ -590,12 +590,21 @@ export function secretStartAtEnd(text: string, secrets: readonly string[]): numb
 /** Most texts {@link secretStartAtEnd} reads: the text, and it cut where its readings' partial tails start. */
 const MAX_CUT_SOURCES = 8;
 
+/**
+ * The fewest first characters of a secret a cut is taken back for: 4, or half of a shorter secret.
+ * Fewer tell a reader nothing of it, and a text that ends in one of them (any `t`, for a secret
+ * `tok_...`) keeps its end.
+ */
+function fewestShown(folded: string): number {
+  return Math.max(1, Math.min(4, Math.ceil(folded.length / 2)));
+}
+
 /** Where the longest start of one of `folds` that `text.slice(0, end)` ends in begins, or -1. */
 function secretStartBefore(text: string, end: number, folds: readonly string[]): number {
   let first = -1;
   for (const folded of folds)
     // The longest start of the secret the text ends in is the one that begins first.
-    for (let shown = Math.min(folded.length - 1, end); shown >= 1; shown--) {
+    for (let shown = Math.min(folded.length - 1, end); shown >= fewestShown(folded); shown--) {
       if (!text.startsWith(folded.slice(0, shown), end - shown)) continue;
       first = first < 0 ? end - shown : Math.min(first, end - shown);
       break;
@@ -848,68 +857,149 @@ function markupEnd(text: string, pos: number): number | undefined {
     return close < 0 ? OPEN : close + 1;
   }
   if (!/[A-Za-z]/.test(first)) return undefined;
-  return tagEnd(text, closing ? pos + 3 : pos + 2);
+  const end = tagEnd(text, closing ? pos + 3 : pos + 2);
+  if (closing || end === OPEN) return end;
+  // An element whose content a page does not show (`<style>`, `<script>`, `<title>`...) hides it
+  // with its tags, to the end of its end tag (to the end of the text without one).
+  const name = /^[A-Za-z][^\t\n\f\r />]*/.exec(text.slice(pos + 1, pos + 12))?.[0].toLowerCase() ?? "";
+  const endTag = UNSHOWN_CONTENT.get(name);
+  if (endTag === undefined) return end;
+  const close = nextMatch(text, endTag, end);
+  return close < 0 ? OPEN : markupEnd(text, close);
 }
 
 /**
- * Where a tag whose name starts before `from` ends (past its `>`), or {@link OPEN}: the first `>`
- * outside its quoted attribute values. A value is quoted when its quote follows the attribute's `=`
- * (spaces between); any other quote is a character of a name (`<b '>` ends at its `>`). A tag that
- * starts inside the last tag walked, outside its quoted values, ends where that one does: a text of
- * many `<` is walked once, not once per `<`.
+ * Elements whose content a page does not show, and their end tags: raw text a browser keeps out of
+ * the page (`<script>`, `<style>`), the tab's `<title>`, a template's content, the fallbacks of
+ * `<noscript>`, `<noembed>`, `<noframes>` and `<iframe>`.
+ */
+const UNSHOWN_CONTENT = new Map(
+  ["script", "style", "title", "template", "noscript", "noembed", "noframes", "iframe"].map((name) => [
+    name,
+    new RegExp(`</${name}[\\t\\n\\f\\r />]`, "gi"),
+  ]),
+);
+
+/** Where `pattern` (global) next matches in `text` at or after `from`, or -1, remembered as {@link nextIndex} is. */
+function nextMatch(text: string, pattern: RegExp, from: number): number {
+  let last = lastMatched.get(pattern);
+  if (last === undefined || last.text !== text || from < last.from || (last.at >= 0 && from > last.at)) {
+    pattern.lastIndex = from;
+    last = { text, from, at: pattern.exec(text)?.index ?? -1 };
+    lastMatched.set(pattern, last);
+  }
+  return last.at;
+}
+
+const lastMatched = new Map<RegExp, { text: string; from: number; at: number }>();
+
+/**
+ * Where a tag whose name's first letter is just before `from` ends (past its `>`), or {@link OPEN}:
+ * walked as the HTML tokenizer walks it, state by state. A quote opens a value only where the
+ * tokenizer waits for one (after an attribute's `=`, spaces between): in a name, `<b 'x>`, `<b="x>`,
+ * `<b ="x>`, or in an unquoted value, `<b a=b"x>`, it is a character like any other. A tag that
+ * starts inside the last tag walked ends where that one does once the two walks meet in the same
+ * state at the same place: a text of many `<` inside one long tag is walked about once.
  */
 function tagEnd(text: string, from: number): number {
-  const last = lastTag;
-  if (last !== undefined && last.text === text && from > last.from && from < last.until) {
-    if (!inValue(last.values, from)) return last.end;
-  }
-  const values: [number, number][] = [];
+  const last =
+    lastTag !== undefined && lastTag.text === text && from > lastTag.from && from < lastTag.until
+      ? lastTag
+      : undefined;
+  const states = new Uint8Array(text.length - from);
+  let state: number = TAG_NAME;
   let at = from;
   let end = OPEN;
-  for (;;) {
-    const close = nextIndex(text, ">", at);
-    const quote = firstFound(nextIndex(text, '"', at), nextIndex(text, "'", at));
-    if (close < 0 && quote < 0) break;
-    if (close >= 0 && (quote < 0 || close < quote)) {
-      end = close + 1;
-      break;
+  walk: while (at < text.length) {
+    if (last !== undefined && at < last.until && last.states[at - last.from] === state) return last.end;
+    states[at - from] = state;
+    const char = text.charAt(at);
+    const space = char === " " || char === "\t" || char === "\n" || char === "\f" || char === "\r";
+    switch (state) {
+      case TAG_NAME:
+      case UNQUOTED:
+        if (char === ">") {
+          end = at + 1;
+          break walk;
+        }
+        if (space) state = BEFORE_NAME;
+        else if (char === "/" && state === TAG_NAME) state = SELF_CLOSING;
+        at++;
+        break;
+      case BEFORE_NAME:
+        if (char === "/" || char === ">") state = AFTER_NAME;
+        else if (!space) {
+          state = NAME;
+          // An `=` there starts the name, and is not the name's end.
+          if (char === "=") at++;
+        } else at++;
+        break;
+      case NAME:
+        if (space || char === "/" || char === ">") state = AFTER_NAME;
+        else {
+          if (char === "=") state = BEFORE_VALUE;
+          at++;
+        }
+        break;
+      case AFTER_NAME:
+        if (char === ">") {
+          end = at + 1;
+          break walk;
+        }
+        if (space) at++;
+        else if (char === "/" || char === "=") {
+          state = char === "/" ? SELF_CLOSING : BEFORE_VALUE;
+          at++;
+        } else state = NAME;
+        break;
+      case AFTER_VALUE:
+      case SELF_CLOSING:
+        if (char === ">") {
+          end = at + 1;
+          break walk;
+        }
+        if (state === AFTER_VALUE && (space || char === "/")) {
+          state = space ? BEFORE_NAME : SELF_CLOSING;
+          at++;
+        } else state = BEFORE_NAME;
+        break;
+      case BEFORE_VALUE:
+        if (char === ">") {
+          end = at + 1;
+          break walk;
+        }
+        if (char === '"' || char === "'") {
+          // The value runs to the same quote: no `>` in it ends the tag.
+          const close = nextIndex(text, char, at + 1);
+          const until = close < 0 ? text.length : close + 1;
+          states.fill(char === '"' ? DOUBLE : SINGLE, at + 1 - from, until - from);
+          at = until;
+          state = AFTER_VALUE;
+        } else if (space) at++;
+        else state = UNQUOTED;
+        break;
     }
-    if (!opensValue(text, quote)) {
-      at = quote + 1;
-      continue;
-    }
-    const valueEnd = nextIndex(text, text.charAt(quote), quote + 1);
-    if (valueEnd < 0) break;
-    values.push([quote, valueEnd]);
-    at = valueEnd + 1;
   }
-  lastTag = { text, from, until: end === OPEN ? text.length : end, end, values };
+  lastTag = { text, from, until: end === OPEN ? text.length : end, end, states };
   return end;
 }
 
-/** The last tag {@link tagEnd} walked: where, its end, and its quoted values' `[open, close]` quotes. */
-let lastTag:
-  { text: string; from: number; until: number; end: number; values: readonly [number, number][] } | undefined;
+/** The tokenizer's states inside a tag. */
+const [
+  TAG_NAME,
+  BEFORE_NAME,
+  NAME,
+  AFTER_NAME,
+  BEFORE_VALUE,
+  DOUBLE,
+  SINGLE,
+  UNQUOTED,
+  AFTER_VALUE,
+  SELF_CLOSING,
+] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 
-/** Whether `at` lies inside one of `values` (past its opening quote, up to its closing one), which are in order. */
-function inValue(values: readonly [number, number][], at: number): boolean {
-  let [low, high] = [0, values.length - 1];
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const [open, close] = values[middle]!;
-    if (at <= open) high = middle - 1;
-    else if (at > close) low = middle + 1;
-    else return true;
-  }
-  return false;
-}
-
-/** Whether the quote at `at` opens an attribute's value: it follows an `=`, spaces between. */
-function opensValue(text: string, at: number): boolean {
-  let before = at - 1;
-  while (before >= 0 && /[\t\n\f\r ]/.test(text.charAt(before))) before--;
-  return text.charAt(before) === "=";
-}
+/** The last tag {@link tagEnd} walked: where, its end, and the state the walk was in at each place. */
+let lastTag: { text: string; from: number; until: number; end: number; states: Uint8Array } | undefined;
 
 /**
  * `text.indexOf(needle, from)`, remembered: the last answer for each needle serves every later
@@ -1047,15 +1137,26 @@ function backslashReadings(text: string, pos: number): Reading[] {
     const unit = utf16At(text, pos + 2, "\\u");
     return unit === undefined ? [] : [unit];
   }
+  // A character's UTF-8 bytes, each a `\\x` or octal escape (`\\xe2\\x80\\x8b`, `\\342\\200\\213`), as a
+  // reader of bytes (C, Python's bytes, a shell's printf) makes them one character.
+  const readings: Reading[] = [];
+  const bytes = utf8Escaped(text, pos);
+  if (bytes !== undefined) readings.push(bytes);
   const width = kind === "U" ? 8 : kind === "x" ? 2 : 0;
   if (width > 0) {
     const code = hexAt(text, pos + 2, width);
     const char = code === undefined ? undefined : characterOf(code);
-    return char === undefined ? [] : [{ char, end: pos + 2 + width }];
+    if (char !== undefined) readings.push({ char, end: pos + 2 + width });
+    return readings;
   }
+  // A line continuation is nothing to JavaScript's reader (`\\` then a line break).
+  const lineBreak = /^(?:\r\n|[\n\r\u2028\u2029])/.exec(text.slice(pos + 1, pos + 3))?.[0];
+  if (lineBreak !== undefined) return [{ char: "", end: pos + 1 + lineBreak.length }];
+  // An astral character after a backslash is itself to JavaScript's reader, as any other is.
+  const astral = text.codePointAt(pos + 1);
+  if (astral !== undefined && astral > 0xffff) return [{ char: String.fromCodePoint(astral), end: pos + 3 }];
   // Source code's octal escapes (`\\132` is Z in C, Python, a shell's $'...' and sloppy JavaScript).
   const octal = /^[0-7]{1,3}/.exec(text.slice(pos + 1, pos + 4))?.[0];
-  const readings: Reading[] = [];
   if (octal !== undefined && octal !== "0" && parseInt(octal, 8) <= 0xff)
     readings.push({ char: String.fromCharCode(parseInt(octal, 8)), end: pos + 1 + octal.length });
   const single = Object.hasOwn(BACKSLASHED, kind) ? BACKSLASHED[kind] : undefined;
@@ -1063,6 +1164,36 @@ function backslashReadings(text: string, pos: number): Reading[] {
   // Any other character after a backslash is itself to a JavaScript string's reader (`\\Z` is Z).
   else if (kind !== "" && !/[\n\r0-7\ud800-\udfff]/.test(kind)) readings.push({ char: kind, end: pos + 2 });
   return readings;
+}
+
+/** One byte written as `\\xHH` or as three octal digits at `at`, and where its escape ends. */
+function byteEscapeAt(text: string, at: number): { byte: number; end: number } | undefined {
+  if (text.charAt(at) !== "\\") return undefined;
+  if (text.charAt(at + 1) === "x") {
+    const byte = hexAt(text, at + 2, 2);
+    return byte === undefined ? undefined : { byte, end: at + 4 };
+  }
+  const octal = /^[0-7]{3}/.exec(text.slice(at + 1, at + 4))?.[0];
+  return octal === undefined || parseInt(octal, 8) > 0xff
+    ? undefined
+    : { byte: parseInt(octal, 8), end: at + 4 };
+}
+
+/** A character of two to four UTF-8 bytes written in byte escapes from `pos` (see {@link byteEscapeAt}). */
+function utf8Escaped(text: string, pos: number): Reading | undefined {
+  const first = byteEscapeAt(text, pos);
+  if (first === undefined || first.byte < 0xc0) return undefined;
+  const length = first.byte >= 0xf0 ? 4 : first.byte >= 0xe0 ? 3 : 2;
+  const bytes = [first.byte];
+  let end = first.end;
+  while (bytes.length < length) {
+    const next = byteEscapeAt(text, end);
+    if (next === undefined || (next.byte & 0xc0) !== 0x80) return undefined;
+    bytes.push(next.byte);
+    end = next.end;
+  }
+  const char = Buffer.from(bytes).toString("utf8");
+  return char.includes("\ufffd") ? undefined : { char, end };
 }
 
 /**

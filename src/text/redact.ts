@@ -158,7 +158,7 @@ function withoutSecretStart(cut: string, secrets: readonly string[]): string {
 }
 
 /** Most rounds of {@link withoutSecretStart}: each takes off an escape or a secret's start. */
-const MAX_TRIM_ROUNDS = 16;
+const MAX_TRIM_ROUNDS = 4;
 
 const ELLIPSIS_BYTES = 3;
 

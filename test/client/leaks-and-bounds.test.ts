@@ -545,6 +545,19 @@ describe("J: a cut shows no start of a token whose rest lies past all that is re
 });
 
 describe("J: a cut keeps what could start no token", () => {
+  it("a cut that ends in fewer than 4 of a token's first characters keeps them", () => {
+    // A tail of `t`s, for a token `tok_...`: each is the token's first character, and tells nothing of it.
+    const shown = cleanServiceText(`rejected ${"t".repeat(3000)}`, [TOKEN], 300);
+    expect(shown).toBe(cleanServiceText(`rejected ${"t".repeat(3000)}`, [], 300));
+    expect(cleanServiceText(`data: ${"A".repeat(3000)}`, ["AbCdEfGh12345678"], 300)).toBe(
+      `data: ${"A".repeat(291)}…`,
+    );
+    // From 4 on, the cut is taken back.
+    expect(
+      cleanServiceText(`rejected ${"x".repeat(284)}tok_${"&#8203;".repeat(5000)}live`, [TOKEN], 300),
+    ).toBe(`rejected ${"x".repeat(284)}…`);
+  });
+
   it("ordinary text, and percent escapes that start no token, at the end of a cut", () => {
     for (const tail of ["word ", "%41%42", "%E2%82%AC", "x%E2%82"]) {
       const text = `rejected ${tail.repeat(400)}`;

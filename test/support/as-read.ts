@@ -61,15 +61,36 @@ const source: Reader = (text) =>
   text
     .replace(/\\u\{([0-9a-f]+)\}/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
     .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    .replace(/\\x([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    // Source code's octal escapes, and JavaScript's identity escapes (`\\Z` is Z; `\\x` and `\\u`
-    // without their digits are no escape, but an error).
-    .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)))
-    .replace(/\\(?![xuU])([A-Za-z_-])/g, "$1");
+    // Bytes, and source code's octal escapes; JavaScript's identity escapes (`\\Z` is Z; `\\x` and
+    // `\\u` without their digits are no escape, but an error), of an astral letter too, and its line
+    // continuations.
+    .replace(BYTE_RUNS, bytesRead)
+    .replace(/\\(?![xuU])([A-Za-z_-]|[\u{10000}-\u{10ffff}])/gu, "$1")
+    .replace(/\\(?:\r\n|[\n\r\u2028\u2029])/g, "");
+
+/** A run of bytes written as `\\xHH` or octal escapes. */
+const BYTE_RUNS = /(?:\\x[0-9a-f]{2}|\\[0-7]{3})+/gi;
+
+/** A run of escaped bytes as a reader of bytes makes it: UTF-8 where it is, each byte as Latin-1 where not. */
+function bytesRead(run: string): string {
+  const bytes = [...run.matchAll(/\\x([0-9a-f]{2})|\\([0-7]{3})/gi)].map(([, hex, octal]) =>
+    hex !== undefined ? parseInt(hex, 16) : parseInt(octal!, 8),
+  );
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return String.fromCharCode(...bytes);
+  }
+}
 
 /** A browser: markup between two letters. */
 const markup: Reader = (text) =>
   text
+    // An element whose content a page does not show, with its tags.
+    .replace(
+      /<(script|style|title|template|noscript|noembed|noframes|iframe)(?=[\t\n\f\r />])[^>]*>[^]*?<\/\1(?=[\t\n\f\r />])[^>]*>/gi,
+      "",
+    )
     // What a browser renders as nothing between two letters (the HTML tokenizer's tags, comments,
     // abrupt and bogus comments); a compatibility character is mapped as a URL's parser maps it
     // (NFKC) at the end.
@@ -88,10 +109,7 @@ const unicodeOnly: Reader = (text) =>
     .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /** A reader of bytes' escapes only (`\\x`, octal), which leaves `\\u` as text (Python's bytes literals). */
-const bytesOnly: Reader = (text) =>
-  text
-    .replace(/\\x([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    .replace(/\\([0-7]{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+const bytesOnly: Reader = (text) => text.replace(BYTE_RUNS, bytesRead);
 
 /**
  * `text` decoded by `readers` in turn (all of them unless told), again while that changes it (a URL
@@ -227,8 +245,14 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a tag whose name holds a <", `${head}<b<i>${tail}`],
     ["a tag whose attribute's name holds a quote", `${head}<b 'x>${tail}`],
     ["an end tag without a name, nothing to a page's reader", `${head}</>${tail}`],
+    ["a tag whose name holds a quote after its =", `${head}<b="x>${tail}`],
+    ["a tag whose unquoted value holds a quote", `${head}<b a=b"x>${tail}`],
     ["a comment closed by --!>", `${head}<!--x--!>${tail}`],
     ["a soft hyphen's Latin-1 byte, percent-escaped", `${head}%AD${tail}`],
+    ["the content of a <style> element, which no page shows", `${head}<style>x</style>${tail}`],
+    ["the content of a <title> element, which no page shows", `${head}<TITLE >x</title >${tail}`],
+    ["a zero-width space's UTF-8 bytes in \\x escapes", `${head}\\xe2\\x80\\x8b${tail}`],
+    ["a zero-width space's UTF-8 bytes in octal escapes", `${head}\\342\\200\\213${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
     // A letter as the page's reference to its double-struck form, which NFKC maps back.
     ...letterAfterHead(secret).map((i): [string, string] => [
