@@ -641,7 +641,7 @@ const TRAILING_PERCENT_BYTES = /(?:%(?:25)*[0-9A-Fa-f]{2})+$/;
  * than the whole escape meant.
  */
 const CUT_ESCAPE =
-  /(?:&#[xX]?[0-9A-Fa-f]*|&[A-Za-z][A-Za-z0-9]{0,31}|&|%(?:25)*(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]{0,8}|U[0-9A-Fa-f]{0,7}|x[0-9A-Fa-f]?|[0-7]{1,2})?|<[^<>]{0,64})$/;
+  /(?:&#[xX]?[0-9A-Fa-f]*|&[A-Za-z][A-Za-z0-9]{0,31}|&|%(?:25)*(?:u[0-9A-Fa-f]{0,3}|[0-9A-Fa-f])?|\\(?:u\{?[0-9A-Fa-f]{0,8}|U[0-9A-Fa-f]{0,7}|x\{[0-9A-Fa-f]{0,8}|x[0-9A-Fa-f]?|[0-7]{1,2})?|<[^<>]{0,64})$/;
 
 /** `text` without the escape it may end inside of (see {@link CUT_ESCAPE}). */
 export function withoutCutEscape(text: string): string {
@@ -1122,12 +1122,13 @@ function namedCharacter(name: string): string {
 const LEGACY_LONGEST_FIRST = [...LEGACY_NAMED].sort((a, b) => b.length - a.length);
 
 /** `\uXXXX` (a pair of them for a character outside the BMP), `\u{X...}`, `\UXXXXXXXX`, `\xXX`, `\n`, `\"`. */
-const BRACED_ESCAPE = /\\u\{0*([0-9a-fA-F]{1,6})\}/y;
+const BRACED_ESCAPE = /\\[ux]\{0*([0-9a-fA-F]{1,6})\}/y;
 
 function backslashReadings(text: string, pos: number): Reading[] {
   const kind = text.charAt(pos + 1);
-  if (kind === "u" && text.charAt(pos + 2) === "{") {
-    // `\u{4E}`, with any number of leading zeros (`\u{000000004E}`, as JavaScript takes it).
+  if ((kind === "u" || kind === "x") && text.charAt(pos + 2) === "{") {
+    // `\u{4E}`, with any number of leading zeros (`\u{000000004E}`, as JavaScript takes it), and
+    // Perl's and PHP's `\x{4E}`.
     BRACED_ESCAPE.lastIndex = pos;
     const braced = BRACED_ESCAPE.exec(text);
     const char = braced === null ? undefined : characterOf(parseInt(braced[1]!, 16));

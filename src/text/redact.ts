@@ -39,7 +39,7 @@ const UNSHOWABLE = HIDDEN;
  * value already redacted (a secret known by value) is left alone.
  */
 const SIGN_SECRET_FIELD =
-  /(?<!\/)(sign[_-]?secret\\?["']?(?:\s*(?:=>|[:=])|>)\s*\[?\s*\\?["']?)(?!\[?REDACTED\])([^"'\\\s,;&}\][<>]+)/gi;
+  /(?<!\/)(sign[_-]?secret\\?["']?(?:\s*(?:=>|[:=])|>)\s*(?:\[\s*)?\\?["']?)(?!\[?REDACTED\])([^"'\\\s,;&}\][<>]+)/gi;
 
 /**
  * The values of `sign_secret` fields in `text` as a reader decodes it (./reading): a record quoted

@@ -28,6 +28,7 @@ describe("decodedReading", () => {
     ["an attribute value of 5,000 characters holding >", `to<b title="${"a>".repeat(2500)}">ken`, "token"],
     ["a tag whose name holds a <, as the HTML tokenizer reads it", "to<b<i>ken", "token"],
     ["markup left open is text to this reading", "token <b title='x", "token <b title='x"],
+    ["Perl's braced \\x escape, with leading zeros", "to\\x{6B}e\\x{00006e}", "token"],
     ["a JavaScript line continuation", "to\\\nke\\\r\nn", "token"],
     ["an identity escape of a mathematical letter, a letter to NFKC", "to\\\u{1d424}en", "token"],
     ["a character's UTF-8 bytes in \\x and octal escapes", "caf\\xc3\\xa9 caf\\303\\251", "café café"],
