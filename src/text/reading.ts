@@ -864,9 +864,41 @@ function markupEnd(text: string, pos: number): number | undefined {
   const name = /^[A-Za-z][^\t\n\f\r />]*/.exec(text.slice(pos + 1, pos + 12))?.[0].toLowerCase() ?? "";
   const endTag = UNSHOWN_CONTENT.get(name);
   if (endTag === undefined) return end;
-  const close = nextMatch(text, endTag, end);
-  return close < 0 ? OPEN : markupEnd(text, close);
+  if (name === "script") return scriptEnd(text, end);
+  // A template's content is markup, templates in it too: each nested one ends at its own end tag.
+  for (let at = end; ;) {
+    const close = nextMatch(text, endTag, at);
+    const nested = name === "template" ? nextMatch(text, TEMPLATE_START, at) : -1;
+    if (close < 0) return OPEN;
+    if (nested < 0 || close < nested) return markupEnd(text, close);
+    const after = markupEnd(text, nested);
+    if (after === undefined || after === OPEN) return OPEN;
+    at = after;
+  }
 }
+
+/**
+ * Where a script's end tag ends, its content read as the tokenizer reads script data: after `<!--`
+ * it is escaped, and a `<script` there opens a part that a `</script>` only closes back to escaped
+ * (`<script><!--<script></script>x</script>` is one script); `-->` ends the escape.
+ */
+function scriptEnd(text: string, from: number): number {
+  const step = /<!--|-->|<(\/?)script(?=[\t\n\f\r />])/gi;
+  step.lastIndex = from;
+  let state: "data" | "escaped" | "double" = "data";
+  for (let found = step.exec(text); found !== null; found = step.exec(text)) {
+    const [token, slash] = found;
+    if (token === "<!--") state = state === "data" ? "escaped" : state;
+    else if (token === "-->") state = "data";
+    else if (slash === "/" && state !== "double") return markupEnd(text, found.index) ?? OPEN;
+    else if (slash === "/") state = "escaped";
+    else if (state === "escaped") state = "double";
+  }
+  return OPEN;
+}
+
+/** A template's start tag. */
+const TEMPLATE_START = /<template[\t\n\f\r />]/gi;
 
 /**
  * Elements whose content a page does not show, and their end tags: raw text a browser keeps out of

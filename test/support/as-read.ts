@@ -86,7 +86,20 @@ function bytesRead(run: string): string {
 /** A browser: markup between two letters. */
 const markup: Reader = (text) =>
   text
-    // An element whose content a page does not show, with its tags.
+    // A script's escaped content holding a script's tags: one script to the tokenizer.
+    .replace(
+      /<script(?=[\t\n\f\r />])[^>]*><!--<script(?=[\t\n\f\r />])[^]*?<\/script[^>]*>[^]*?<\/script[^>]*>/gi,
+      "",
+    )
+    // An element whose content a page does not show, with its tags; templates nest.
+    .replace(
+      /<template(?=[\t\n\f\r />])[^>]*>(?:(?!<\/?template[\t\n\f\r />])[^])*<\/template(?=[\t\n\f\r />])[^>]*>/gi,
+      "",
+    )
+    .replace(
+      /<template(?=[\t\n\f\r />])[^>]*>(?:(?!<\/?template[\t\n\f\r />])[^])*<\/template(?=[\t\n\f\r />])[^>]*>/gi,
+      "",
+    )
     .replace(
       /<(script|style|title|template|noscript|noembed|noframes|iframe)(?=[\t\n\f\r />])[^>]*>[^]*?<\/\1(?=[\t\n\f\r />])[^>]*>/gi,
       "",
@@ -251,6 +264,14 @@ export function escapedSplits(secret: string): [string, string][] {
     ["a soft hyphen's Latin-1 byte, percent-escaped", `${head}%AD${tail}`],
     ["the content of a <style> element, which no page shows", `${head}<style>x</style>${tail}`],
     ["the content of a <title> element, which no page shows", `${head}<TITLE >x</title >${tail}`],
+    [
+      "a template holding a template, none of it shown",
+      `${head}<template><template></template>x</template>${tail}`,
+    ],
+    [
+      "a script whose escaped content holds a script, none of it shown",
+      `${head}<script><!--<script></script>x</script>${tail}`,
+    ],
     ["a zero-width space's UTF-8 bytes in \\x escapes", `${head}\\xe2\\x80\\x8b${tail}`],
     ["a zero-width space's UTF-8 bytes in octal escapes", `${head}\\342\\200\\213${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
