@@ -865,16 +865,51 @@ function markupEnd(text: string, pos: number): number | undefined {
   const endTag = UNSHOWN_CONTENT.get(name);
   if (endTag === undefined) return end;
   if (name === "script") return scriptEnd(text, end);
-  // A template's content is markup, templates in it too: each nested one ends at its own end tag.
-  for (let at = end; ;) {
-    const close = nextMatch(text, endTag, at);
-    const nested = name === "template" ? nextMatch(text, TEMPLATE_START, at) : -1;
-    if (close < 0) return OPEN;
-    if (nested < 0 || close < nested) return markupEnd(text, close);
-    const after = markupEnd(text, nested);
-    if (after === undefined || after === OPEN) return OPEN;
-    at = after;
+  if (name === "template") return templateEnd(text, pos, end);
+  const close = nextMatch(text, endTag, end);
+  return close < 0 ? OPEN : markupEnd(text, close);
+}
+
+/**
+ * Where the template whose start tag is at `pos` (and ends at `from`) ends, past its end tag: its
+ * content is markup, read as the rest is (a `</template>` in a comment, an attribute's value or a
+ * script there ends nothing), and templates in it nest. One walk of the text, one piece of markup at
+ * a time, matches every template it passes to its end tag, as a stack does; each is then answered
+ * from it, so a text of many templates is walked once.
+ */
+function templateEnd(text: string, pos: number, from: number): number {
+  if (templateWalk?.text === text && templateWalk.ends.has(pos)) return templateWalk.ends.get(pos)!;
+  const ends = new Map<number, number>();
+  const open = [pos];
+  let at = text.indexOf("<", from);
+  while (at >= 0 && open.length > 0) {
+    const closing = text.charAt(at + 1) === "/";
+    if (isTagNamed(text, at + (closing ? 2 : 1), "template")) {
+      const tag = tagEnd(text, at + (closing ? 3 : 2));
+      if (tag === OPEN) break;
+      if (closing) ends.set(open.pop()!, tag);
+      else open.push(at);
+      at = text.indexOf("<", tag);
+      continue;
+    }
+    const markup = markupEnd(text, at);
+    at = markup === OPEN ? -1 : text.indexOf("<", markup ?? at + 1);
   }
+  // Those left open run to the end of the text: a page shows nothing after them.
+  for (const start of open) ends.set(start, OPEN);
+  templateWalk = { text, ends };
+  return ends.get(pos)!;
+}
+
+/** The last walk of {@link templateEnd}: where each template it passed ends. */
+let templateWalk: { text: string; ends: Map<number, number> } | undefined;
+
+/** Whether a tag named `name` (in any letter case) starts at `at`, its name ended there. */
+function isTagNamed(text: string, at: number, name: string): boolean {
+  return (
+    text.slice(at, at + name.length).toLowerCase() === name &&
+    /^[\t\n\f\r />]$/.test(text.charAt(at + name.length))
+  );
 }
 
 /**
@@ -896,9 +931,6 @@ function scriptEnd(text: string, from: number): number {
   }
   return OPEN;
 }
-
-/** A template's start tag. */
-const TEMPLATE_START = /<template[\t\n\f\r />]/gi;
 
 /**
  * Elements whose content a page does not show, and their end tags: raw text a browser keeps out of

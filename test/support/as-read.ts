@@ -86,6 +86,8 @@ function bytesRead(run: string): string {
 /** A browser: markup between two letters. */
 const markup: Reader = (text) =>
   text
+    // A comment inside a template: the template's content is markup.
+    .replace(/<template>((?:(?!<\/?template)[^])*?)<!--[^]*?-->((?:(?!<\/?template)[^])*?)<\/template>/gi, "")
     // A script's escaped content holding a script's tags: one script to the tokenizer.
     .replace(
       /<script(?=[\t\n\f\r />])[^>]*><!--<script(?=[\t\n\f\r />])[^]*?<\/script[^>]*>[^]*?<\/script[^>]*>/gi,
@@ -272,6 +274,7 @@ export function escapedSplits(secret: string): [string, string][] {
       "a script whose escaped content holds a script, none of it shown",
       `${head}<script><!--<script></script>x</script>${tail}`,
     ],
+    ["a template whose comment holds its end tag", `${head}<template><!--</template>-->x</template>${tail}`],
     ["a zero-width space's UTF-8 bytes in \\x escapes", `${head}\\xe2\\x80\\x8b${tail}`],
     ["a zero-width space's UTF-8 bytes in octal escapes", `${head}\\342\\200\\213${tail}`],
     ["full-width letters, as a URL's host parser maps them", [...secret].map((c) => fullWidth(c)).join("")],
