@@ -149,9 +149,9 @@ function withoutSecretStart(cut: string, secrets: readonly string[]): string {
   const forms = secrets.flatMap(withUnescapedForm);
   let shown = withoutCutEscape(cut);
   for (let round = 0; round < MAX_TRIM_ROUNDS; round++) {
-    const trimmed = withoutCutEscape(shown.slice(0, secretStartAtEnd(shown, forms)));
-    if (trimmed === shown) return shown;
-    shown = trimmed;
+    const start = secretStartAtEnd(shown, forms);
+    if (start === shown.length) return shown;
+    shown = withoutCutEscape(shown.slice(0, start));
   }
   // A tail that keeps yielding one more escape or start: nothing of it is shown.
   return "";

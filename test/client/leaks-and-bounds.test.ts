@@ -558,6 +558,15 @@ describe("J: a cut keeps what could start no token", () => {
     ).toBe(`rejected ${"x".repeat(284)}…`);
   });
 
+  it("a tail of characters that start escapes loses one escape's worth only, a token known or not", () => {
+    for (const tail of ["&", "%", "\\"]) {
+      for (const secrets of [[], [TOKEN]]) {
+        const shown = cleanServiceText(`rejected ${tail.repeat(1000)}`, secrets, 300);
+        expect(shown.startsWith(`rejected ${tail.repeat(280)}`), `${tail}: ${shown.slice(0, 20)}`).toBe(true);
+      }
+    }
+  });
+
   it("ordinary text, and percent escapes that start no token, at the end of a cut", () => {
     for (const tail of ["word ", "%41%42", "%E2%82%AC", "x%E2%82"]) {
       const text = `rejected ${tail.repeat(400)}`;
