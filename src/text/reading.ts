@@ -866,7 +866,7 @@ function markupEnd(text: string, pos: number): number | undefined {
   if (endTag === undefined) return end;
   if (name === "script") return scriptEnd(text, end);
   if (name === "template") return templateEnd(text, pos, end);
-  const close = nextMatch(text, endTag, end);
+  const close = nextIndex(text, endTag, end);
   return close < 0 ? OPEN : markupEnd(text, close);
 }
 
@@ -943,19 +943,6 @@ const UNSHOWN_CONTENT = new Map(
     new RegExp(`</${name}[\\t\\n\\f\\r />]`, "gi"),
   ]),
 );
-
-/** Where `pattern` (global) next matches in `text` at or after `from`, or -1, remembered as {@link nextIndex} is. */
-function nextMatch(text: string, pattern: RegExp, from: number): number {
-  let last = lastMatched.get(pattern);
-  if (last === undefined || last.text !== text || from < last.from || (last.at >= 0 && from > last.at)) {
-    pattern.lastIndex = from;
-    last = { text, from, at: pattern.exec(text)?.index ?? -1 };
-    lastMatched.set(pattern, last);
-  }
-  return last.at;
-}
-
-const lastMatched = new Map<RegExp, { text: string; from: number; at: number }>();
 
 /**
  * Where a tag whose name's first letter is just before `from` ends (past its `>`), or {@link OPEN}:
@@ -1066,19 +1053,26 @@ const [
 let lastTag: { text: string; from: number; until: number; end: number; states: Uint8Array } | undefined;
 
 /**
- * `text.indexOf(needle, from)`, remembered: the last answer for each needle serves every later
- * search from no further than it (and a search that found nothing serves every later one).
+ * Where `needle` (a string, or a global pattern) is next in `text` at or after `from`, or -1,
+ * remembered: the last answer for each needle serves every later search from no further than it
+ * (and a search that found nothing serves every later one).
  */
-function nextIndex(text: string, needle: string, from: number): number {
+function nextIndex(text: string, needle: string | RegExp, from: number): number {
   let last = lastFound.get(needle);
   if (last === undefined || last.text !== text || from < last.from || (last.at >= 0 && from > last.at)) {
-    last = { text, from, at: text.indexOf(needle, from) };
+    let at: number;
+    if (typeof needle === "string") at = text.indexOf(needle, from);
+    else {
+      needle.lastIndex = from;
+      at = needle.exec(text)?.index ?? -1;
+    }
+    last = { text, from, at };
     lastFound.set(needle, last);
   }
   return last.at;
 }
 
-const lastFound = new Map<string, { text: string; from: number; at: number }>();
+const lastFound = new Map<string | RegExp, { text: string; from: number; at: number }>();
 
 /** The first of two positions found (-1 for none found). */
 function firstFound(a: number, b: number): number {
@@ -1112,22 +1106,38 @@ function percentReadings(text: string, pos: number): Reading[] {
 
 /** A character written as UTF-8 bytes, each `%XX` (itself encoded again or not), starting with `lead`. */
 function utf8From(text: string, lead: number, after: number): Reading | undefined {
+  return utf8Character(lead, after, (end) => {
+    if (text.charAt(end) !== "%") return undefined;
+    let at = end + 1;
+    while (text.startsWith("25", at) && hexAt(text, at + 2, 2) !== undefined) at += 2;
+    const byte = hexAt(text, at, 2);
+    return byte === undefined ? undefined : { byte, end: at + 2 };
+  });
+}
+
+/**
+ * The character whose UTF-8 form starts with the byte `lead` (its escape ending at `after`), each
+ * further byte read by `byteAt` from where the last one's escape ended; undefined when the bytes
+ * make no character.
+ */
+function utf8Character(
+  lead: number,
+  after: number,
+  byteAt: (at: number) => { byte: number; end: number } | undefined,
+): Reading | undefined {
   if (lead < 0x80) return { char: String.fromCharCode(lead), end: after };
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
   if (length === 0) return undefined;
   const bytes = [lead];
   let end = after;
   while (bytes.length < length) {
-    if (text.charAt(end) !== "%") return undefined;
-    let at = end + 1;
-    while (text.startsWith("25", at) && hexAt(text, at + 2, 2) !== undefined) at += 2;
-    const next = hexAt(text, at, 2);
-    if (next === undefined || (next & 0xc0) !== 0x80) return undefined;
-    bytes.push(next);
-    end = at + 2;
+    const next = byteAt(end);
+    if (next === undefined || (next.byte & 0xc0) !== 0x80) return undefined;
+    bytes.push(next.byte);
+    end = next.end;
   }
-  const decoded = Buffer.from(bytes).toString("utf8");
-  return decoded.includes("\ufffd") ? undefined : { char: decoded, end };
+  const char = Buffer.from(bytes).toString("utf8");
+  return char.includes("\ufffd") ? undefined : { char, end };
 }
 
 /**
@@ -1137,18 +1147,10 @@ function utf8From(text: string, lead: number, after: number): Reading | undefine
 function percentOnce(text: string, pos: number): Reading | undefined {
   const lead = hexAt(text, pos + 1, 2);
   if (lead === undefined) return undefined;
-  const length = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
-  const bytes = [lead];
-  let end = pos + 3;
-  while (bytes.length < length) {
-    const next = text.charAt(end) === "%" ? hexAt(text, end + 1, 2) : undefined;
-    if (next === undefined || (next & 0xc0) !== 0x80) return undefined;
-    bytes.push(next);
-    end += 3;
-  }
-  if (length === 0) return undefined;
-  const char = Buffer.from(bytes).toString("utf8");
-  return char.includes("\ufffd") ? undefined : { char, end };
+  return utf8Character(lead, pos + 3, (end) => {
+    const byte = text.charAt(end) === "%" ? hexAt(text, end + 1, 2) : undefined;
+    return byte === undefined ? undefined : { byte, end: end + 3 };
+  });
 }
 
 /** HTML character references: `&#8203;`, `&#x200b;` (the `;` may be missing, as browsers allow), `&shy;`. */
@@ -1247,18 +1249,9 @@ function byteEscapeAt(text: string, at: number): { byte: number; end: number } |
 /** A character of two to four UTF-8 bytes written in byte escapes from `pos` (see {@link byteEscapeAt}). */
 function utf8Escaped(text: string, pos: number): Reading | undefined {
   const first = byteEscapeAt(text, pos);
+  // A byte below 0xC0 is read by the escape's own reading, as the character of its code.
   if (first === undefined || first.byte < 0xc0) return undefined;
-  const length = first.byte >= 0xf0 ? 4 : first.byte >= 0xe0 ? 3 : 2;
-  const bytes = [first.byte];
-  let end = first.end;
-  while (bytes.length < length) {
-    const next = byteEscapeAt(text, end);
-    if (next === undefined || (next.byte & 0xc0) !== 0x80) return undefined;
-    bytes.push(next.byte);
-    end = next.end;
-  }
-  const char = Buffer.from(bytes).toString("utf8");
-  return char.includes("\ufffd") ? undefined : { char, end };
+  return utf8Character(first.byte, first.end, (at) => byteEscapeAt(text, at));
 }
 
 /**
