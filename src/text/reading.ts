@@ -957,12 +957,20 @@ function tagEnd(text: string, from: number): number {
     lastTag !== undefined && lastTag.text === text && from > lastTag.from && from < lastTag.until
       ? lastTag
       : undefined;
-  const states = new Uint8Array(text.length - from);
+  // The states walked, grown as the walk goes: most tags are short, and the text may be long.
+  let states = new Uint8Array(Math.min(64, text.length - from));
+  const room = (size: number): void => {
+    if (size <= states.length) return;
+    const grown = new Uint8Array(Math.min(text.length - from, Math.max(size, states.length * 2)));
+    grown.set(states);
+    states = grown;
+  };
   let state: number = TAG_NAME;
   let at = from;
   let end = OPEN;
   walk: while (at < text.length) {
     if (last !== undefined && at < last.until && last.states[at - last.from] === state) return last.end;
+    room(at - from + 1);
     states[at - from] = state;
     const char = text.charAt(at);
     const space = char === " " || char === "\t" || char === "\n" || char === "\f" || char === "\r";
@@ -1023,6 +1031,7 @@ function tagEnd(text: string, from: number): number {
           // The value runs to the same quote: no `>` in it ends the tag.
           const close = nextIndex(text, char, at + 1);
           const until = close < 0 ? text.length : close + 1;
+          room(until - from);
           states.fill(char === '"' ? DOUBLE : SINGLE, at + 1 - from, until - from);
           at = until;
           state = AFTER_VALUE;
