@@ -953,24 +953,15 @@ const UNSHOWN_CONTENT = new Map(
  * state at the same place: a text of many `<` inside one long tag is walked about once.
  */
 function tagEnd(text: string, from: number): number {
-  const last =
-    lastTag !== undefined && lastTag.text === text && from > lastTag.from && from < lastTag.until
-      ? lastTag
-      : undefined;
+  const last = lastTagAround(text, from);
   // The states walked, grown as the walk goes: most tags are short, and the text may be long.
-  let states = new Uint8Array(Math.min(64, text.length - from));
-  const room = (size: number): void => {
-    if (size <= states.length) return;
-    const grown = new Uint8Array(Math.min(text.length - from, Math.max(size, states.length * 2)));
-    grown.set(states);
-    states = grown;
-  };
+  let states: Uint8Array = new Uint8Array(Math.min(64, text.length - from));
   let state: number = TAG_NAME;
   let at = from;
   let end = OPEN;
   walk: while (at < text.length) {
     if (last !== undefined && at < last.until && last.states[at - last.from] === state) return last.end;
-    room(at - from + 1);
+    states = withRoom(states, at - from + 1, text.length - from);
     states[at - from] = state;
     const char = text.charAt(at);
     const space = char === " " || char === "\t" || char === "\n" || char === "\f" || char === "\r";
@@ -1031,7 +1022,7 @@ function tagEnd(text: string, from: number): number {
           // The value runs to the same quote: no `>` in it ends the tag.
           const close = nextIndex(text, char, at + 1);
           const until = close < 0 ? text.length : close + 1;
-          room(until - from);
+          states = withRoom(states, until - from, text.length - from);
           states.fill(char === '"' ? DOUBLE : SINGLE, at + 1 - from, until - from);
           at = until;
           state = AFTER_VALUE;
@@ -1042,6 +1033,21 @@ function tagEnd(text: string, from: number): number {
   }
   lastTag = { text, from, until: end === OPEN ? text.length : end, end, states };
   return end;
+}
+
+/** The last tag walked, when a tag starting at `from` of `text` lies inside it. */
+function lastTagAround(text: string, from: number): typeof lastTag {
+  return lastTag !== undefined && lastTag.text === text && from > lastTag.from && from < lastTag.until
+    ? lastTag
+    : undefined;
+}
+
+/** `states`, or a copy of it grown (at least twice as long, at most `most`) to hold `size`. */
+function withRoom(states: Uint8Array, size: number, most: number): Uint8Array {
+  if (size <= states.length) return states;
+  const grown = new Uint8Array(Math.min(most, Math.max(size, states.length * 2)));
+  grown.set(states);
+  return grown;
 }
 
 /** The tokenizer's states inside a tag. */
