@@ -518,6 +518,16 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
     });
     return { requests, client, read: () => read };
   };
+  /**
+   * The backoff is full jitter (docs/client.md: `retryBaseDelayMs`), so however long the base, a wait
+   * may be any length from 0 to its cap of 8 s: a test that acts "while the client waits" pins the
+   * jitter at the top of its range, or a short draw lets the next attempt go out first on a slow
+   * machine. Restored after each test.
+   */
+  const waitsAtTheirLongest = () => vi.spyOn(Math, "random").mockReturnValue(1 - Number.EPSILON);
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
   /** Resolves once every request sent is read and no other is sent for a turn of the event loop. */
   const quietAfter = async (service: ReturnType<typeof inProcess>, least: number) => {
     for (;;) {
@@ -535,6 +545,7 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
    * `waiting()` resolves once the client has read the first answer and is waiting to retry.
    */
   const alwaysUnavailable = () => {
+    waitsAtTheirLongest();
     const service = inProcess(() => ({ status: 503, type: "application/json", body: unavailable }), {
       retryBaseDelayMs: 600_000,
       maxRetries: 3,
@@ -854,8 +865,9 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
   describe("a cancel's reason is anyone's object: the wait ends in a WebhookAbortError, whose cause shows no listed secret", () => {
     const SECRET = "whsec_scan_page_one_3c7e";
     /** A scan whose first page lists an endpoint with SECRET and whose next page is unavailable. */
-    const scanWaiting = () =>
-      inProcess(
+    const scanWaiting = () => {
+      waitsAtTheirLongest();
+      return inProcess(
         (_path, index) =>
           index === 0
             ? {
@@ -871,6 +883,7 @@ describe("calls that end early: an answer that is none, a cancel or close() whil
             : { status: 503, type: "application/json", body: unavailable },
         { retryBaseDelayMs: 600_000, maxRetries: 3 },
       );
+    };
     const revoked = () => {
       const { proxy, revoke } = Proxy.revocable({}, {});
       revoke();
