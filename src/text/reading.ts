@@ -591,12 +591,15 @@ export function secretStartAtEnd(text: string, secrets: readonly string[]): numb
 const MAX_CUT_SOURCES = 8;
 
 /**
- * The fewest first characters of a secret a cut is taken back for: 4, or half of a shorter secret.
- * Fewer tell a reader nothing of it, and a text that ends in one of them (any `t`, for a secret
- * `tok_...`) keeps its end.
+ * The fewest first characters of a secret a cut is taken back for (docs/client.md, "Redaction"), or
+ * half of a shorter secret. Fewer tell a reader nothing of it, and a text that ends in one of them
+ * (any `t`, for a secret `tok_...`) keeps its end.
  */
+export const FEWEST_CUT_CHARS = 4;
+
+/** {@link FEWEST_CUT_CHARS}, or half of `folded` if that is fewer (never none). */
 function fewestShown(folded: string): number {
-  return Math.max(1, Math.min(4, Math.ceil(folded.length / 2)));
+  return Math.max(1, Math.min(FEWEST_CUT_CHARS, Math.ceil(folded.length / 2)));
 }
 
 /** Where the longest start of one of `folds` that `text.slice(0, end)` ends in begins, or -1. */

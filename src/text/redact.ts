@@ -157,8 +157,11 @@ function withoutSecretStart(cut: string, secrets: readonly string[]): string {
   return "";
 }
 
-/** Most rounds of {@link withoutSecretStart}: each takes off an escape or a secret's start. */
-const MAX_TRIM_ROUNDS = 4;
+/**
+ * Most rounds of {@link withoutSecretStart}: each takes off an escape or a secret's start
+ * (docs/client.md, "Redaction").
+ */
+export const MAX_TRIM_ROUNDS = 4;
 
 const ELLIPSIS_BYTES = 3;
 

@@ -19,6 +19,8 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
 import { MAX_SEEN } from "../../src/core/seen-secrets";
+import { FEWEST_CUT_CHARS } from "../../src/text/reading";
+import { MAX_TRIM_ROUNDS } from "../../src/text/redact";
 import {
   BY_NAME_FIRST,
   BY_NAME_MAX_PAGES,
@@ -307,6 +309,10 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
     ]);
     expectAllStated(/a text of more than (\d+) readings/, String(MAX_READINGS), ["docs/client.md"]);
     expectAllStated(/nested more than (\d+) layers deep/, String(MAX_PASSES), ["docs/client.md"]);
+    expectAllStated(/rest lies past what was read \((\d+) or more, or half/, String(FEWEST_CUT_CHARS), [
+      "docs/client.md",
+    ]);
+    expectAllStated(/one more such start after (\d+) rounds/, String(MAX_TRIM_ROUNDS), ["docs/client.md"]);
     expectAllStated(/remembers\s+at most (\d+) such values/, String(MAX_SEEN), ["docs/reliability.md"]);
   });
 
