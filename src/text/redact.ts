@@ -192,15 +192,38 @@ export function prefixWithinBytes(text: string, maxBytes: number): string {
   return text.slice(0, i);
 }
 
-/** Service text as it may appear inside a message: cleaned (see {@link cleanServiceText}) and quoted. */
+/**
+ * Service text as it may appear inside a message: cleaned (see {@link cleanServiceText}) and quoted,
+ * at most `maxBytes` between its quotes as quoted. JSON's escaping doubles a backslash or a quote,
+ * so a text of them cleaned to the cap would quote to twice it: such a text is cleaned to less room,
+ * in proportion to what its quoting added, until the quoted piece fits.
+ */
 export function quoteServiceText(
   text: string,
   secrets: readonly string[] = [],
   maxBytes: number = MAX_QUOTED_CHARS,
 ): string {
+  let room = maxBytes;
+  for (let round = 0; ; round++) {
+    const quoted = quotedOnce(text, secrets, room);
+    const inside = Buffer.byteLength(quoted, "utf8") - 2;
+    if (inside <= maxBytes || room === 0) return quoted;
+    room = round < MAX_QUOTE_ROUNDS ? Math.min(room - 1, Math.floor((room * maxBytes) / inside)) : 0;
+  }
+}
+
+/** Most times {@link quoteServiceText} cleans a text to less room before it gives it none. */
+const MAX_QUOTE_ROUNDS = 8;
+
+function quotedOnce(text: string, secrets: readonly string[], room: number): string {
   // Redacted again once quoted: JSON's escaping of a quote or backslash can rebuild a token that
   // holds one (a name `ab"cd` quotes as `"ab\"cd"`, which contains the token `ab\"cd`).
-  return redact(JSON.stringify(cleanServiceText(text, secrets, maxBytes)), secrets);
+  const quoted = redact(JSON.stringify(cleanServiceText(text, secrets, room)), secrets);
+  // A quoted text withheld from a point on (or whole: more readings than are searched) lost its
+  // closing quote (or both) to the marker; it is still a quoted piece.
+  const open = quoted.startsWith('"') ? "" : '"';
+  const close = quoted.length > 1 && quoted.endsWith('"') ? "" : '"';
+  return `${open}${quoted}${close}`;
 }
 
 /**

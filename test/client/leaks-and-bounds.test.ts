@@ -269,6 +269,33 @@ describe("D: an error message built from service text is at most 2 KB in UTF-8",
     });
   }
 
+  // docs/client.md: "Quoted service text is capped at 300 bytes". JSON's quoting doubles a
+  // backslash or a quote, so a text of them is held to the cap as quoted, not before.
+  it.each([
+    ["backslashes", "\\".repeat(1000)],
+    ["quotes", '"'.repeat(1000)],
+    ["a backslash after each letter", "a\\".repeat(600)],
+    ["backslashes then CJK", `${"\\".repeat(200)}${"中".repeat(200)}`],
+    ["escaped hidden characters", "\\u200b".repeat(200)],
+  ])("a quoted piece of %s: at most 300 bytes between its quotes, cut with …", (_label, text) => {
+    const quoted = quoteServiceText(text, [TOKEN]);
+    expect(quoted.startsWith('"') && quoted.endsWith('"')).toBe(true);
+    expect(utf8(quoted) - 2).toBeLessThanOrEqual(300);
+    // Not cut to nothing: a cap of 300 leaves room for at least a hundred characters of any text.
+    expect(utf8(quoted)).toBeGreaterThan(100);
+    expect(quoted.endsWith('…"')).toBe(true);
+  });
+
+  it("a quoted piece withheld whole (more readings than are searched) is still a quoted piece", () => {
+    // Escapes of every kind nested in every order: its quoting reads in more than 128 ways.
+    const text =
+      'u&#\\\\005c-name&#ux5cx5c%#92;%25&#&"\\\\x5c005c-name#92;x5c"sekrit\\\\\\%u005c5C%&amp;%&amp;&#92;' +
+      '\\\\%25&#92;-name"x5c5C\\25&&005c-name\\\\5C&amp;005c';
+    expect(quoteServiceText(text, ["sekrit-name"])).toBe('"[REDACTED]"');
+    // Where no secret is sought, the same text is quoted as it is (within the cap).
+    expect(JSON.parse(quoteServiceText(text))).toBe(text);
+  });
+
   it("a refusal whose msg and code are long CJK text", async () => {
     const c = await start((_req, _body, res) =>
       send(res, 400, { code: "中".repeat(200), msg: "拒".repeat(5000), trace_id: TRACE }),

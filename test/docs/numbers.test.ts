@@ -20,7 +20,7 @@ import { describe, expect, it } from "vitest";
 import { CLIENT_DEFAULTS } from "../../src/client/options";
 import { MAX_SEEN } from "../../src/core/seen-secrets";
 import { FEWEST_CUT_CHARS } from "../../src/text/reading";
-import { MAX_TRIM_ROUNDS } from "../../src/text/redact";
+import { MAX_MESSAGE_BYTES, MAX_QUOTED_CHARS, MAX_TRIM_ROUNDS } from "../../src/text/redact";
 import {
   BY_NAME_FIRST,
   BY_NAME_MAX_PAGES,
@@ -313,6 +313,10 @@ describe("the CLI's text policy, as docs/operator-cli.md states it", () => {
       "docs/client.md",
     ]);
     expectAllStated(/one more such start after (\d+) rounds/, String(MAX_TRIM_ROUNDS), ["docs/client.md"]);
+    expectAllStated(/capped at (\d+) bytes between its quotes/, String(MAX_QUOTED_CHARS), ["docs/client.md"]);
+    expectAllStated(/every error message at ([\d,]+) bytes/, MAX_MESSAGE_BYTES.toLocaleString("en-US"), [
+      "docs/client.md",
+    ]);
     expectAllStated(/remembers\s+at most (\d+) such values/, String(MAX_SEEN), ["docs/reliability.md"]);
   });
 
